@@ -1,0 +1,142 @@
+# chronoid — top-level build.
+#
+#   make                 library (static + shared), CLI, pkg-config file, and the
+#                        PostgreSQL extension when server dev files are present
+#   make check           install what is missing, build, run every test
+#   make demo            install what is missing, show the main job
+#   make bench           benchmark table (docs/benchmarks.md)
+#   make install PREFIX=/usr/local
+#
+# Variables: BUILD (output dir), SAN (e.g. address,undefined or thread),
+# WERROR=1 (warnings as errors; CI sets it).
+
+VERSION   := 0.1.0
+SOVERSION := 0
+PREFIX    ?= /usr/local
+LIBDIR    ?= $(PREFIX)/lib
+INCDIR    ?= $(PREFIX)/include
+BINDIR    ?= $(PREFIX)/bin
+MANDIR    ?= $(PREFIX)/share/man
+DESTDIR   ?=
+
+BUILD     ?= build
+CC        ?= cc
+CFLAGS    ?= -O2 -g
+SAN       ?=
+WERROR    ?=
+
+CID_CFLAGS := -std=c11 -Wall -Wextra -Wmissing-prototypes -Wstrict-prototypes \
+              -Iinclude -fPIC -pthread
+ifneq ($(SAN),)
+CID_CFLAGS += -fsanitize=$(SAN) -fno-omit-frame-pointer -fno-sanitize-recover=all
+CID_LDFLAGS += -fsanitize=$(SAN)
+endif
+ifneq ($(WERROR),)
+CID_CFLAGS += -Werror
+endif
+CID_LDFLAGS += -pthread
+
+LIB_SRCS  := $(sort $(wildcard src/*.c))
+LIB_OBJS  := $(LIB_SRCS:src/%.c=$(BUILD)/obj/src/%.o)
+CLI_SRCS  := $(sort $(wildcard cli/*.c))
+CLI_OBJS  := $(CLI_SRCS:cli/%.c=$(BUILD)/obj/cli/%.o)
+TEST_SRCS := $(sort $(wildcard tests/unit/test_*.c))
+TEST_BINS := $(TEST_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
+
+STATIC_LIB := $(BUILD)/libchronoid.a
+SHARED_LIB := $(BUILD)/libchronoid.so.$(VERSION)
+CLI_BIN    := $(BUILD)/chronoid
+PC_FILE    := $(BUILD)/chronoid.pc
+
+# The extension builds only where PGXS is really there (pg_config alone
+# comes with the client library and is not enough).
+PG_CONFIG ?= pg_config
+HAVE_PGXS := $(shell f=$$($(PG_CONFIG) --pgxs 2>/dev/null) && test -f "$$f" && echo yes)
+
+.PHONY: all lib cli tests ext install uninstall check demo bench clean \
+        setup test-unit fuzz lint
+
+all: lib cli $(if $(HAVE_PGXS),ext)
+
+lib: $(STATIC_LIB) $(SHARED_LIB) $(PC_FILE)
+cli: $(CLI_BIN)
+tests: $(TEST_BINS)
+
+$(BUILD)/obj/src/%.o: src/%.c include/chronoid.h $(wildcard src/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(CID_CFLAGS) -c $< -o $@
+
+$(BUILD)/obj/cli/%.o: cli/%.c include/chronoid.h $(wildcard cli/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(CID_CFLAGS) -c $< -o $@
+
+$(STATIC_LIB): $(LIB_OBJS)
+	@mkdir -p $(@D)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+$(SHARED_LIB): $(LIB_OBJS)
+	@mkdir -p $(@D)
+	$(CC) -shared -Wl,-soname,libchronoid.so.$(SOVERSION) $(CID_LDFLAGS) $(LDFLAGS) -o $@ $^
+	ln -sf libchronoid.so.$(VERSION) $(BUILD)/libchronoid.so.$(SOVERSION)
+	ln -sf libchronoid.so.$(SOVERSION) $(BUILD)/libchronoid.so
+
+$(PC_FILE): Makefile
+	@mkdir -p $(@D)
+	printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$(LIBDIR)' 'includedir=$(INCDIR)' '' \
+	  'Name: chronoid' 'Description: unique, time-sortable IDs (Snowflake, UUIDv7, ULID, UUIDv4)' \
+	  'Version: $(VERSION)' 'Libs: -L$${libdir} -lchronoid' 'Libs.private: -pthread' \
+	  'Cflags: -I$${includedir}' > $@
+
+$(CLI_BIN): $(CLI_OBJS) $(STATIC_LIB)
+	$(CC) $(CID_LDFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJS) $(STATIC_LIB) -lm
+
+$(BUILD)/tests/%: tests/unit/%.c tests/tap.h $(STATIC_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(CID_CFLAGS) -Isrc -Itests -o $@ $< $(STATIC_LIB) $(CID_LDFLAGS) -lm
+
+ext:
+	$(MAKE) -C pg PG_CONFIG=$(PG_CONFIG)
+
+install: lib cli
+	install -d $(DESTDIR)$(INCDIR) $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
+	install -m 644 include/chronoid.h $(DESTDIR)$(INCDIR)/
+	install -m 644 $(STATIC_LIB) $(DESTDIR)$(LIBDIR)/
+	install -m 755 $(SHARED_LIB) $(DESTDIR)$(LIBDIR)/
+	ln -sf libchronoid.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libchronoid.so.$(SOVERSION)
+	ln -sf libchronoid.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libchronoid.so
+	install -m 644 $(PC_FILE) $(DESTDIR)$(LIBDIR)/pkgconfig/
+	install -m 755 $(CLI_BIN) $(DESTDIR)$(BINDIR)/
+	install -m 644 docs/chronoid.1 $(DESTDIR)$(MANDIR)/man1/
+	$(if $(HAVE_PGXS),$(MAKE) -C pg install PG_CONFIG=$(PG_CONFIG))
+
+uninstall:
+	rm -f $(DESTDIR)$(INCDIR)/chronoid.h $(DESTDIR)$(LIBDIR)/libchronoid.* \
+	      $(DESTDIR)$(LIBDIR)/pkgconfig/chronoid.pc $(DESTDIR)$(BINDIR)/chronoid \
+	      $(DESTDIR)$(MANDIR)/man1/chronoid.1
+
+setup:
+	@scripts/setup.sh
+
+# The whole suite; its last line on stdout is "N passed, N failed, N skipped".
+check: setup
+	@scripts/check.sh
+
+demo: setup
+	@scripts/demo.sh
+
+bench: setup
+	@$(MAKE) -s --no-print-directory $(BUILD)/bench/bench
+	@$(BUILD)/bench/bench
+
+$(BUILD)/bench/bench: bench/bench.c $(STATIC_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(CID_CFLAGS) -O2 -o $@ $< $(STATIC_LIB) $(CID_LDFLAGS) -luuid -lm
+
+# Unit tests alone, for a quick loop.
+test-unit: tests
+	@for t in $(TEST_BINS); do echo "# $$t"; $$t || exit 1; done
+
+clean:
+	rm -rf build
+	$(if $(HAVE_PGXS),-$(MAKE) -C pg clean PG_CONFIG=$(PG_CONFIG))

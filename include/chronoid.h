@@ -1,0 +1,514 @@
+/*
+ * chronoid.h — libchronoid: unique, time-sortable IDs (Snowflake, UUIDv7,
+ * ULID, UUIDv4): generators, encoders, decoders and inspection.
+ *
+ * Conventions
+ *   - Every public name starts with cid_ / CID_.
+ *   - Functions return an int status: CID_OK (0) on success, a positive
+ *     CID_W... value for "succeeded, but" (the ID is valid), a negative
+ *     CID_E... value on failure (outputs are then left unspecified).
+ *     cid_strerror() names each one.
+ *   - Output parameter first; text parsers take (const char *s, size_t len)
+ *     and never read past len; they need no NUL terminator.
+ *   - The core allocates nothing and does no I/O.  Time and randomness come
+ *     from a cid_env (NULL means the platform's: CLOCK_REALTIME and a
+ *     buffered, fork-safe getrandom()).  Every generator also has a pure
+ *     "_at" step that takes the time and random bytes as arguments.
+ *   - Generators are caller-owned structs.  Initialise them with their
+ *     _init function; never copy one that is in use.  All generator calls
+ *     are thread-safe; IDs from one generator strictly increase across
+ *     all threads that use it.
+ */
+#ifndef CHRONOID_H
+#define CHRONOID_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+#error "chronoid.h is a C11 header"
+#endif
+
+#if defined(__GNUC__) || defined(__clang__)
+#define CID_MUST_CHECK __attribute__((warn_unused_result))
+#else
+#define CID_MUST_CHECK
+#endif
+
+#define CID_VERSION_STRING "0.1.0"
+
+/* ------------------------------------------------------------------------
+ * Status codes
+ * ------------------------------------------------------------------------ */
+
+enum
+{
+	CID_OK = 0,
+
+	/* Success with a remark: the ID is valid and unique. */
+	CID_WCLOCK_BEHIND = 1,		/* clock behind the last tick: issued on the
+								 * last tick, running ahead of the clock */
+	CID_WTICK_BORROWED = 2,		/* sequence exhausted: issued on a future
+								 * tick (borrow policy) */
+
+	/* Failures. */
+	CID_EINVAL = -1,			/* bad argument (NULL pointer, bad option) */
+	CID_ENODE = -2,				/* node outside the layout's range */
+	CID_ELAYOUT = -3,			/* invalid Snowflake layout */
+	CID_ESYNTAX = -4,			/* text has a character that is not allowed
+								 * at the reported position */
+	CID_ELENGTH = -5,			/* text has the wrong length */
+	CID_EOVERFLOW = -6,			/* value does not fit its format (ULID above
+								 * 7ZZZZZZZZZZZZZZZZZZZZZZZZZ, decimal above
+								 * the layout's bits, bits set that the
+								 * layout keeps zero) */
+	CID_ETIME_RANGE = -7,		/* time outside what the format can hold
+								 * (before the epoch, after the field's end,
+								 * outside 48-bit Unix ms) */
+	CID_ECLOCK_BACKWARDS = -8,	/* clock behind the last tick (fail policy) */
+	CID_EDRIFT = -9,			/* clock behind by more than the allowed
+								 * drift (run-ahead policy) */
+	CID_EWAIT_TIMEOUT = -10,	/* waited the allowed time, clock still
+								 * behind the last tick (wait policy) */
+	CID_EEXHAUSTED = -11,		/* sequence exhausted and the borrow limit
+								 * reached (borrow policy) */
+	CID_EMONOTONIC_OVERFLOW = -12,	/* monotonic ULID: random part would
+									 * overflow within one millisecond */
+	CID_ERANDOM = -13,			/* the random source failed */
+	CID_ECLOCK = -14,			/* the clock could not be read */
+	CID_ENOTIME = -15,			/* the ID carries no timestamp */
+	CID_EUNKNOWN = -16,			/* text is no known ID form */
+	CID_EAGAIN = -17			/* pure step only: the generator must wait
+								 * for the clock (the _next driver waits) */
+};
+
+/*
+ * Name of a status code, e.g. "clock moved backwards".  Never NULL; unknown
+ * codes give "unknown status".
+ */
+const char *cid_strerror(int status);
+
+/* ------------------------------------------------------------------------
+ * Environment: where time and randomness come from
+ * ------------------------------------------------------------------------ */
+
+/* Current Unix time in nanoseconds (CLOCK_REALTIME); negative on failure. */
+typedef int64_t (*cid_clock_fn) (void *ctx);
+
+/*
+ * Fill buf with len cryptographically secure random bytes; 0 on success,
+ * negative on failure.
+ */
+typedef int (*cid_random_fn) (void *ctx, void *buf, size_t len);
+
+/* Wait about ns nanoseconds (may return early; callers re-read the clock). */
+typedef void (*cid_sleep_fn) (void *ctx, int64_t ns);
+
+/*
+ * A generator's view of the world.  A NULL cid_env pointer, or a NULL
+ * member, means the platform's default for that member.  Tests inject a
+ * fake clock and a deterministic random source here.
+ */
+typedef struct cid_env
+{
+	cid_clock_fn clock;
+	cid_random_fn random;
+	cid_sleep_fn sleep;
+	void	   *ctx;			/* passed to all three */
+} cid_env;
+
+/* The platform defaults (src/platform.c). */
+int64_t		cid_platform_clock(void *ctx);
+int			cid_platform_random(void *ctx, void *buf, size_t len);
+void		cid_platform_sleep(void *ctx, int64_t ns);
+
+/*
+ * Buffered, fork-safe random bytes over any raw source.  The buffer is per
+ * thread; a child process after fork() never reuses bytes its parent held
+ * (the buffer is discarded in the child).  cid_platform_random() is this
+ * over getrandom(2); the PostgreSQL extension plugs in pg_strong_random().
+ * cid_random_set_source() replaces the raw source for the whole process
+ * (call it before any generator runs); NULL restores getrandom().
+ */
+typedef int (*cid_raw_random_fn) (void *buf, size_t len);
+void		cid_random_set_source(cid_raw_random_fn fill);
+int			cid_random_bytes(void *buf, size_t len) CID_MUST_CHECK;
+
+/* ------------------------------------------------------------------------
+ * Snowflake layouts
+ * ------------------------------------------------------------------------ */
+
+typedef enum cid_field_kind
+{
+	CID_FIELD_TIME = 0,
+	CID_FIELD_NODE = 1,
+	CID_FIELD_SEQ = 2,
+	CID_FIELD_RESERVED = 3
+} cid_field_kind;
+
+#define CID_LAYOUT_MAX_FIELDS 4
+#define CID_LAYOUT_NAME_MAX 32
+
+/*
+ * A Snowflake bit layout.  Fields are listed from the most significant bit
+ * down; the time field comes first (IDs must sort by time).  Widths add up
+ * to 63 (bit 63 stays 0, IDs fit a signed bigint) or 64 (the time field may
+ * reach bit 63: see cid_layout_negative_from_ms()).  Node and reserved
+ * fields are optional (width 0 = absent).  Reserved bits are always 0 in
+ * generated IDs.  Fill it with cid_layout_preset() or cid_layout_parse();
+ * a hand-built one must pass cid_layout_validate().
+ */
+typedef struct cid_layout
+{
+	char		name[CID_LAYOUT_NAME_MAX];	/* preset name, or "custom" */
+	int			nfields;
+	cid_field_kind order[CID_LAYOUT_MAX_FIELDS];	/* MSB first */
+	uint8_t		bits[4];		/* width, indexed by cid_field_kind */
+	uint8_t		shift[4];		/* lowest bit, indexed by cid_field_kind
+								 * (set by cid_layout_validate) */
+	uint32_t	tick_ms;		/* length of one time unit: 1 .. 1000 ms */
+	int64_t		epoch_ms;		/* Unix ms of tick 0 */
+} cid_layout;
+
+/*
+ * Fill *out with a named preset: "pgedge" (the default: pgEdge snowflake
+ * 2.6), "twitter", "sonyflake", "instagram", "discord".  CID_EINVAL for an
+ * unknown name.
+ */
+int			cid_layout_preset(cid_layout *out, const char *name) CID_MUST_CHECK;
+
+/* The preset names, NULL-terminated. */
+extern const char *const cid_layout_preset_names[];
+
+/*
+ * Parse a layout text spec (docs/layouts.md has the grammar), e.g.
+ *   "time:42,seq:12,reserved:10;epoch=2025-01-01;tick=1ms"
+ * On failure returns CID_ELAYOUT (or CID_ESYNTAX) and, when err is not
+ * NULL, writes a one-line message naming the offending part into err.
+ */
+int			cid_layout_parse(cid_layout *out, const char *spec, size_t len,
+							 char *err, size_t errlen) CID_MUST_CHECK;
+
+/* A preset name or else a spec: what the CLI's --layout accepts. */
+int			cid_layout_resolve(cid_layout *out, const char *name_or_spec,
+							   char *err, size_t errlen) CID_MUST_CHECK;
+
+/* Check a hand-filled layout and compute its shifts; message as above. */
+int			cid_layout_validate(cid_layout *layout, char *err, size_t errlen) CID_MUST_CHECK;
+
+/* Largest node number of the layout (0 when it has no node field). */
+uint64_t	cid_layout_max_node(const cid_layout *layout);
+
+/* Last Unix ms the time field can represent (end of the last tick). */
+int64_t		cid_layout_max_ms(const cid_layout *layout);
+
+/*
+ * For a 64-bit layout, the first Unix ms whose IDs have bit 63 set (they
+ * read as negative signed bigints); INT64_MAX for a 63-bit layout.
+ */
+int64_t		cid_layout_negative_from_ms(const cid_layout *layout);
+
+/* Write the canonical spec of a layout (parseable by cid_layout_parse). */
+int			cid_layout_format(char *out, size_t outlen, const cid_layout *layout);
+
+/* ------------------------------------------------------------------------
+ * Snowflake values
+ * ------------------------------------------------------------------------ */
+
+typedef struct cid_snowflake_parts
+{
+	int64_t		unix_ms;		/* start of the tick, Unix ms */
+	uint64_t	tick;			/* raw time field */
+	uint64_t	node;
+	uint64_t	sequence;
+	uint64_t	reserved;
+} cid_snowflake_parts;
+
+/*
+ * Split id under layout.  CID_EOVERFLOW when id has bits the layout cannot
+ * have set (bit 63 of a 63-bit layout) or reserved bits that are not 0.
+ */
+int			cid_snowflake_decode(cid_snowflake_parts *out, const cid_layout *layout,
+								 uint64_t id) CID_MUST_CHECK;
+
+/*
+ * Build an ID from its parts (parts->unix_ms is used, parts->tick
+ * ignored).  CID_ETIME_RANGE when the instant is before the epoch or past
+ * the time field; CID_ENODE / CID_EOVERFLOW when node or sequence is too wide.
+ */
+int			cid_snowflake_compose(uint64_t *id, const cid_layout *layout,
+								  const cid_snowflake_parts *parts) CID_MUST_CHECK;
+
+/*
+ * Smallest / largest ID that any node can mint in the tick holding unix_ms:
+ * bounds for time-range queries (WHERE id >= min AND id <= max).
+ * CID_ETIME_RANGE outside the layout's time range.
+ */
+int			cid_snowflake_min_at(uint64_t *id, const cid_layout *layout, int64_t unix_ms) CID_MUST_CHECK;
+int			cid_snowflake_max_at(uint64_t *id, const cid_layout *layout, int64_t unix_ms) CID_MUST_CHECK;
+
+/*
+ * Parse decimal text (digits only; a leading '-' only for 64-bit layouts,
+ * read as a two's-complement bigint) and check it against the layout as
+ * cid_snowflake_decode does.  errpos gets the first bad character.
+ */
+int			cid_snowflake_parse(uint64_t *id, const cid_layout *layout,
+								const char *s, size_t len, size_t *errpos) CID_MUST_CHECK;
+
+/* ------------------------------------------------------------------------
+ * Snowflake generator
+ * ------------------------------------------------------------------------ */
+
+/* What to do when the clock reads earlier than the last tick issued. */
+typedef enum cid_behind_policy
+{
+	CID_BEHIND_RUN_AHEAD = 0,	/* default: keep issuing after the last
+								 * tick (CID_WCLOCK_BEHIND) while the clock
+								 * is at most max_drift_ms behind; beyond:
+								 * CID_EDRIFT */
+	CID_BEHIND_WAIT = 1,		/* sleep until the clock catches up, at most
+								 * max_wait_ms; then CID_EWAIT_TIMEOUT */
+	CID_BEHIND_FAIL = 2			/* CID_ECLOCK_BACKWARDS at once */
+} cid_behind_policy;
+
+/* What to do when a tick's sequence numbers are used up. */
+typedef enum cid_exhaust_policy
+{
+	CID_EXHAUST_WAIT = 0,		/* default: wait for the clock's next tick */
+	CID_EXHAUST_BORROW = 1		/* issue on the next tick now
+								 * (CID_WTICK_BORROWED) while at most
+								 * max_borrow_ticks ahead of the clock;
+								 * beyond: CID_EEXHAUSTED */
+} cid_exhaust_policy;
+
+typedef struct cid_snowflake_opts
+{
+	cid_behind_policy on_behind;
+	int64_t		max_drift_ms;	/* RUN_AHEAD bound (default 1000) */
+	int64_t		max_wait_ms;	/* WAIT bound (default 1000) */
+	cid_exhaust_policy on_exhausted;
+	uint64_t	max_borrow_ticks;	/* BORROW bound (default 1000) */
+} cid_snowflake_opts;
+
+/* The defaults above. */
+void		cid_snowflake_opts_default(cid_snowflake_opts *opts);
+
+typedef struct cid_snowflake_gen
+{
+	cid_layout	layout;
+	uint64_t	node;
+	cid_snowflake_opts opts;
+	cid_env		env;
+	/* last issued (tick << seq bits | sequence); the only mutable state */
+	_Atomic uint64_t state;
+} cid_snowflake_gen;
+
+/*
+ * Prepare a generator.  layout NULL = "pgedge"; opts NULL = defaults; env
+ * NULL = platform.  CID_ENODE when node > cid_layout_max_node(layout);
+ * CID_ELAYOUT for an invalid layout.
+ */
+int			cid_snowflake_init(cid_snowflake_gen *gen, const cid_layout *layout,
+							   uint64_t node, const cid_snowflake_opts *opts,
+							   const cid_env *env) CID_MUST_CHECK;
+
+/*
+ * Next ID, reading the clock and waiting as the policies say.  Returns
+ * CID_OK, CID_WCLOCK_BEHIND or CID_WTICK_BORROWED with *id set, or a
+ * negative status (CID_EDRIFT, CID_EWAIT_TIMEOUT, CID_ECLOCK_BACKWARDS,
+ * CID_EEXHAUSTED, CID_ETIME_RANGE before the epoch or past the time field,
+ * CID_ECLOCK).
+ */
+int			cid_snowflake_next(cid_snowflake_gen *gen, uint64_t *id) CID_MUST_CHECK;
+
+/*
+ * Pure step: the next ID for clock reading now_ns, never waiting.  Where
+ * the driver would wait (sequence exhausted under the wait policy, clock
+ * behind under the wait policy) it returns CID_EAGAIN and issues nothing.
+ */
+int			cid_snowflake_next_at(cid_snowflake_gen *gen, int64_t now_ns,
+								  uint64_t *id) CID_MUST_CHECK;
+
+/*
+ * Fill ids[0..n) with increasing IDs, reserving whole runs of a tick's
+ * sequence numbers with one atomic operation.  Returns as cid_snowflake_next
+ * for the whole batch (the first remark seen); on failure *done says how
+ * many were written (done may be NULL).
+ */
+int			cid_snowflake_fill(cid_snowflake_gen *gen, uint64_t *ids, size_t n,
+							   size_t *done) CID_MUST_CHECK;
+
+/* ------------------------------------------------------------------------
+ * UUIDs (RFC 9562)
+ * ------------------------------------------------------------------------ */
+
+#define CID_UUID_STRLEN 36		/* canonical text, without the NUL */
+
+typedef struct cid_uuid
+{
+	uint8_t		bytes[16];		/* network byte order, as RFC 9562 */
+} cid_uuid;
+
+/*
+ * Parse the canonical form (8-4-4-4-12 hex digits), either case, the
+ * 32-digit form without hyphens, or either of those in braces.  CID_ELENGTH
+ * for any other length, CID_ESYNTAX for a bad character (its index in
+ * *errpos when errpos is not NULL).
+ */
+int			cid_uuid_parse(cid_uuid *out, const char *s, size_t len, size_t *errpos) CID_MUST_CHECK;
+
+/* Canonical lower-case text; out must hold CID_UUID_STRLEN + 1 bytes. */
+void		cid_uuid_format(char *out, const cid_uuid *uuid);
+
+/*
+ * Version nibble (0..15) for the RFC 9562 variant (10xx); -1 for any other
+ * variant, nil and max included.
+ */
+int			cid_uuid_version(const cid_uuid *uuid);
+
+/*
+ * Creation time in Unix ms (floor) for versions 1, 6 and 7 of the RFC
+ * variant; CID_ENOTIME for every other version or variant.  v1/v6 times
+ * before 1970 give a negative value.
+ */
+int			cid_uuid_unix_ms(int64_t *unix_ms, const cid_uuid *uuid) CID_MUST_CHECK;
+
+/* A v4 UUID from 16 random bytes (version and variant bits overwritten). */
+void		cid_uuidv4_from_bytes(cid_uuid *out, const uint8_t rand[16]);
+
+/* A fresh v4 UUID from env's random source (env NULL = platform). */
+int			cid_uuidv4_new(cid_uuid *out, const cid_env *env) CID_MUST_CHECK;
+
+/*
+ * A v7 UUID for a given instant: unix_ms in the 48-bit field, rand_a 12
+ * bits and rand_b 62 bits from rand[10] (2 + 8 bytes), or all zero when
+ * rand is NULL (the smallest v7 of that millisecond: a range boundary).
+ * CID_ETIME_RANGE outside 0 .. 2^48-1.
+ */
+int			cid_uuidv7_from_ms(cid_uuid *out, int64_t unix_ms, const uint8_t *rand) CID_MUST_CHECK;
+
+/*
+ * UUIDv7 generator (RFC 9562 section 6.2 method 3, as PostgreSQL 18): the
+ * 12 rand_a bits hold the sub-millisecond fraction floor(ns * 4096 / 1e6);
+ * when the clock has not advanced past the last UUID, the (ms, fraction)
+ * pair steps by one (so it may run ahead of a stalled or backward clock);
+ * rand_b is random.
+ */
+typedef struct cid_uuidv7_gen
+{
+	cid_env		env;
+	/* last (unix_ms << 12 | fraction), before any shift */
+	_Atomic uint64_t state;
+} cid_uuidv7_gen;
+
+int			cid_uuidv7_init(cid_uuidv7_gen *gen, const cid_env *env) CID_MUST_CHECK;
+int			cid_uuidv7_next(cid_uuidv7_gen *gen, cid_uuid *out) CID_MUST_CHECK;
+
+/*
+ * As cid_uuidv7_next, with the embedded time moved by shift_us
+ * microseconds (PostgreSQL 18's uuidv7(interval)).  Ordering holds among
+ * calls with the same shift.  CID_ETIME_RANGE (nothing issued) when the
+ * shifted time leaves 0 .. 2^48-1 ms.
+ */
+int			cid_uuidv7_next_shifted(cid_uuidv7_gen *gen, int64_t shift_us,
+									cid_uuid *out) CID_MUST_CHECK;
+
+/* Pure step: clock now_ns, 8 random bytes for rand_b. */
+int			cid_uuidv7_next_at(cid_uuidv7_gen *gen, int64_t now_ns, int64_t shift_us,
+							   const uint8_t rand_b[8], cid_uuid *out) CID_MUST_CHECK;
+
+/* ------------------------------------------------------------------------
+ * ULID (https://github.com/ulid/spec)
+ * ------------------------------------------------------------------------ */
+
+#define CID_ULID_STRLEN 26		/* Crockford base32 text, without the NUL */
+
+typedef struct cid_ulid
+{
+	uint8_t		bytes[16];		/* 48-bit ms big-endian, then 80 random bits */
+} cid_ulid;
+
+/*
+ * Decode 26 Crockford base32 characters, case-insensitive.  CID_ELENGTH for
+ * another length; CID_ESYNTAX for a character outside the alphabet (I, L,
+ * O and U included: no aliases), its index in *errpos; CID_EOVERFLOW when
+ * the first character is above '7' (value above 2^128-1).
+ */
+int			cid_ulid_parse(cid_ulid *out, const char *s, size_t len, size_t *errpos) CID_MUST_CHECK;
+
+/* Upper-case text; out must hold CID_ULID_STRLEN + 1 bytes. */
+void		cid_ulid_format(char *out, const cid_ulid *ulid);
+
+/* The 48-bit millisecond timestamp. */
+int64_t		cid_ulid_unix_ms(const cid_ulid *ulid);
+
+/*
+ * A ULID for unix_ms with the 10 random bytes given, or a zero random part
+ * when rand is NULL (range boundary).  CID_ETIME_RANGE outside 0 .. 2^48-1.
+ */
+int			cid_ulid_from_ms(cid_ulid *out, int64_t unix_ms, const uint8_t *rand) CID_MUST_CHECK;
+
+/* The same 128 bits, retyped (a ULID as UUID is generally not a v7). */
+void		cid_ulid_to_uuid(cid_uuid *out, const cid_ulid *ulid);
+void		cid_ulid_from_uuid(cid_ulid *out, const cid_uuid *uuid);
+
+/*
+ * ULID generator.  Plain mode: fresh random bits every time (random order
+ * within a millisecond, as the spec's default).  Monotonic mode: within
+ * the same millisecond (or when the clock is behind the last ULID) the
+ * random part of the last ULID plus one; CID_EMONOTONIC_OVERFLOW when that
+ * would overflow 80 bits.  The 128-bit state needs a short spin lock in
+ * monotonic mode (docs/design.md says why); plain mode takes no lock.
+ */
+typedef struct cid_ulid_gen
+{
+	cid_env		env;
+	bool		monotonic;
+	atomic_flag lock;
+	uint8_t		last[16];
+} cid_ulid_gen;
+
+int			cid_ulid_init(cid_ulid_gen *gen, bool monotonic, const cid_env *env) CID_MUST_CHECK;
+int			cid_ulid_next(cid_ulid_gen *gen, cid_ulid *out) CID_MUST_CHECK;
+
+/* Pure step: clock now_ms, 10 random bytes (used only when needed). */
+int			cid_ulid_next_at(cid_ulid_gen *gen, int64_t now_ms, const uint8_t rand[10],
+							 cid_ulid *out) CID_MUST_CHECK;
+
+/* ------------------------------------------------------------------------
+ * Inspection of any ID
+ * ------------------------------------------------------------------------ */
+
+typedef enum cid_kind
+{
+	CID_KIND_SNOWFLAKE = 1,
+	CID_KIND_UUID = 2,
+	CID_KIND_ULID = 3
+} cid_kind;
+
+typedef struct cid_info
+{
+	cid_kind	kind;
+	uint8_t		bytes[16];		/* UUID or ULID value */
+	uint64_t	snowflake;		/* Snowflake value */
+	int			version;		/* UUID: 0..15, or -1 (non-RFC variant) */
+	bool		has_time;
+	int64_t		unix_ms;
+	bool		has_node;		/* Snowflake with a node field */
+	uint64_t	node;
+	bool		has_sequence;	/* Snowflake */
+	uint64_t	sequence;
+} cid_info;
+
+/*
+ * Classify text by its form and decode it: 36, 38 (braced) or 32
+ * characters → UUID; 26 → ULID; 1..20 decimal digits (or '-' and digits) →
+ * Snowflake under layout (NULL = "pgedge").  CID_EUNKNOWN when no form
+ * fits, otherwise that parser's status and errpos.
+ */
+int			cid_inspect(cid_info *out, const char *s, size_t len,
+						const cid_layout *layout, size_t *errpos) CID_MUST_CHECK;
+
+#endif							/* CHRONOID_H */

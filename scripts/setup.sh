@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# setup.sh — install, with apt-get, whatever chronoid's build, tests and demo
+# need and this machine lacks.  Does nothing when all is present.  Its
+# chatter goes to stderr so that `make check` keeps stdout for results.
+set -euo pipefail
+exec 3>&1 1>&2
+
+# Debian package names; the PostgreSQL ones prefer the distribution's
+# default server (15 on Debian 12), else the generic metapackages.
+want=(build-essential pkg-config uuid-dev clang libclang-rt-dev faketime
+      libfaketime procps)
+pick_pg() {
+    local v
+    for v in 15 16 17 18 14 13; do
+        if apt-cache show "postgresql-server-dev-$v" >/dev/null 2>&1; then
+            echo "postgresql-$v postgresql-server-dev-$v postgresql-contrib"
+            return
+        fi
+    done
+    echo "postgresql postgresql-server-dev-all postgresql-contrib"
+}
+
+missing=()
+for p in "${want[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+have_pgxs() { f=$(pg_config --pgxs 2>/dev/null) && test -f "$f"; }
+have_server() { ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; }
+
+if [ ${#missing[@]} -eq 0 ] && have_pgxs && have_server; then
+    exit 0
+fi
+
+if [ "$(id -u)" -ne 0 ]; then
+    if command -v sudo >/dev/null 2>&1; then SUDO=sudo; else
+        echo "setup: missing packages (${missing[*]:-postgresql server/dev}); run as root or install them" >&2
+        exit 1
+    fi
+else
+    SUDO=
+fi
+
+export DEBIAN_FRONTEND=noninteractive
+echo "setup: apt-get update" >&2
+$SUDO apt-get update -qq >/dev/null
+if ! have_pgxs || ! have_server; then
+    # shellcheck disable=SC2207
+    missing+=($(pick_pg))
+fi
+echo "setup: installing ${missing[*]}" >&2
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+have_pgxs || { echo "setup: pg_config --pgxs still names no file after install" >&2; exit 1; }
