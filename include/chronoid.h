@@ -137,6 +137,28 @@ void		cid_random_set_source(cid_raw_random_fn fill);
 int			cid_random_bytes(void *buf, size_t len) CID_MUST_CHECK;
 
 /* ------------------------------------------------------------------------
+ * Time text (UTC, proleptic Gregorian calendar)
+ * ------------------------------------------------------------------------ */
+
+#define CID_TIME_STRLEN 25		/* longest output, without the NUL */
+
+/*
+ * RFC 3339 UTC with milliseconds: "2022-02-22T19:22:22.000Z".  Years past
+ * 9999 (ULIDs and UUIDv7s reach 10889) are written with five digits;
+ * years before 0000 give CID_ETIME_RANGE.  out holds CID_TIME_STRLEN + 1.
+ */
+int			cid_time_format(char *out, int64_t unix_ms) CID_MUST_CHECK;
+
+/*
+ * Parse "YYYY-MM-DD", "YYYY-MM-DDTHH:MM:SS[.fff][Z]" (a space may stand for
+ * T; only UTC: a trailing Z or nothing) or a plain integer of Unix ms.
+ * CID_ESYNTAX with *errpos at the first bad character; CID_ETIME_RANGE for
+ * impossible fields (month 13, February 30, hour 24).
+ */
+int			cid_time_parse(int64_t *unix_ms, const char *s, size_t len,
+						   size_t *errpos) CID_MUST_CHECK;
+
+/* ------------------------------------------------------------------------
  * Snowflake layouts
  * ------------------------------------------------------------------------ */
 
