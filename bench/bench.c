@@ -1,0 +1,558 @@
+/*
+ * bench.c — `make bench`: IDs per second of each chronoid scheme with 1 and
+ * 2 threads, next to baselines measured in the same run (a bare clock read,
+ * libuuid, a textbook mutex Snowflake), as a Markdown table.
+ */
+#define _GNU_SOURCE
+
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <uuid/uuid.h>
+
+#include "chronoid.h"
+
+#define MAX_THREADS 2
+#define MAX_REPS	15
+#define FILL_BATCH	256
+#define PGEDGE_EPOCH_MS INT64_C(1672531200000)	/* 2023-01-01T00:00:00Z */
+#define PGEDGE_CAP	4096000.0	/* 4,096 sequence numbers per 1 ms tick */
+
+/* ------------------------------------------------------------------------
+ * The schemes.  Each op makes up to n IDs and returns how many (negative:
+ * a chronoid status), folding them into *sink so nothing is optimised out.
+ * ------------------------------------------------------------------------ */
+
+static cid_snowflake_gen sf_borrow;		/* pgedge, never waits */
+static cid_snowflake_gen sf_wait;		/* pgedge, default policies */
+static cid_uuidv7_gen v7_gen;
+static cid_ulid_gen ulid_gen;
+static cid_ulid_gen ulid_mono_gen;
+
+/*
+ * The textbook Snowflake: one mutex around the clock read and (last_ms,
+ * seq), pgedge layout, borrowing the next millisecond when the sequence
+ * runs out (the policy of the non-waiting row, so the two compare).
+ */
+static pthread_mutex_t msf_lock = PTHREAD_MUTEX_INITIALIZER;
+static int64_t msf_last_ms;
+static uint64_t msf_seq;
+
+static uint64_t
+msf_next(void)
+{
+	uint64_t	id;
+	int64_t		now_ms;
+
+	pthread_mutex_lock(&msf_lock);
+	now_ms = cid_platform_clock(NULL) / 1000000 - PGEDGE_EPOCH_MS;
+	if (now_ms > msf_last_ms)
+	{
+		msf_last_ms = now_ms;
+		msf_seq = 0;
+	}
+	else if (++msf_seq > 4095)
+	{
+		msf_last_ms++;
+		msf_seq = 0;
+	}
+	id = (uint64_t) msf_last_ms << 22 | UINT64_C(1) << 12 | msf_seq;
+	pthread_mutex_unlock(&msf_lock);
+	return id;
+}
+
+static int
+op_clock(uint64_t *sink, int n)
+{
+	for (int i = 0; i < n; i++)
+		*sink ^= (uint64_t) cid_platform_clock(NULL);
+	return n;
+}
+
+static int
+sf_loop(cid_snowflake_gen *gen, uint64_t *sink, int n)
+{
+	for (int i = 0; i < n; i++)
+	{
+		uint64_t	id;
+		int			rc = cid_snowflake_next(gen, &id);
+
+		if (rc < 0)
+			return rc;
+		*sink ^= id;
+	}
+	return n;
+}
+
+static int
+op_sf_borrow(uint64_t *sink, int n)
+{
+	return sf_loop(&sf_borrow, sink, n);
+}
+
+static int
+op_sf_wait(uint64_t *sink, int n)
+{
+	return sf_loop(&sf_wait, sink, n);
+}
+
+static int
+op_sf_fill(uint64_t *sink, int n)
+{
+	uint64_t	ids[FILL_BATCH];
+	size_t		done = 0;
+	int			rc;
+
+	(void) n;
+	rc = cid_snowflake_fill(&sf_borrow, ids, FILL_BATCH, &done);
+	if (rc < 0)
+		return rc;
+	*sink ^= ids[0] ^ ids[done - 1];
+	return (int) done;
+}
+
+static int
+op_msf(uint64_t *sink, int n)
+{
+	for (int i = 0; i < n; i++)
+		*sink ^= msf_next();
+	return n;
+}
+
+static int
+op_uuidv7(uint64_t *sink, int n)
+{
+	for (int i = 0; i < n; i++)
+	{
+		cid_uuid	u;
+		int			rc = cid_uuidv7_next(&v7_gen, &u);
+
+		if (rc < 0)
+			return rc;
+		*sink ^= u.bytes[15];
+	}
+	return n;
+}
+
+static int
+ulid_loop(cid_ulid_gen *gen, uint64_t *sink, int n)
+{
+	for (int i = 0; i < n; i++)
+	{
+		cid_ulid	u;
+		int			rc = cid_ulid_next(gen, &u);
+
+		if (rc < 0)
+			return rc;
+		*sink ^= u.bytes[15];
+	}
+	return n;
+}
+
+static int
+op_ulid(uint64_t *sink, int n)
+{
+	return ulid_loop(&ulid_gen, sink, n);
+}
+
+static int
+op_ulid_mono(uint64_t *sink, int n)
+{
+	return ulid_loop(&ulid_mono_gen, sink, n);
+}
+
+static int
+op_uuidv4(uint64_t *sink, int n)
+{
+	for (int i = 0; i < n; i++)
+	{
+		cid_uuid	u;
+		int			rc = cid_uuidv4_new(&u, NULL);
+
+		if (rc < 0)
+			return rc;
+		*sink ^= u.bytes[15];
+	}
+	return n;
+}
+
+static int
+op_libuuid_random(uint64_t *sink, int n)
+{
+	for (int i = 0; i < n; i++)
+	{
+		uuid_t		u;
+
+		uuid_generate_random(u);
+		*sink ^= u[15];
+	}
+	return n;
+}
+
+static int
+op_libuuid_time(uint64_t *sink, int n)
+{
+	for (int i = 0; i < n; i++)
+	{
+		uuid_t		u;
+
+		uuid_generate_time(u);
+		*sink ^= u[15];
+	}
+	return n;
+}
+
+typedef enum row_id
+{
+	R_CLOCK,
+	R_SF,
+	R_SF_FILL,
+	R_MSF,
+	R_SF_WAIT,
+	R_UUIDV7,
+	R_ULID,
+	R_ULID_MONO,
+	R_UUIDV4,
+	R_LIBUUID_RANDOM,
+	R_LIBUUID_TIME,
+	NROWS
+} row_id;
+
+typedef struct row
+{
+	const char *name;
+	int			(*op) (uint64_t *sink, int n);
+} row;
+
+static const row rows[NROWS] = {
+	[R_CLOCK] = {"clock read (cid_platform_clock)", op_clock},
+	[R_SF] = {"snowflake, non-waiting (borrow)", op_sf_borrow},
+	[R_SF_FILL] = {"snowflake fill(), 256 per call", op_sf_fill},
+	[R_MSF] = {"mutex snowflake (baseline, borrow)", op_msf},
+	[R_SF_WAIT] = {"snowflake, wait policy (default)", op_sf_wait},
+	[R_UUIDV7] = {"uuidv7", op_uuidv7},
+	[R_ULID] = {"ulid", op_ulid},
+	[R_ULID_MONO] = {"ulid monotonic", op_ulid_mono},
+	[R_UUIDV4] = {"uuidv4", op_uuidv4},
+	[R_LIBUUID_RANDOM] = {"libuuid uuid_generate_random", op_libuuid_random},
+	[R_LIBUUID_TIME] = {"libuuid uuid_generate_time", op_libuuid_time},
+};
+
+/* Fresh generator state for every measurement. */
+static void
+reset_generators(void)
+{
+	cid_snowflake_opts o;
+
+	cid_snowflake_opts_default(&o);
+	o.on_exhausted = CID_EXHAUST_BORROW;
+	/* Far more than a run can borrow at ~100 M IDs/s. */
+	o.max_borrow_ticks = UINT64_C(1) << 40;
+	if (cid_snowflake_init(&sf_borrow, NULL, 1, &o, NULL) != CID_OK ||
+		cid_snowflake_init(&sf_wait, NULL, 1, NULL, NULL) != CID_OK ||
+		cid_uuidv7_init(&v7_gen, NULL) != CID_OK ||
+		cid_ulid_init(&ulid_gen, false, NULL) != CID_OK ||
+		cid_ulid_init(&ulid_mono_gen, true, NULL) != CID_OK)
+	{
+		fprintf(stderr, "bench: generator init failed\n");
+		exit(1);
+	}
+	pthread_mutex_lock(&msf_lock);
+	msf_last_ms = 0;
+	msf_seq = 0;
+	pthread_mutex_unlock(&msf_lock);
+}
+
+/* ------------------------------------------------------------------------
+ * Measurement: N threads run one op until told to stop.
+ * ------------------------------------------------------------------------ */
+
+typedef struct worker
+{
+	pthread_t	thread;
+	const row  *r;
+	pthread_barrier_t *start;
+	atomic_bool *stop;
+	uint64_t	count;
+	int64_t		ns;
+	int			error;
+	uint64_t	sink;
+} worker;
+
+static volatile uint64_t global_sink;
+
+static int64_t
+mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t) ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static void *
+worker_main(void *p)
+{
+	worker	   *w = p;
+	uint64_t	sink = 0;
+	uint64_t	count = 0;
+	int64_t		t0;
+
+	pthread_barrier_wait(w->start);
+	t0 = mono_ns();
+	while (!atomic_load_explicit(w->stop, memory_order_relaxed))
+	{
+		int			got = w->r->op(&sink, 64);
+
+		if (got < 0)
+		{
+			w->error = got;
+			break;
+		}
+		count += (uint64_t) got;
+	}
+	w->ns = mono_ns() - t0;
+	w->count = count;
+	global_sink ^= sink;
+	return NULL;
+}
+
+/* IDs per second of all threads together; negative: a chronoid status. */
+static double
+measure(const row *r, int nthreads, double seconds)
+{
+	worker		w[MAX_THREADS];
+	pthread_barrier_t start;
+	atomic_bool stop = false;
+	struct timespec d;
+	double		rate = 0;
+	int			error = 0;
+
+	reset_generators();
+	pthread_barrier_init(&start, NULL, (unsigned) nthreads + 1);
+	for (int i = 0; i < nthreads; i++)
+	{
+		memset(&w[i], 0, sizeof w[i]);
+		w[i].r = r;
+		w[i].start = &start;
+		w[i].stop = &stop;
+		if (pthread_create(&w[i].thread, NULL, worker_main, &w[i]) != 0)
+		{
+			fprintf(stderr, "bench: pthread_create failed\n");
+			exit(1);
+		}
+	}
+	pthread_barrier_wait(&start);
+	d.tv_sec = (time_t) seconds;
+	d.tv_nsec = (long) ((seconds - (double) d.tv_sec) * 1e9);
+	while (nanosleep(&d, &d) != 0 && errno == EINTR)
+		;
+	atomic_store(&stop, true);
+	for (int i = 0; i < nthreads; i++)
+	{
+		pthread_join(w[i].thread, NULL);
+		if (w[i].error)
+			error = w[i].error;
+		else if (w[i].ns > 0)
+			rate += (double) w[i].count * 1e9 / (double) w[i].ns;
+	}
+	pthread_barrier_destroy(&start);
+	return error ? (double) error : rate;
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double		x = *(const double *) a,
+				y = *(const double *) b;
+
+	return (x > y) - (x < y);
+}
+
+static double
+median(double *v, int n)
+{
+	double		s[MAX_REPS];
+
+	memcpy(s, v, sizeof(double) * (size_t) n);
+	qsort(s, (size_t) n, sizeof(double), cmp_double);
+	return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+}
+
+/* ------------------------------------------------------------------------
+ * Report
+ * ------------------------------------------------------------------------ */
+
+static void
+cpu_model(char *out, size_t len)
+{
+	FILE	   *f = fopen("/proc/cpuinfo", "r");
+	char		line[256];
+
+	snprintf(out, len, "unknown CPU");
+	if (f == NULL)
+		return;
+	while (fgets(line, sizeof line, f))
+	{
+		char	   *colon = strchr(line, ':');
+
+		if (strncmp(line, "model name", 10) == 0 && colon != NULL)
+		{
+			colon += 2;
+			colon[strcspn(colon, "\n")] = '\0';
+			snprintf(out, len, "%s", colon);
+			break;
+		}
+	}
+	fclose(f);
+}
+
+static const char *
+fmt_rate(char *buf, size_t len, double rate)
+{
+	if (rate < 0)
+		snprintf(buf, len, "error: %s", cid_strerror((int) rate));
+	else
+		snprintf(buf, len, "%.2f M", rate / 1e6);
+	return buf;
+}
+
+static void
+usage(FILE *f)
+{
+	fprintf(f, "usage: bench [--quick] [--reps N] [--ms MS]\n"
+			"  --quick   3 repetitions of 50 ms (a smoke run)\n"
+			"  --reps N  repetitions per cell, median reported (default 5)\n"
+			"  --ms MS   length of one repetition (default 250)\n");
+}
+
+static const char *
+verdict(bool met)
+{
+	return met ? "met" : "**not met**";
+}
+
+int
+main(int argc, char **argv)
+{
+	static double res[NROWS][MAX_THREADS][MAX_REPS];
+	double		med[NROWS][MAX_THREADS];
+	int			reps = 5;
+	double		seconds = 0.25;
+	char		cpu[128];
+	char		a[64],
+				b[64];
+
+	for (int i = 1; i < argc; i++)
+	{
+		if (strcmp(argv[i], "--quick") == 0)
+		{
+			reps = 3;
+			seconds = 0.05;
+		}
+		else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc)
+			reps = atoi(argv[++i]);
+		else if (strcmp(argv[i], "--ms") == 0 && i + 1 < argc)
+			seconds = atoi(argv[++i]) / 1000.0;
+		else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
+		{
+			usage(stdout);
+			return 0;
+		}
+		else
+		{
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (reps < 1 || reps > MAX_REPS || seconds <= 0 || seconds > 10)
+	{
+		usage(stderr);
+		return 2;
+	}
+
+	cpu_model(cpu, sizeof cpu);
+	printf("chronoid %s benchmark: %ld CPUs (%s); median of %d interleaved "
+		   "repetitions of %.0f ms each\n\n",
+		   CID_VERSION_STRING, sysconf(_SC_NPROCESSORS_ONLN), cpu, reps, seconds * 1000);
+	fflush(stdout);
+
+	/*
+	 * Interleave: every cell once per round, so a burst of load from
+	 * elsewhere on the machine spreads over all cells instead of spoiling
+	 * one.
+	 */
+	for (int rep = 0; rep < reps; rep++)
+		for (int r = 0; r < NROWS; r++)
+			for (int t = 0; t < MAX_THREADS; t++)
+				res[r][t][rep] = measure(&rows[r], t + 1, seconds);
+	for (int r = 0; r < NROWS; r++)
+		for (int t = 0; t < MAX_THREADS; t++)
+			med[r][t] = median(res[r][t], reps);
+
+	printf("| scheme | IDs/s, 1 thread | IDs/s, 2 threads | ns/ID (1 thread) "
+		   "| x clock read | comparison |\n");
+	printf("|---|---:|---:|---:|---:|---|\n");
+	for (int r = 0; r < NROWS; r++)
+	{
+		double		r1 = med[r][0],
+					r2 = med[r][1];
+		double		ns = r1 > 0 ? 1e9 / r1 : 0;
+		double		clock_ns = 1e9 / med[R_CLOCK][0];
+		char		cmp[128] = "";
+
+		switch (r)
+		{
+			case R_SF:
+			case R_SF_FILL:
+				snprintf(cmp, sizeof cmp, "%.1fx / %.1fx mutex snowflake",
+						 r1 / med[R_MSF][0], r2 / med[R_MSF][1]);
+				break;
+			case R_SF_WAIT:
+				snprintf(cmp, sizeof cmp, "%.1f%% / %.1f%% of the 4,096,000/s cap",
+						 100 * r1 / PGEDGE_CAP, 100 * r2 / PGEDGE_CAP);
+				break;
+			case R_UUIDV7:
+			case R_ULID:
+			case R_ULID_MONO:
+			case R_UUIDV4:
+				snprintf(cmp, sizeof cmp, "%.1fx / %.1fx libuuid random",
+						 r1 / med[R_LIBUUID_RANDOM][0], r2 / med[R_LIBUUID_RANDOM][1]);
+				break;
+			default:
+				break;
+		}
+		printf("| %s | %s | %s | %.1f | %.2f | %s |\n", rows[r].name,
+			   fmt_rate(a, sizeof a, r1), fmt_rate(b, sizeof b, r2),
+			   ns, r1 > 0 ? ns / clock_ns : 0, cmp);
+	}
+	printf("\nComparisons are 1 thread / 2 threads.  Targets (reported, not "
+		   "asserted), 1 thread:\n\n");
+	{
+		double		sf_x_clock = med[R_CLOCK][0] / med[R_SF][0];
+		double		sf_x_msf = med[R_SF][0] / med[R_MSF][0];
+		double		wait_pct = 100 * med[R_SF_WAIT][0] / PGEDGE_CAP;
+		double		v7_x = med[R_UUIDV7][0] / med[R_LIBUUID_RANDOM][0];
+		double		ulid_x = med[R_ULID][0] / med[R_LIBUUID_RANDOM][0];
+
+		printf("- non-waiting snowflake within 1.5x of a clock read: %.2fx, %s\n",
+			   sf_x_clock, verdict(sf_x_clock <= 1.5 && med[R_SF][0] > 0));
+		printf("- non-waiting snowflake >= 2x the mutex snowflake: %.2fx "
+			   "(2 threads: %.2fx), %s\n",
+			   sf_x_msf, med[R_SF][1] / med[R_MSF][1], verdict(sf_x_msf >= 2));
+		printf("- fill() faster than one call per ID: %.2fx, %s\n",
+			   med[R_SF_FILL][0] / med[R_SF][0], verdict(med[R_SF_FILL][0] > med[R_SF][0]));
+		printf("- wait policy >= 95%% of the cap: %.1f%% (2 threads: %.1f%%), %s\n",
+			   wait_pct, 100 * med[R_SF_WAIT][1] / PGEDGE_CAP, verdict(wait_pct >= 95));
+		printf("- uuidv7 >= 5x libuuid random: %.1fx, %s\n", v7_x, verdict(v7_x >= 5));
+		printf("- ulid >= 5x libuuid random: %.1fx, %s\n", ulid_x, verdict(ulid_x >= 5));
+	}
+	(void) global_sink;
+	return 0;
+}

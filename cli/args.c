@@ -1,0 +1,180 @@
+/*
+ * args.c — the chronoid command's option parser: GNU-style long and short
+ * options without getopt's global state, with messages in chronoid's form.
+ */
+#include <string.h>
+
+#include "cli.h"
+
+void
+cli_args_init(cli_args *a, int argc, char **argv, int first, const char *cmd)
+{
+	a->argc = argc;
+	a->argv = argv;
+	a->next = first;
+	a->cmd = cmd;
+	a->operands_only = false;
+	a->short_pos = 0;
+}
+
+static const cli_option *
+find_long(const cli_option *opts, const char *name, size_t len)
+{
+	for (; opts->id != 0; opts++)
+	{
+		if (opts->long_name != NULL && strlen(opts->long_name) == len &&
+			memcmp(opts->long_name, name, len) == 0)
+			return opts;
+	}
+	return NULL;
+}
+
+static const cli_option *
+find_short(const cli_option *opts, char c)
+{
+	for (; opts->id != 0; opts++)
+	{
+		if (opts->short_name != 0 && opts->short_name == c)
+			return opts;
+	}
+	return NULL;
+}
+
+static int
+next_long(cli_args *a, const cli_option *opts, const char *arg,
+		  const char **value)
+{
+	const char *name = arg + 2;
+	const char *eq = strchr(name, '=');
+	size_t		len = eq ? (size_t) (eq - name) : strlen(name);
+	const cli_option *o = find_long(opts, name, len);
+
+	if (o == NULL)
+	{
+		cli_error(a->cmd, "unknown option '--%.*s'", (int) len, name);
+		return CLI_ARG_ERROR;
+	}
+	if (!o->has_arg)
+	{
+		if (eq != NULL)
+		{
+			cli_error(a->cmd, "option '--%s' takes no value", o->long_name);
+			return CLI_ARG_ERROR;
+		}
+		return o->id;
+	}
+	if (eq != NULL)
+		*value = eq + 1;
+	else if (a->next < a->argc)
+		*value = a->argv[a->next++];
+	else
+	{
+		cli_error(a->cmd, "option '--%s' needs a value", o->long_name);
+		return CLI_ARG_ERROR;
+	}
+	return o->id;
+}
+
+static int
+next_short(cli_args *a, const cli_option *opts, const char **value)
+{
+	const char *arg = a->argv[a->next];
+	char		c = arg[a->short_pos];
+	const cli_option *o = find_short(opts, c);
+
+	a->short_pos++;
+	if (o == NULL)
+	{
+		a->short_pos = 0;
+		a->next++;
+		if ((unsigned char) c < 0x20 || (unsigned char) c > 0x7e)
+			cli_error(a->cmd, "unknown option '-\\x%02x'", (unsigned char) c);
+		else
+			cli_error(a->cmd, "unknown option '-%c'", c);
+		return CLI_ARG_ERROR;
+	}
+	if (o->has_arg)
+	{
+		/* "-n5" carries its value; "-n 5" takes the next argument. */
+		if (arg[a->short_pos] != '\0')
+			*value = arg + a->short_pos;
+		else if (a->next + 1 < a->argc)
+		{
+			a->next++;
+			*value = a->argv[a->next];
+		}
+		else
+		{
+			a->short_pos = 0;
+			a->next++;
+			cli_error(a->cmd, "option '-%c' needs a value", c);
+			return CLI_ARG_ERROR;
+		}
+		a->short_pos = 0;
+		a->next++;
+		return o->id;
+	}
+	if (arg[a->short_pos] == '\0')
+	{
+		a->short_pos = 0;
+		a->next++;
+	}
+	return o->id;
+}
+
+int
+cli_next_arg(cli_args *a, const cli_option *opts, const char **value)
+{
+	const char *arg;
+
+	*value = NULL;
+	if (a->short_pos > 0)
+		return next_short(a, opts, value);
+	if (a->next >= a->argc)
+		return CLI_ARG_END;
+	arg = a->argv[a->next];
+	if (a->operands_only || arg[0] != '-' || arg[1] == '\0' ||
+		(arg[1] >= '0' && arg[1] <= '9'))
+	{
+		a->next++;
+		*value = arg;
+		return CLI_ARG_OPERAND;
+	}
+	if (arg[1] == '-')
+	{
+		a->next++;
+		if (arg[2] == '\0')
+		{
+			a->operands_only = true;
+			return cli_next_arg(a, opts, value);
+		}
+		return next_long(a, opts, arg, value);
+	}
+	a->short_pos = 1;
+	return next_short(a, opts, value);
+}
+
+bool
+cli_parse_uint(const char *s, uint64_t max, uint64_t *out)
+{
+	uint64_t	v = 0;
+
+	if (*s == '\0')
+		return false;
+	for (; *s != '\0'; s++)
+	{
+		unsigned	d;
+
+		if (*s < '0' || *s > '9')
+			return false;
+		d = (unsigned) (*s - '0');
+		if (v > max / 10)
+			return false;
+		v *= 10;
+		if (d > max - v)
+			return false;
+		v += d;
+	}
+	*out = v;
+	return true;
+}

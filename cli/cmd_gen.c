@@ -1,0 +1,378 @@
+/*
+ * cmd_gen.c — "chronoid gen SCHEME": new IDs, one per line, from the
+ * library's generators (Snowflakes in batches through cid_snowflake_fill).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+enum
+{
+	OPT_COUNT = 1,
+	OPT_NODE,
+	OPT_LAYOUT,
+	OPT_MONOTONIC,
+	OPT_HELP
+};
+
+static const cli_option gen_options[] = {
+	{"count", 'n', true, OPT_COUNT},
+	{"node", 0, true, OPT_NODE},
+	{"layout", 0, true, OPT_LAYOUT},
+	{"monotonic", 0, false, OPT_MONOTONIC},
+	{"help", 'h', false, OPT_HELP},
+	{NULL, 0, false, 0}
+};
+
+typedef enum gen_scheme
+{
+	SCHEME_SNOWFLAKE,
+	SCHEME_UUIDV7,
+	SCHEME_UUIDV4,
+	SCHEME_ULID
+} gen_scheme;
+
+static const char *const scheme_names[] = {"snowflake", "uuidv7", "uuidv4", "ulid", NULL};
+
+/*
+ * Snowflakes per cid_snowflake_fill call: one atomic reservation covers a
+ * whole run of a tick's sequence, and the batch's text (at most 21 bytes
+ * an ID) fits one output reservation.
+ */
+#define SNOWFLAKE_BATCH 2048
+
+static bool
+all_digits(const char *s)
+{
+	if (*s == '\0')
+		return false;
+	for (; *s != '\0'; s++)
+	{
+		if (*s < '0' || *s > '9')
+			return false;
+	}
+	return true;
+}
+
+static bool
+parse_count(const char *text, uint64_t *count)
+{
+	if (!all_digits(text) || (cli_parse_uint(text, UINT64_MAX, count) && *count == 0))
+	{
+		cli_out_sync();
+		fputs("chronoid: gen: invalid count ", stderr);
+		cli_quote(stderr, text, strlen(text));
+		fputs(": expected a positive integer\n", stderr);
+		return false;
+	}
+	if (!cli_parse_uint(text, CLI_MAX_COUNT, count))
+	{
+		cli_out_sync();
+		fputs("chronoid: gen: invalid count ", stderr);
+		cli_quote(stderr, text, strlen(text));
+		fprintf(stderr, ": too large (at most %llu)\n",
+				(unsigned long long) CLI_MAX_COUNT);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * The node from --node or else CHRONOID_NODE, checked against the layout.
+ * No default: two machines left on the same default would mint the same
+ * IDs, which is the one thing a Snowflake must never do.
+ */
+static bool
+resolve_node(const char *opt_text, const cid_layout *layout, uint64_t *node)
+{
+	uint64_t	max = cid_layout_max_node(layout);
+	const char *text = opt_text;
+	const char *from = "";
+	uint64_t	v = 0;
+
+	if (text == NULL)
+	{
+		text = getenv("CHRONOID_NODE");
+		if (text != NULL && *text == '\0')
+			text = NULL;
+		from = " (from CHRONOID_NODE)";
+	}
+	if (text == NULL)
+	{
+		if (layout->bits[CID_FIELD_NODE] == 0)
+		{
+			/* Nothing to choose: the layout has no node field. */
+			*node = 0;
+			return true;
+		}
+		cli_error("gen", "snowflake needs a node number");
+		cli_error("gen", "hint: pass --node N or set CHRONOID_NODE=N "
+				  "(0..%llu for layout %s); there is no default because two "
+				  "machines with the same node would mint the same IDs",
+				  (unsigned long long) max, layout->name);
+		return false;
+	}
+	if (!all_digits(text))
+	{
+		cli_out_sync();
+		fputs("chronoid: gen: invalid node ", stderr);
+		cli_quote(stderr, text, strlen(text));
+		fprintf(stderr, "%s: expected a non-negative integer\n", from);
+		return false;
+	}
+	if (!cli_parse_uint(text, max, &v))
+	{
+		cli_out_sync();
+		if (layout->bits[CID_FIELD_NODE] == 0)
+		{
+			fprintf(stderr, "chronoid: gen: node %s%s out of range: layout %s "
+					"has no node field (0 only)\n", text, from, layout->name);
+			return false;
+		}
+		fprintf(stderr, "chronoid: gen: node %s%s out of range for layout %s "
+				"(0..%llu)\n", text, from, layout->name, (unsigned long long) max);
+		return false;
+	}
+	*node = v;
+	return true;
+}
+
+static int
+gen_snowflake(const cid_layout *layout, uint64_t node, uint64_t count)
+{
+	static uint64_t ids[SNOWFLAKE_BATCH];
+	cid_snowflake_gen gen;
+	int			rc;
+
+	rc = cid_snowflake_init(&gen, layout, node, NULL, NULL);
+	if (rc < 0)
+	{
+		cli_error("gen", "snowflake: %s", cid_strerror(rc));
+		return CLI_EXIT_FAIL;
+	}
+	while (count > 0)
+	{
+		size_t		n = count < SNOWFLAKE_BATCH ? (size_t) count : SNOWFLAKE_BATCH;
+		size_t		done = 0;
+		char	   *p;
+		size_t		k = 0;
+		size_t		i;
+
+		/* On failure, print the IDs issued before it: they are valid. */
+		rc = cid_snowflake_fill(&gen, ids, n, &done);
+		if (rc >= 0)
+			done = n;
+		else if (done > n)
+			done = 0;
+		p = cli_out_reserve(done * (CLI_U64_DIGITS + 1));
+		for (i = 0; i < done; i++)
+		{
+			k += cli_u64_to_dec(p + k, ids[i]);
+			p[k++] = '\n';
+		}
+		cli_out_commit(k);
+		if (rc < 0)
+		{
+			cli_error("gen", "snowflake: %s", cid_strerror(rc));
+			return CLI_EXIT_FAIL;
+		}
+		count -= n;
+	}
+	return CLI_EXIT_OK;
+}
+
+static int
+gen_uuidv7(uint64_t count)
+{
+	cid_uuidv7_gen gen;
+	cid_uuid	u;
+	int			rc;
+
+	rc = cid_uuidv7_init(&gen, NULL);
+	for (; rc >= 0 && count > 0; count--)
+	{
+		char	   *p;
+
+		rc = cid_uuidv7_next(&gen, &u);
+		if (rc < 0)
+			break;
+		p = cli_out_reserve(CID_UUID_STRLEN + 1);
+		cid_uuid_format(p, &u);
+		p[CID_UUID_STRLEN] = '\n';
+		cli_out_commit(CID_UUID_STRLEN + 1);
+	}
+	if (rc < 0)
+	{
+		cli_error("gen", "uuidv7: %s", cid_strerror(rc));
+		return CLI_EXIT_FAIL;
+	}
+	return CLI_EXIT_OK;
+}
+
+static int
+gen_uuidv4(uint64_t count)
+{
+	cid_uuid	u;
+	int			rc = CID_OK;
+
+	for (; count > 0; count--)
+	{
+		char	   *p;
+
+		rc = cid_uuidv4_new(&u, NULL);
+		if (rc < 0)
+		{
+			cli_error("gen", "uuidv4: %s", cid_strerror(rc));
+			return CLI_EXIT_FAIL;
+		}
+		p = cli_out_reserve(CID_UUID_STRLEN + 1);
+		cid_uuid_format(p, &u);
+		p[CID_UUID_STRLEN] = '\n';
+		cli_out_commit(CID_UUID_STRLEN + 1);
+	}
+	return CLI_EXIT_OK;
+}
+
+static int
+gen_ulid(uint64_t count, bool monotonic)
+{
+	cid_ulid_gen gen;
+	cid_ulid	u;
+	int			rc;
+
+	rc = cid_ulid_init(&gen, monotonic, NULL);
+	for (; rc >= 0 && count > 0; count--)
+	{
+		char	   *p;
+
+		rc = cid_ulid_next(&gen, &u);
+		if (rc < 0)
+			break;
+		p = cli_out_reserve(CID_ULID_STRLEN + 1);
+		cid_ulid_format(p, &u);
+		p[CID_ULID_STRLEN] = '\n';
+		cli_out_commit(CID_ULID_STRLEN + 1);
+	}
+	if (rc < 0)
+	{
+		cli_error("gen", "ulid: %s", cid_strerror(rc));
+		return CLI_EXIT_FAIL;
+	}
+	return CLI_EXIT_OK;
+}
+
+/* Complain about an option that does not apply to the chosen scheme. */
+static int
+not_for_scheme(const char *option, const char *scheme)
+{
+	cli_error("gen", "option '--%s' applies only to %s", option, scheme);
+	return CLI_EXIT_USAGE;
+}
+
+int
+cli_cmd_gen(int argc, char **argv)
+{
+	cli_args	args;
+	const char *value;
+	const char *scheme_text = NULL;
+	const char *node_text = NULL;
+	const char *layout_text = NULL;
+	bool		monotonic = false;
+	uint64_t	count = 1;
+	gen_scheme	scheme;
+	int			opt;
+	int			rc;
+	int			i;
+
+	cli_args_init(&args, argc, argv, 1, "gen");
+	while ((opt = cli_next_arg(&args, gen_options, &value)) != CLI_ARG_END)
+	{
+		switch (opt)
+		{
+			case CLI_ARG_ERROR:
+				return CLI_EXIT_USAGE;
+			case CLI_ARG_OPERAND:
+				if (scheme_text != NULL)
+				{
+					cli_out_sync();
+					fputs("chronoid: gen: unexpected argument ", stderr);
+					cli_quote(stderr, value, strlen(value));
+					fputs(" (one SCHEME only)\n", stderr);
+					return CLI_EXIT_USAGE;
+				}
+				scheme_text = value;
+				break;
+			case OPT_COUNT:
+				if (!parse_count(value, &count))
+					return CLI_EXIT_USAGE;
+				break;
+			case OPT_NODE:
+				node_text = value;
+				break;
+			case OPT_LAYOUT:
+				layout_text = value;
+				break;
+			case OPT_MONOTONIC:
+				monotonic = true;
+				break;
+			case OPT_HELP:
+				cli_usage_gen(stdout);
+				return CLI_EXIT_OK;
+		}
+	}
+
+	if (scheme_text == NULL)
+	{
+		cli_error("gen", "missing SCHEME (snowflake, uuidv7, uuidv4 or ulid)");
+		return CLI_EXIT_USAGE;
+	}
+	for (i = 0; scheme_names[i] != NULL; i++)
+	{
+		if (strcmp(scheme_names[i], scheme_text) == 0)
+			break;
+	}
+	if (scheme_names[i] == NULL)
+	{
+		cli_out_sync();
+		fputs("chronoid: gen: unknown scheme ", stderr);
+		cli_quote(stderr, scheme_text, strlen(scheme_text));
+		fputs(" (expected snowflake, uuidv7, uuidv4 or ulid)\n", stderr);
+		return CLI_EXIT_USAGE;
+	}
+	scheme = (gen_scheme) i;
+	if (scheme != SCHEME_SNOWFLAKE && node_text != NULL)
+		return not_for_scheme("node", "snowflake");
+	if (scheme != SCHEME_SNOWFLAKE && layout_text != NULL)
+		return not_for_scheme("layout", "snowflake");
+	if (scheme != SCHEME_ULID && monotonic)
+		return not_for_scheme("monotonic", "ulid");
+
+	switch (scheme)
+	{
+		case SCHEME_SNOWFLAKE:
+			{
+				cid_layout	layout;
+				uint64_t	node;
+
+				if (!cli_resolve_layout(&layout, layout_text, "gen") ||
+					!resolve_node(node_text, &layout, &node))
+					return CLI_EXIT_USAGE;
+				rc = gen_snowflake(&layout, node, count);
+				break;
+			}
+		case SCHEME_UUIDV7:
+			rc = gen_uuidv7(count);
+			break;
+		case SCHEME_UUIDV4:
+			rc = gen_uuidv4(count);
+			break;
+		case SCHEME_ULID:
+		default:
+			rc = gen_ulid(count, monotonic);
+			break;
+	}
+	if (!cli_out_flush())
+		return CLI_EXIT_FAIL;
+	return rc;
+}

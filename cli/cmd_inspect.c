@@ -1,0 +1,239 @@
+/*
+ * cmd_inspect.c — "chronoid inspect": what cid_inspect() finds in each ID,
+ * as a line of key=value text or as one JSON object per line.
+ */
+#include <string.h>
+
+#include "cli.h"
+
+enum
+{
+	OPT_LAYOUT = 1,
+	OPT_JSON,
+	OPT_HELP
+};
+
+static const cli_option inspect_options[] = {
+	{"layout", 0, true, OPT_LAYOUT},
+	{"json", 0, false, OPT_JSON},
+	{"help", 'h', false, OPT_HELP},
+	{NULL, 0, false, 0}
+};
+
+typedef struct inspect_ctx
+{
+	const cid_layout *layout;
+	bool		json;
+	unsigned long bad;			/* IDs refused */
+} inspect_ctx;
+
+/* The canonical text of a decoded ID into buf; returns its length. */
+static size_t
+canonical_id(char *buf, const cid_info *info)
+{
+	switch (info->kind)
+	{
+		case CID_KIND_SNOWFLAKE:
+			return cli_u64_to_dec(buf, info->snowflake);
+		case CID_KIND_UUID:
+			{
+				cid_uuid	u;
+
+				memcpy(u.bytes, info->bytes, sizeof(u.bytes));
+				cid_uuid_format(buf, &u);
+				return CID_UUID_STRLEN;
+			}
+		case CID_KIND_ULID:
+		default:
+			{
+				cid_ulid	u;
+
+				memcpy(u.bytes, info->bytes, sizeof(u.bytes));
+				cid_ulid_format(buf, &u);
+				return CID_ULID_STRLEN;
+			}
+	}
+}
+
+static const char *
+kind_name(cid_kind kind)
+{
+	switch (kind)
+	{
+		case CID_KIND_SNOWFLAKE:
+			return "snowflake";
+		case CID_KIND_UUID:
+			return "uuid";
+		case CID_KIND_ULID:
+		default:
+			return "ulid";
+	}
+}
+
+/* id snowflake time=... unix_ms=... node=... sequence=... */
+static void
+write_text(const cid_info *info, const char *id, size_t idlen,
+		   const char *timestamp)
+{
+	cli_out_bytes(id, idlen);
+	cli_out_char(' ');
+	cli_out_str(kind_name(info->kind));
+	if (info->kind == CID_KIND_UUID)
+	{
+		if (info->version >= 0)
+		{
+			cli_out_str(" version=");
+			cli_out_i64(info->version);
+		}
+		else
+			cli_out_str(" variant=non-rfc");
+	}
+	if (timestamp != NULL)
+	{
+		cli_out_str(" time=");
+		cli_out_str(timestamp);
+	}
+	if (info->has_time)
+	{
+		cli_out_str(" unix_ms=");
+		cli_out_i64(info->unix_ms);
+	}
+	if (info->has_node)
+	{
+		cli_out_str(" node=");
+		cli_out_u64(info->node);
+	}
+	if (info->has_sequence)
+	{
+		cli_out_str(" sequence=");
+		cli_out_u64(info->sequence);
+	}
+	cli_out_char('\n');
+}
+
+/*
+ * {"id":..,"type":..,"version":..,"variant":..,"unix_ms":..,"timestamp":..,
+ * "node":..,"sequence":..,"layout":..}: keys in this order, a key that does
+ * not apply left out.
+ */
+static void
+write_json(const cid_info *info, const char *id, size_t idlen,
+		   const char *timestamp, const cid_layout *layout)
+{
+	cli_out_str("{\"id\":");
+	cli_out_json_str(id, idlen);
+	cli_out_str(",\"type\":\"");
+	cli_out_str(kind_name(info->kind));
+	cli_out_char('"');
+	if (info->kind == CID_KIND_UUID)
+	{
+		if (info->version >= 0)
+		{
+			cli_out_str(",\"version\":");
+			cli_out_i64(info->version);
+		}
+		else
+			cli_out_str(",\"variant\":\"non-rfc\"");
+	}
+	if (info->has_time)
+	{
+		cli_out_str(",\"unix_ms\":");
+		cli_out_i64(info->unix_ms);
+	}
+	if (timestamp != NULL)
+	{
+		cli_out_str(",\"timestamp\":");
+		cli_out_json_str(timestamp, strlen(timestamp));
+	}
+	if (info->has_node)
+	{
+		cli_out_str(",\"node\":");
+		cli_out_u64(info->node);
+	}
+	if (info->has_sequence)
+	{
+		cli_out_str(",\"sequence\":");
+		cli_out_u64(info->sequence);
+	}
+	if (info->kind == CID_KIND_SNOWFLAKE)
+	{
+		cli_out_str(",\"layout\":");
+		cli_out_json_str(layout->name, strlen(layout->name));
+	}
+	cli_out_str("}\n");
+}
+
+static void
+inspect_one(const char *s, size_t len, void *arg)
+{
+	inspect_ctx *ctx = arg;
+	cid_info	info;
+	size_t		errpos = 0;
+	char		id[CID_UUID_STRLEN + 1];
+	size_t		idlen;
+	char		timebuf[CID_TIME_STRLEN + 1];
+	const char *timestamp = NULL;
+	int			rc;
+
+	rc = cid_inspect(&info, s, len, ctx->layout, &errpos);
+	if (rc < 0)
+	{
+		cli_report_bad_id("inspect", s, len, rc, errpos, ctx->layout);
+		ctx->bad++;
+		return;
+	}
+	idlen = canonical_id(id, &info);
+	/* A time the calendar text cannot show (before year 0) keeps unix_ms. */
+	if (info.has_time && cid_time_format(timebuf, info.unix_ms) == CID_OK)
+		timestamp = timebuf;
+	if (ctx->json)
+		write_json(&info, id, idlen, timestamp, ctx->layout);
+	else
+		write_text(&info, id, idlen, timestamp);
+}
+
+int
+cli_cmd_inspect(int argc, char **argv)
+{
+	cli_args	args;
+	const char *value;
+	const char *layout_text = NULL;
+	cid_layout	layout;
+	inspect_ctx ctx;
+	char	  **ids;
+	int			nids = 0;
+	int			opt;
+	bool		read_ok;
+
+	/* Operands are gathered in argv's own slots (they are never more). */
+	ids = argv;
+	memset(&ctx, 0, sizeof(ctx));
+	cli_args_init(&args, argc, argv, 1, "inspect");
+	while ((opt = cli_next_arg(&args, inspect_options, &value)) != CLI_ARG_END)
+	{
+		switch (opt)
+		{
+			case CLI_ARG_ERROR:
+				return CLI_EXIT_USAGE;
+			case CLI_ARG_OPERAND:
+				ids[nids++] = (char *) value;
+				break;
+			case OPT_LAYOUT:
+				layout_text = value;
+				break;
+			case OPT_JSON:
+				ctx.json = true;
+				break;
+			case OPT_HELP:
+				cli_usage_inspect(stdout);
+				return CLI_EXIT_OK;
+		}
+	}
+	if (!cli_resolve_layout(&layout, layout_text, "inspect"))
+		return CLI_EXIT_USAGE;
+	ctx.layout = &layout;
+	read_ok = cli_for_each_id(ids, nids, inspect_one, &ctx, "inspect");
+	if (!cli_out_flush() || !read_ok || ctx.bad > 0)
+		return CLI_EXIT_FAIL;
+	return CLI_EXIT_OK;
+}

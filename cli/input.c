@@ -1,0 +1,127 @@
+/*
+ * input.c — where inspect and convert get their IDs (arguments or lines of
+ * standard input), and how an ID the library refused is reported.
+ */
+#define _POSIX_C_SOURCE 200809L	/* getline */
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static bool
+is_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f';
+}
+
+bool
+cli_for_each_id(char **ids, int nids, cli_id_fn fn, void *ctx, const char *cmd)
+{
+	char	   *line = NULL;
+	size_t		cap = 0;
+	ssize_t		got;
+	bool		ok = true;
+	int			i;
+
+	if (nids > 0)
+	{
+		for (i = 0; i < nids; i++)
+			fn(ids[i], strlen(ids[i]), ctx);
+		return true;
+	}
+	while ((got = getline(&line, &cap, stdin)) >= 0)
+	{
+		const char *s = line;
+		size_t		len = (size_t) got;
+
+		while (len > 0 && is_space(s[len - 1]))
+			len--;
+		while (len > 0 && is_space(*s))
+		{
+			s++;
+			len--;
+		}
+		if (len > 0)
+			fn(s, len, ctx);
+	}
+	if (ferror(stdin))
+	{
+		cli_error(cmd, "reading standard input: %s", strerror(errno));
+		ok = false;
+	}
+	free(line);
+	return ok;
+}
+
+/*
+ * What the refused text should have looked like.  cid_inspect() picks the
+ * form by length (its header says how); the hint follows the same rule so
+ * that it speaks of the form the library tried.
+ */
+static const char *
+expected_hint(int status, size_t len, const cid_layout *layout, char *buf,
+			  size_t buflen)
+{
+	bool		uuid_len = (len == 32 || len == 36 || len == 38);
+	bool		ulid_len = (len == CID_ULID_STRLEN);
+
+	switch (status)
+	{
+		case CID_ESYNTAX:
+			if (uuid_len)
+				return "expected a hexadecimal digit, in the form "
+					"xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx, 32 digits alone, "
+					"or either in braces";
+			if (ulid_len)
+				return "expected a Crockford base32 digit: 0-9 or A-Z "
+					"except I, L, O, U";
+			snprintf(buf, buflen, "expected a decimal digit for a snowflake "
+					 "of layout %s", layout->name);
+			return buf;
+		case CID_EOVERFLOW:
+			if (ulid_len)
+				return "a ULID's first character is 0-7: the largest is "
+					"7ZZZZZZZZZZZZZZZZZZZZZZZZZ";
+			snprintf(buf, buflen, "too large for a snowflake of layout %s, "
+					 "or sets bits the layout keeps zero", layout->name);
+			return buf;
+		case CID_ELENGTH:
+			snprintf(buf, buflen, "%zu characters", len);
+			return buf;
+		case CID_EUNKNOWN:
+			return "expected a UUID, a 26-character ULID or a decimal snowflake";
+		default:
+			return NULL;
+	}
+}
+
+void
+cli_report_bad_id(const char *cmd, const char *s, size_t len, int status,
+				  size_t errpos, const cid_layout *layout)
+{
+	char		buf[160];
+	const char *hint = expected_hint(status, len, layout, buf, sizeof(buf));
+
+	cli_out_sync();
+	fprintf(stderr, "chronoid: %s: ", cmd);
+	cli_quote(stderr, s, len);
+	fprintf(stderr, ": %s", cid_strerror(status));
+	if (status == CID_ESYNTAX && errpos < len)
+	{
+		unsigned char c = (unsigned char) s[errpos];
+
+		/* Positions count from 1, as an editor's columns do. */
+		if (c == '\'' || c == '\\')
+			fprintf(stderr, " '\\%c'", c);
+		else if (c < 0x20 || c > 0x7e)
+			fprintf(stderr, " '\\x%02x'", c);
+		else
+			fprintf(stderr, " '%c'", c);
+		fprintf(stderr, " at position %zu", errpos + 1);
+	}
+	if (hint != NULL)
+		fprintf(stderr, " (%s)", hint);
+	fputc('\n', stderr);
+}

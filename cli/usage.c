@@ -1,0 +1,92 @@
+/*
+ * usage.c — the chronoid command's --help texts.  Keep them in step with
+ * docs/chronoid.1 and docs/cli.md.
+ */
+#include "cli.h"
+
+void
+cli_usage_main(FILE *fp)
+{
+	fputs("usage: chronoid COMMAND [OPTIONS] [ARGS]\n"
+		  "\n"
+		  "Unique, time-sortable IDs: Snowflake, UUIDv7, ULID, UUIDv4.\n"
+		  "\n"
+		  "commands:\n"
+		  "  gen SCHEME      generate IDs (snowflake, uuidv7, uuidv4, ulid)\n"
+		  "  inspect [ID...] decode IDs: type, version, time, node, sequence\n"
+		  "  convert [ID...] turn UUIDs into ULIDs and back (same 128 bits)\n"
+		  "  help [COMMAND]  show this text or a command's\n"
+		  "\n"
+		  "options:\n"
+		  "  -h, --help      show this text and exit\n"
+		  "  -V, --version   show the version and exit\n"
+		  "\n"
+		  "'chronoid COMMAND --help' describes a command.  Exit status: 0 success,\n"
+		  "1 an invalid ID or a generator failure, 2 a bad command line.\n", fp);
+}
+
+void
+cli_usage_gen(FILE *fp)
+{
+	fputs("usage: chronoid gen SCHEME [-n COUNT] [--node N] [--layout NAME|SPEC]\n"
+		  "                    [--monotonic]\n"
+		  "\n"
+		  "Print COUNT new IDs of SCHEME, one per line.  Snowflakes, UUIDv7s\n"
+		  "and monotonic ULIDs strictly increase; plain ULIDs sort by their\n"
+		  "millisecond only, and UUIDv4s are random.\n"
+		  "\n"
+		  "schemes:\n"
+		  "  snowflake   64-bit integer in decimal (needs a node number)\n"
+		  "  uuidv7      time-ordered UUID (RFC 9562), lower case\n"
+		  "  uuidv4      random UUID (RFC 9562), lower case\n"
+		  "  ulid        26 Crockford base32 characters, upper case\n"
+		  "\n"
+		  "options:\n"
+		  "  -n, --count COUNT     how many IDs (default 1, at most 1000000000000)\n"
+		  "      --node N          snowflake node number (or CHRONOID_NODE);\n"
+		  "                        required: two machines with the same node\n"
+		  "                        mint the same IDs\n"
+		  "      --layout L        snowflake bit layout: a preset (pgedge, the\n"
+		  "                        default; twitter, sonyflake, instagram,\n"
+		  "                        discord) or a spec such as\n"
+		  "                        \"time:42,seq:12,reserved:10;epoch=2025-01-01;tick=1ms\"\n"
+		  "      --monotonic       ulid: increment the random part within a\n"
+		  "                        millisecond instead of drawing it afresh\n"
+		  "  -h, --help            show this text and exit\n"
+		  "\n"
+		  "environment:\n"
+		  "  CHRONOID_NODE         node number when --node is not given\n", fp);
+}
+
+void
+cli_usage_inspect(FILE *fp)
+{
+	fputs("usage: chronoid inspect [--layout NAME|SPEC] [--json] [ID...]\n"
+		  "\n"
+		  "Decode each ID: its type (snowflake, uuid, ulid), UUID version,\n"
+		  "creation time, and a snowflake's node and sequence.  With no ID\n"
+		  "arguments, read IDs from standard input, one per line.\n"
+		  "\n"
+		  "options:\n"
+		  "      --layout L        snowflake bit layout (default pgedge)\n"
+		  "      --json            one JSON object per line\n"
+		  "  -h, --help            show this text and exit\n"
+		  "\n"
+		  "An invalid ID is reported on standard error; the others are still\n"
+		  "decoded, and the exit status is 1.\n", fp);
+}
+
+void
+cli_usage_convert(FILE *fp)
+{
+	fputs("usage: chronoid convert --to uuid|ulid [ID...]\n"
+		  "\n"
+		  "Write each UUID or ULID as the other form (the same 128 bits), or\n"
+		  "canonicalise it when it already has that form.  A ULID read as a\n"
+		  "UUID is generally not a version 7 UUID.  With no ID arguments, read\n"
+		  "IDs from standard input, one per line.\n"
+		  "\n"
+		  "options:\n"
+		  "      --to FORM         uuid or ulid (required)\n"
+		  "  -h, --help            show this text and exit\n", fp);
+}

@@ -1,0 +1,307 @@
+/*
+ * ulid.c — ULIDs (https://github.com/ulid/spec): Crockford base32 text,
+ * conversion to and from UUID bits, and the plain and monotonic generators.
+ */
+#include "chronoid.h"
+
+#include <string.h>
+
+#define ULID_MAX_MS ((INT64_C(1) << 48) - 1)
+#define ULID_RAND_LEN 10
+
+/* Internal status of ulid_step: the step needs fresh random bytes. */
+#define NEED_RANDOM 1000
+
+/* The spec's alphabet: Crockford's base32 without I, L, O and U. */
+static const char b32_digits[] = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+
+/*
+ * Digit value plus one for each accepted character (0 = not a digit).
+ * Both cases decode; Crockford's aliases (I, L -> 1, O -> 0) are not
+ * accepted, as the ULID spec's reference decoders reject them.
+ */
+static const uint8_t b32_values[256] = {
+	['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5,
+	['5'] = 6, ['6'] = 7, ['7'] = 8, ['8'] = 9, ['9'] = 10,
+	['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15,
+	['F'] = 16, ['G'] = 17, ['H'] = 18, ['J'] = 19, ['K'] = 20,
+	['M'] = 21, ['N'] = 22, ['P'] = 23, ['Q'] = 24, ['R'] = 25,
+	['S'] = 26, ['T'] = 27, ['V'] = 28, ['W'] = 29, ['X'] = 30,
+	['Y'] = 31, ['Z'] = 32,
+	['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15,
+	['f'] = 16, ['g'] = 17, ['h'] = 18, ['j'] = 19, ['k'] = 20,
+	['m'] = 21, ['n'] = 22, ['p'] = 23, ['q'] = 24, ['r'] = 25,
+	['s'] = 26, ['t'] = 27, ['v'] = 28, ['w'] = 29, ['x'] = 30,
+	['y'] = 31, ['z'] = 32,
+};
+
+/*
+ * The ULID spec's text is the 128-bit value in base32, most significant
+ * digit first: 26 digits hold 130 bits, so the first digit carries only
+ * the top 3 bits (hence its 0..7 limit).  Digit i covers bits
+ * 5 * (25 - i) + 4 .. 5 * (25 - i) of the value.
+ */
+void
+cid_ulid_format(char *out, const cid_ulid *ulid)
+{
+	uint64_t	hi = 0;
+	uint64_t	lo = 0;
+
+	for (int i = 0; i < 8; i++)
+	{
+		hi = hi << 8 | ulid->bytes[i];
+		lo = lo << 8 | ulid->bytes[8 + i];
+	}
+	for (int i = CID_ULID_STRLEN - 1; i >= 0; i--)
+	{
+		out[i] = b32_digits[lo & 31];
+		/* shift the 128-bit value right by 5 */
+		lo = lo >> 5 | hi << 59;
+		hi >>= 5;
+	}
+	out[CID_ULID_STRLEN] = '\0';
+}
+
+int
+cid_ulid_parse(cid_ulid *out, const char *s, size_t len, size_t *errpos)
+{
+	uint64_t	hi = 0;
+	uint64_t	lo = 0;
+
+	if (out == NULL || (s == NULL && len > 0))
+		return CID_EINVAL;
+	if (len != CID_ULID_STRLEN)
+		return CID_ELENGTH;
+	for (size_t i = 0; i < len; i++)
+	{
+		if (b32_values[(unsigned char) s[i]] == 0)
+		{
+			if (errpos)
+				*errpos = i;
+			return CID_ESYNTAX;
+		}
+	}
+	/* A first digit above 7 would need a 129th bit. */
+	if (b32_values[(unsigned char) s[0]] - 1 > 7)
+	{
+		if (errpos)
+			*errpos = 0;
+		return CID_EOVERFLOW;
+	}
+	for (size_t i = 0; i < len; i++)
+	{
+		/* shift the 128-bit value left by 5, then add the digit */
+		hi = hi << 5 | lo >> 59;
+		lo = lo << 5 | (uint64_t) (b32_values[(unsigned char) s[i]] - 1);
+	}
+	for (int i = 0; i < 8; i++)
+	{
+		out->bytes[i] = (uint8_t) (hi >> (56 - 8 * i));
+		out->bytes[8 + i] = (uint8_t) (lo >> (56 - 8 * i));
+	}
+	return CID_OK;
+}
+
+/* Spec: the first 48 bits are the big-endian Unix time in ms. */
+static int64_t
+bytes_ms(const uint8_t *b)
+{
+	uint64_t	v = 0;
+
+	for (int i = 0; i < 6; i++)
+		v = v << 8 | b[i];
+	return (int64_t) v;
+}
+
+int64_t
+cid_ulid_unix_ms(const cid_ulid *ulid)
+{
+	return bytes_ms(ulid->bytes);
+}
+
+/* ms into the first 48 bits, rand (or zeros) into the last 80. */
+static void
+build(uint8_t *b, int64_t unix_ms, const uint8_t *rand)
+{
+	for (int i = 0; i < 6; i++)
+		b[i] = (uint8_t) ((uint64_t) unix_ms >> (40 - 8 * i));
+	if (rand != NULL)
+		memcpy(b + 6, rand, ULID_RAND_LEN);
+	else
+		memset(b + 6, 0, ULID_RAND_LEN);
+}
+
+int
+cid_ulid_from_ms(cid_ulid *out, int64_t unix_ms, const uint8_t *rand)
+{
+	if (out == NULL)
+		return CID_EINVAL;
+	if (unix_ms < 0 || unix_ms > ULID_MAX_MS)
+		return CID_ETIME_RANGE;
+	build(out->bytes, unix_ms, rand);
+	return CID_OK;
+}
+
+void
+cid_ulid_to_uuid(cid_uuid *out, const cid_ulid *ulid)
+{
+	memcpy(out->bytes, ulid->bytes, 16);
+}
+
+void
+cid_ulid_from_uuid(cid_ulid *out, const cid_uuid *uuid)
+{
+	memcpy(out->bytes, uuid->bytes, 16);
+}
+
+int
+cid_ulid_init(cid_ulid_gen *gen, bool monotonic, const cid_env *env)
+{
+	if (gen == NULL)
+		return CID_EINVAL;
+	if (env != NULL)
+		gen->env = *env;
+	else
+		memset(&gen->env, 0, sizeof(gen->env));
+	gen->monotonic = monotonic;
+	atomic_flag_clear(&gen->lock);
+	memset(gen->last, 0, sizeof(gen->last));
+	return CID_OK;
+}
+
+/*
+ * Spin-wait hint: lets a sibling hyperthread run and saves power while the
+ * lock holder finishes its few instructions.
+ */
+static inline void
+cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield");
+#endif
+}
+
+/* True when all 16 bytes are zero: the state of a fresh generator. */
+static bool
+all_zero(const uint8_t *b)
+{
+	for (int i = 0; i < 16; i++)
+		if (b[i] != 0)
+			return false;
+	return true;
+}
+
+/*
+ * One step.  rand may be NULL: then NEED_RANDOM when the step would have
+ * used it (nothing changes), so that callers fetch random bytes only when
+ * the millisecond moves on.
+ */
+static int
+ulid_step(cid_ulid_gen *gen, int64_t now_ms, const uint8_t *rand, cid_ulid *out)
+{
+	int64_t		last_ms;
+	int			rc = CID_OK;
+
+	if (now_ms < 0 || now_ms > ULID_MAX_MS)
+		return CID_ETIME_RANGE;
+	if (!gen->monotonic)
+	{
+		/* Spec default: fresh randomness every time, no shared state. */
+		if (rand == NULL)
+			return NEED_RANDOM;
+		build(out->bytes, now_ms, rand);
+		return CID_OK;
+	}
+
+	/*
+	 * The 128-bit state has no lock-free compare-exchange in portable C11,
+	 * so a spin lock guards it (docs/uuid-ulid.md).  The section only
+	 * compares and copies a few bytes: the clock and random source are read
+	 * before it.
+	 */
+	while (atomic_flag_test_and_set_explicit(&gen->lock, memory_order_acquire))
+		cpu_relax();
+
+	last_ms = bytes_ms(gen->last);
+	if (now_ms > last_ms || all_zero(gen->last))
+	{
+		if (rand == NULL)
+			rc = NEED_RANDOM;
+		else
+			build(gen->last, now_ms, rand);
+	}
+	else
+	{
+		int			i;
+
+		/*
+		 * Spec, monotonicity: in the same millisecond, the random part of
+		 * the previous ULID plus one.  A clock behind the last ULID is
+		 * treated alike: the last ms is kept, so order still holds.  All
+		 * 80 bits at 1 means the increment would carry into the time:
+		 * fail and leave the state as it is.
+		 */
+		for (i = 6; i < 16 && gen->last[i] == 0xff; i++)
+			;
+		if (i == 16)
+			rc = CID_EMONOTONIC_OVERFLOW;
+		else
+		{
+			for (int j = 15; j >= 6; j--)
+				if (++gen->last[j] != 0)
+					break;
+		}
+	}
+	if (rc == CID_OK)
+		memcpy(out->bytes, gen->last, 16);
+
+	atomic_flag_clear_explicit(&gen->lock, memory_order_release);
+	return rc;
+}
+
+int
+cid_ulid_next_at(cid_ulid_gen *gen, int64_t now_ms, const uint8_t rand[10],
+				 cid_ulid *out)
+{
+	int			rc;
+
+	if (gen == NULL || out == NULL)
+		return CID_EINVAL;
+	rc = ulid_step(gen, now_ms, rand, out);
+	return rc == NEED_RANDOM ? CID_EINVAL : rc;
+}
+
+int
+cid_ulid_next(cid_ulid_gen *gen, cid_ulid *out)
+{
+	cid_clock_fn clock;
+	cid_random_fn fill;
+	int64_t		now;
+	uint8_t		rand[ULID_RAND_LEN];
+	int			rc;
+
+	if (gen == NULL || out == NULL)
+		return CID_EINVAL;
+	clock = gen->env.clock ? gen->env.clock : cid_platform_clock;
+	fill = gen->env.random ? gen->env.random : cid_platform_random;
+
+	now = clock(gen->env.ctx);
+	if (now < 0)
+		return CID_ECLOCK;
+	now /= 1000000;
+
+	/*
+	 * Try without random bytes first: a monotonic generator inside one
+	 * millisecond only increments.  When the step needs fresh bytes, get
+	 * them outside the lock and step again (the state may have moved on
+	 * meanwhile; the second step decides afresh).
+	 */
+	rc = ulid_step(gen, now, NULL, out);
+	if (rc != NEED_RANDOM)
+		return rc;
+	if (fill(gen->env.ctx, rand, sizeof(rand)) < 0)
+		return CID_ERANDOM;
+	return ulid_step(gen, now, rand, out);
+}

@@ -1,0 +1,1 @@
+convert --to uuidv7 01ARZ3NDEKTSV4RRFFQ69G5FAV

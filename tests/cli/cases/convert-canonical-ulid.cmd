@@ -1,0 +1,1 @@
+convert --to ulid 01arz3ndektsv4rrffq69g5fav

@@ -1,0 +1,1 @@
+gen ulid --layout pgedge

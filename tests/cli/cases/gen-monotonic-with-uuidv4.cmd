@@ -1,0 +1,1 @@
+gen uuidv4 --monotonic

@@ -1,0 +1,1 @@
+gen snowflake --layout sonyflake --node 65536

@@ -1,0 +1,1 @@
+gen snowflake --node 1024

@@ -1,0 +1,1 @@
+gen uuidv7 --node 1

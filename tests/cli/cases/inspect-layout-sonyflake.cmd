@@ -1,0 +1,1 @@
+inspect --layout=sonyflake 42

@@ -1,0 +1,1 @@
+inspect --json 01ARZ3NDEKTSV4RRFFQ69G5FAV 7zzzzzzzzzzzzzzzzzzzzzzzzz

@@ -1,0 +1,1 @@
+inspect --yaml 1
