@@ -48,10 +48,11 @@ SHARED_LIB := $(BUILD)/libchronoid.so.$(VERSION)
 CLI_BIN    := $(BUILD)/chronoid
 PC_FILE    := $(BUILD)/chronoid.pc
 
-# The extension builds only where PGXS is really there (pg_config alone
-# comes with the client library and is not enough).
+# The extension builds only where PGXS is really there: pg_config, and even
+# pgxs.mk, come with Debian's client package; the server headers do not.
 PG_CONFIG ?= pg_config
-HAVE_PGXS := $(shell f=$$($(PG_CONFIG) --pgxs 2>/dev/null) && test -f "$$f" && echo yes)
+HAVE_PGXS := $(shell f=$$($(PG_CONFIG) --pgxs 2>/dev/null) && test -f "$$f" && \
+               test -f "$$($(PG_CONFIG) --includedir-server)/postgres.h" && echo yes)
 
 .PHONY: all lib cli tests ext install uninstall check demo bench clean \
         setup test-unit fuzz lint

@@ -7,7 +7,8 @@ export TZ=UTC LC_ALL=C
 make -s --no-print-directory all >/dev/null
 c=build/chronoid
 
-step() { printf '\n\033[1m$ %s\033[0m\n' "$*"; "$@"; }
+if [ -t 1 ]; then B=$'\033[1m' N=$'\033[0m'; else B= N=; fi
+step() { printf '\n%s$ %s%s\n' "$B" "$*" "$N"; "$@"; }
 say()  { printf '\n# %s\n' "$*"; }
 
 say "Mint one ID of each scheme (a Snowflake needs a node number: here 7)"

@@ -24,7 +24,12 @@ missing=()
 for p in "${want[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 done
-have_pgxs() { f=$(pg_config --pgxs 2>/dev/null) && test -f "$f"; }
+# pgxs.mk ships with Debian's client package; the server headers are what
+# says the development files are really there.
+have_pgxs() {
+    f=$(pg_config --pgxs 2>/dev/null) && test -f "$f" &&
+        test -f "$(pg_config --includedir-server)/postgres.h"
+}
 have_server() { ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; }
 
 if [ ${#missing[@]} -eq 0 ] && have_pgxs && have_server; then
