@@ -1,0 +1,54 @@
+/*
+ * cid_pg.h — shared declarations of the chronoid extension's C glue: the
+ * PostgreSQL environment for the core generators, error reporting, and
+ * conversions between PostgreSQL timestamps and Unix milliseconds.
+ */
+#ifndef CID_PG_H
+#define CID_PG_H
+
+#include "postgres.h"
+
+#include "datatype/timestamp.h"
+
+#include "chronoid.h"
+
+/* Plug pg_strong_random() in as the core's raw random source (_PG_init). */
+void		cid_pg_env_init(void);
+
+/* Clock, buffered random and interruptible sleep for core generators. */
+const cid_env *cid_pg_env(void);
+
+/* Defined by snowflake_funcs.c: GUCs of the snowflake part. */
+void		cid_pg_snowflake_init(void);
+
+/*
+ * (Error helpers use C11 _Noreturn: PostgreSQL's own attribute macro is
+ * spelled differently across 13..18.)
+ *
+ * ereport(ERROR) for a failed core call: "what: <cid_strerror(status)>",
+ * with a SQLSTATE that fits the status.
+ */
+_Noreturn void cid_pg_report(int status, const char *what);
+
+/* The SQLSTATE cid_pg_report() uses for a status. */
+int			cid_pg_sqlstate(int status);
+
+/*
+ * PostgreSQL timestamps count microseconds since 2000-01-01 00:00 UTC;
+ * the core counts Unix milliseconds.  To Unix ms floors (negative values
+ * included) and raises 22008 for -infinity and infinity, naming the value
+ * and the target ("type ulid"); with_tz says which timestamp type ts is.
+ */
+int64		cid_pg_ts_to_unix_ms(TimestampTz ts, bool with_tz, const char *target);
+
+/* 22008 for a finite timestamp the target format cannot hold. */
+_Noreturn void cid_pg_ts_range_error(TimestampTz ts, bool with_tz,
+									 const char *target);
+
+/*
+ * Unix ms to a PostgreSQL timestamp (exact: ms * 1000 µs).  Every value
+ * the 48-bit formats and 1582-based UUID times produce is in range.
+ */
+TimestampTz cid_pg_unix_ms_to_ts(int64 unix_ms);
+
+#endif							/* CID_PG_H */

@@ -1,0 +1,350 @@
+/*
+ * ulid_type.c — the ulid base type: 16 bytes by reference (48-bit ms
+ * big-endian, then 80 random bits, as the ULID spec's binary layout), so
+ * memcmp order is time order.  Text I/O is the core's Crockford codec.
+ */
+#include "cid_pg.h"
+
+#include "common/hashfn.h"
+#include "fmgr.h"
+#include "libpq/pqformat.h"
+#include "utils/builtins.h"
+#include "utils/sortsupport.h"
+#include "utils/timestamp.h"
+#include "utils/uuid.h"
+
+#define ULID_LEN 16
+
+PG_FUNCTION_INFO_V1(chronoid_ulid_in);
+PG_FUNCTION_INFO_V1(chronoid_ulid_out);
+PG_FUNCTION_INFO_V1(chronoid_ulid_recv);
+PG_FUNCTION_INFO_V1(chronoid_ulid_send);
+PG_FUNCTION_INFO_V1(chronoid_ulid_eq);
+PG_FUNCTION_INFO_V1(chronoid_ulid_ne);
+PG_FUNCTION_INFO_V1(chronoid_ulid_lt);
+PG_FUNCTION_INFO_V1(chronoid_ulid_le);
+PG_FUNCTION_INFO_V1(chronoid_ulid_gt);
+PG_FUNCTION_INFO_V1(chronoid_ulid_ge);
+PG_FUNCTION_INFO_V1(chronoid_ulid_cmp);
+PG_FUNCTION_INFO_V1(chronoid_ulid_sortsupport);
+PG_FUNCTION_INFO_V1(chronoid_ulid_hash);
+PG_FUNCTION_INFO_V1(chronoid_ulid_hash_extended);
+PG_FUNCTION_INFO_V1(chronoid_ulid_to_uuid);
+PG_FUNCTION_INFO_V1(chronoid_uuid_to_ulid);
+PG_FUNCTION_INFO_V1(chronoid_ulid_to_timestamptz);
+PG_FUNCTION_INFO_V1(chronoid_timestamptz_to_ulid);
+PG_FUNCTION_INFO_V1(chronoid_timestamp_to_ulid);
+PG_FUNCTION_INFO_V1(chronoid_ulid_to_bytea);
+PG_FUNCTION_INFO_V1(chronoid_bytea_to_ulid);
+PG_FUNCTION_INFO_V1(chronoid_gen_ulid);
+PG_FUNCTION_INFO_V1(chronoid_gen_monotonic_ulid);
+
+#define ULID_P(n) ((const cid_ulid *) PG_GETARG_POINTER(n))
+
+/*
+ * Text input reports bad input as a soft error where the server has them
+ * (16+), so pg_input_is_valid() and COPY ... ON_ERROR work; before 16 it
+ * is an ordinary ERROR.
+ */
+#if PG_VERSION_NUM >= 160000
+#define ULID_INPUT_ERROR(fcinfo, ...) \
+	ereturn((fcinfo)->context, (Datum) 0, __VA_ARGS__)
+#else
+#define ULID_INPUT_ERROR(fcinfo, ...) \
+	do { ereport(ERROR, __VA_ARGS__); return (Datum) 0; } while (0)
+#endif
+
+static Datum
+ulid_datum(const cid_ulid *u)
+{
+	cid_ulid   *out = (cid_ulid *) palloc(sizeof(cid_ulid));
+
+	StaticAssertStmt(sizeof(cid_ulid) == ULID_LEN, "cid_ulid is not 16 bytes");
+	*out = *u;
+	return PointerGetDatum(out);
+}
+
+Datum
+chronoid_ulid_in(PG_FUNCTION_ARGS)
+{
+	char	   *s = PG_GETARG_CSTRING(0);
+	size_t		len = strlen(s);
+	size_t		pos = 0;
+	cid_ulid	u;
+	int			rc = cid_ulid_parse(&u, s, len, &pos);
+	unsigned char c;
+
+	if (rc == CID_OK)
+		return ulid_datum(&u);
+	if (rc == CID_EOVERFLOW)
+		ULID_INPUT_ERROR(fcinfo,
+						 (errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+						  errmsg("value \"%s\" is out of range for type ulid", s),
+						  errdetail("The largest ULID is 7ZZZZZZZZZZZZZZZZZZZZZZZZZ "
+									"(the first character is at most 7).")));
+	if (rc == CID_ESYNTAX && pos < len)
+	{
+		c = (unsigned char) s[pos];
+		/* a lone byte of a multibyte character must not reach the client */
+		if (c >= 0x20 && c < 0x7f)
+			ULID_INPUT_ERROR(fcinfo,
+							 (errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+							  errmsg("invalid input syntax for type ulid: \"%s\"", s),
+							  errdetail("Character \"%c\" at position %zu is not in the "
+										"Crockford base32 alphabet "
+										"(0-9 and A-Z without I, L, O, U).",
+										c, pos + 1)));
+		ULID_INPUT_ERROR(fcinfo,
+						 (errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+						  errmsg("invalid input syntax for type ulid: \"%s\"", s),
+						  errdetail("Byte 0x%02X at position %zu is not in the "
+									"Crockford base32 alphabet "
+									"(0-9 and A-Z without I, L, O, U).",
+									c, pos + 1)));
+	}
+	if (rc == CID_ELENGTH)
+		ULID_INPUT_ERROR(fcinfo,
+						 (errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+						  errmsg("invalid input syntax for type ulid: \"%s\"", s),
+						  errdetail("A ULID has %d characters, not %zu.",
+									CID_ULID_STRLEN, len)));
+	ULID_INPUT_ERROR(fcinfo,
+					 (errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+					  errmsg("invalid input syntax for type ulid: \"%s\"", s),
+					  errdetail("%s", cid_strerror(rc))));
+}
+
+Datum
+chronoid_ulid_out(PG_FUNCTION_ARGS)
+{
+	char	   *s = palloc(CID_ULID_STRLEN + 1);
+
+	cid_ulid_format(s, ULID_P(0));
+	PG_RETURN_CSTRING(s);
+}
+
+/* Binary format: the 16 bytes as stored, like uuid's. */
+Datum
+chronoid_ulid_recv(PG_FUNCTION_ARGS)
+{
+	StringInfo	buf = (StringInfo) PG_GETARG_POINTER(0);
+	cid_ulid   *u = (cid_ulid *) palloc(sizeof(cid_ulid));
+
+	memcpy(u->bytes, pq_getmsgbytes(buf, ULID_LEN), ULID_LEN);
+	PG_RETURN_POINTER(u);
+}
+
+Datum
+chronoid_ulid_send(PG_FUNCTION_ARGS)
+{
+	StringInfoData buf;
+
+	pq_begintypsend(&buf);
+	pq_sendbytes(&buf, (const char *) ULID_P(0)->bytes, ULID_LEN);
+	PG_RETURN_BYTEA_P(pq_endtypsend(&buf));
+}
+
+/* Big-endian time first: byte order is time order (ULID spec, Sorting). */
+static int
+ulid_cmp_bytes(const cid_ulid *a, const cid_ulid *b)
+{
+	return memcmp(a->bytes, b->bytes, ULID_LEN);
+}
+
+Datum
+chronoid_ulid_eq(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(ulid_cmp_bytes(ULID_P(0), ULID_P(1)) == 0);
+}
+
+Datum
+chronoid_ulid_ne(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(ulid_cmp_bytes(ULID_P(0), ULID_P(1)) != 0);
+}
+
+Datum
+chronoid_ulid_lt(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(ulid_cmp_bytes(ULID_P(0), ULID_P(1)) < 0);
+}
+
+Datum
+chronoid_ulid_le(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(ulid_cmp_bytes(ULID_P(0), ULID_P(1)) <= 0);
+}
+
+Datum
+chronoid_ulid_gt(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(ulid_cmp_bytes(ULID_P(0), ULID_P(1)) > 0);
+}
+
+Datum
+chronoid_ulid_ge(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(ulid_cmp_bytes(ULID_P(0), ULID_P(1)) >= 0);
+}
+
+Datum
+chronoid_ulid_cmp(PG_FUNCTION_ARGS)
+{
+	int			c = ulid_cmp_bytes(ULID_P(0), ULID_P(1));
+
+	PG_RETURN_INT32(c < 0 ? -1 : (c > 0 ? 1 : 0));
+}
+
+/* Sorts and index builds call this directly, without the fmgr layer. */
+static int
+ulid_fast_cmp(Datum x, Datum y, SortSupport ssup)
+{
+	(void) ssup;
+	return ulid_cmp_bytes((const cid_ulid *) DatumGetPointer(x),
+						  (const cid_ulid *) DatumGetPointer(y));
+}
+
+Datum
+chronoid_ulid_sortsupport(PG_FUNCTION_ARGS)
+{
+	SortSupport ssup = (SortSupport) PG_GETARG_POINTER(0);
+
+	ssup->comparator = ulid_fast_cmp;
+	PG_RETURN_VOID();
+}
+
+Datum
+chronoid_ulid_hash(PG_FUNCTION_ARGS)
+{
+	return hash_any(ULID_P(0)->bytes, ULID_LEN);
+}
+
+/* Seeded 64-bit hash: hash partitioning and hash index builds. */
+Datum
+chronoid_ulid_hash_extended(PG_FUNCTION_ARGS)
+{
+	return hash_any_extended(ULID_P(0)->bytes, ULID_LEN, PG_GETARG_INT64(1));
+}
+
+Datum
+chronoid_ulid_to_uuid(PG_FUNCTION_ARGS)
+{
+	pg_uuid_t  *out = (pg_uuid_t *) palloc(sizeof(pg_uuid_t));
+	cid_uuid	u;
+
+	cid_ulid_to_uuid(&u, ULID_P(0));
+	memcpy(out->data, u.bytes, UUID_LEN);
+	PG_RETURN_UUID_P(out);
+}
+
+Datum
+chronoid_uuid_to_ulid(PG_FUNCTION_ARGS)
+{
+	cid_uuid	u;
+	cid_ulid	l;
+
+	memcpy(u.bytes, PG_GETARG_UUID_P(0)->data, UUID_LEN);
+	cid_ulid_from_uuid(&l, &u);
+	return ulid_datum(&l);
+}
+
+/* Serves both ulid::timestamptz and ulid::timestamp (read as UTC). */
+Datum
+chronoid_ulid_to_timestamptz(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_TIMESTAMPTZ(cid_pg_unix_ms_to_ts(cid_ulid_unix_ms(ULID_P(0))));
+}
+
+/* Zero random part: the smallest ULID of that millisecond. */
+static Datum
+ts_to_ulid(TimestampTz ts, bool with_tz)
+{
+	int64		ms = cid_pg_ts_to_unix_ms(ts, with_tz, "type ulid");
+	cid_ulid	u;
+	int			rc = cid_ulid_from_ms(&u, ms, NULL);
+
+	if (rc == CID_ETIME_RANGE)
+		cid_pg_ts_range_error(ts, with_tz, "type ulid");
+	if (rc < 0)
+		cid_pg_report(rc, "could not build a ULID");
+	return ulid_datum(&u);
+}
+
+Datum
+chronoid_timestamptz_to_ulid(PG_FUNCTION_ARGS)
+{
+	return ts_to_ulid(PG_GETARG_TIMESTAMPTZ(0), true);
+}
+
+Datum
+chronoid_timestamp_to_ulid(PG_FUNCTION_ARGS)
+{
+	return ts_to_ulid(PG_GETARG_TIMESTAMP(0), false);
+}
+
+Datum
+chronoid_ulid_to_bytea(PG_FUNCTION_ARGS)
+{
+	bytea	   *out = (bytea *) palloc(VARHDRSZ + ULID_LEN);
+
+	SET_VARSIZE(out, VARHDRSZ + ULID_LEN);
+	memcpy(VARDATA(out), ULID_P(0)->bytes, ULID_LEN);
+	PG_RETURN_BYTEA_P(out);
+}
+
+Datum
+chronoid_bytea_to_ulid(PG_FUNCTION_ARGS)
+{
+	bytea	   *in = PG_GETARG_BYTEA_PP(0);
+	cid_ulid	u;
+
+	if (VARSIZE_ANY_EXHDR(in) != ULID_LEN)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+				 errmsg("invalid length for type ulid: %zu bytes",
+						(size_t) VARSIZE_ANY_EXHDR(in)),
+				 errdetail("A ULID is exactly 16 bytes.")));
+	memcpy(u.bytes, VARDATA_ANY(in), ULID_LEN);
+	return ulid_datum(&u);
+}
+
+/*
+ * Per-backend generators, set up on first use (after fork).  The plain one
+ * draws fresh randomness each time; the monotonic one increments the last
+ * random part within a millisecond (ULID spec, Monotonicity).
+ */
+static cid_ulid_gen plain_gen;
+static cid_ulid_gen mono_gen;
+static bool plain_ready = false;
+static bool mono_ready = false;
+
+static Datum
+generate(cid_ulid_gen *gen, bool *ready, bool monotonic)
+{
+	cid_ulid	u;
+	int			rc;
+
+	if (!*ready)
+	{
+		rc = cid_ulid_init(gen, monotonic, cid_pg_env());
+		if (rc < 0)
+			cid_pg_report(rc, "could not initialise the ULID generator");
+		*ready = true;
+	}
+	rc = cid_ulid_next(gen, &u);
+	if (rc < 0)
+		cid_pg_report(rc, "could not generate a ULID");
+	return ulid_datum(&u);
+}
+
+Datum
+chronoid_gen_ulid(PG_FUNCTION_ARGS)
+{
+	return generate(&plain_gen, &plain_ready, false);
+}
+
+Datum
+chronoid_gen_monotonic_ulid(PG_FUNCTION_ARGS)
+{
+	return generate(&mono_gen, &mono_ready, true);
+}

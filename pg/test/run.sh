@@ -1,0 +1,214 @@
+#!/usr/bin/env bash
+# pg/test/run.sh — install the extension, start a throwaway PostgreSQL
+# cluster and run the regression suites against it, twice: without and
+# with shared_preload_libraries = 'chronoid'.  Prints TAP.  Run as root
+# from anywhere (scripts/check.sh runs it from the repository root).
+#
+# Scenario scripts pg/test/scenarios/*.sh run after the suites, once per
+# mode, as root, with the cluster in the environment: PGHOST (socket dir),
+# PGPORT, PGUSER=postgres, PGDATABASE, PGDATA, PGBIN, PGLOG (server log),
+# CHRONOID_TMP (scratch dir owned by postgres), CHRONOID_MODE (plain or
+# preload) and CHRONOID_PGCTL (pg_ctl run as postgres: "$CHRONOID_PGCTL
+# restart -m immediate").  They print TAP ("ok"/"not ok" lines, "#"
+# diagnostics; their numbers and plan are renumbered here).
+set -uo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+PG_CONFIG=${PG_CONFIG:-pg_config}
+
+n=0
+failed=0
+tap_ok() { n=$((n + 1)); echo "ok $n - $1"; }
+tap_not_ok() { n=$((n + 1)); failed=1; echo "not ok $n - $1"; }
+diag() { sed 's/^/# /'; }
+
+if [ "$(id -u)" -ne 0 ]; then
+    echo "1..0 # SKIP pg/test/run.sh must run as root (it runs the server as postgres)"
+    exit 0
+fi
+if ! pgxs=$("$PG_CONFIG" --pgxs 2>/dev/null) || [ ! -f "$pgxs" ]; then
+    echo "1..0 # SKIP PostgreSQL server development files are not installed"
+    exit 0
+fi
+if ! id postgres >/dev/null 2>&1; then
+    echo "1..0 # SKIP no postgres OS user"
+    exit 0
+fi
+
+bindir=$("$PG_CONFIG" --bindir)
+regress=$("$PG_CONFIG" --pkglibdir)/pgxs/src/test/regress/pg_regress
+tmp=$(mktemp -d /tmp/chronoid-pg.XXXXXX)
+chmod 755 "$tmp"
+data=$tmp/data
+sock=$tmp/sock
+log=$tmp/server.log
+started=
+
+# CHRONOID_PG_RESULTS=dir keeps each suite's results/*.out there (for
+# writing expected files).
+cleanup() {
+    if [ -n "${CHRONOID_PG_RESULTS:-}" ] && [ -d "$tmp/regress" ]; then
+        mkdir -p "$CHRONOID_PG_RESULTS"
+        cp -r "$tmp/regress/." "$CHRONOID_PG_RESULTS/"
+    fi
+    if [ -n "$started" ]; then
+        runuser -u postgres -- "$bindir/pg_ctl" -D "$data" -m immediate stop \
+            >/dev/null 2>&1
+    fi
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# 1. Build and install (as root, where pg_config says).
+if make -C "$root/pg" PG_CONFIG="$PG_CONFIG" install >"$tmp/install.log" 2>&1; then
+    tap_ok "make -C pg install"
+else
+    tap_not_ok "make -C pg install"
+    tail -n 30 "$tmp/install.log" | diag
+    echo "1..$n"
+    exit 1
+fi
+
+# 2. A private cluster: Unix socket in our temp dir, no TCP.  The port only
+# names the socket, but stay clear of ports a local server answers on.
+port=
+for p in $(seq 5490 5599); do
+    if ! "$bindir/pg_isready" -q -h localhost -p "$p" >/dev/null 2>&1 &&
+        ! "$bindir/pg_isready" -q -h /var/run/postgresql -p "$p" >/dev/null 2>&1; then
+        port=$p
+        break
+    fi
+done
+mkdir -p "$sock" "$tmp/regress" "$tmp/scratch"
+chown -R postgres: "$tmp"
+if ! runuser -u postgres -- "$bindir/initdb" -D "$data" -U postgres -A trust \
+    -E UTF8 --locale=C --no-sync >"$tmp/initdb.log" 2>&1; then
+    tap_not_ok "initdb"
+    tail -n 20 "$tmp/initdb.log" | diag
+    echo "1..$n"
+    exit 1
+fi
+cat >>"$data/postgresql.conf" <<CONF
+port = $port
+listen_addresses = ''
+unix_socket_directories = '$sock'
+fsync = off
+max_connections = 40
+CONF
+
+pgctl() { runuser -u postgres -- "$bindir/pg_ctl" -D "$data" -l "$log" -w "$@"; }
+
+export PGHOST=$sock PGPORT=$port PGUSER=postgres PGDATABASE=chronoid_regress
+export PGDATA=$data PGBIN=$bindir PGLOG=$log CHRONOID_TMP=$tmp/scratch
+export CHRONOID_PGCTL="runuser -u postgres -- $bindir/pg_ctl -D $data -l $log -w"
+export TZ=UTC LC_ALL=C
+
+# pg_regress reads a copy: a suite without an expected file yet gets an
+# empty one (it fails with its diff instead of stopping pg_regress).
+input=$tmp/input
+mkdir -p "$input/sql" "$input/expected"
+tests=()
+for f in "$here"/sql/*.sql; do
+    [ -e "$f" ] || continue
+    t=$(basename "$f" .sql)
+    tests+=("$t")
+    cp "$f" "$input/sql/"
+    if [ -f "$here/expected/$t.out" ]; then
+        cp "$here/expected/$t.out" "$input/expected/"
+    else
+        : >"$input/expected/$t.out"
+    fi
+done
+cp "$here"/expected/*_[0-9].out "$input/expected/" 2>/dev/null
+chown -R postgres: "$input"
+
+# run_suite LABEL: a fresh database, pg_regress over every file, one TAP
+# line per file with the diff of a failed one.
+run_suite() {
+    local label=$1 out t line dir=$tmp/regress/$1
+    mkdir -p "$dir"
+    chown postgres: "$dir"
+    "$bindir/dropdb" --if-exists chronoid_regress >/dev/null 2>&1
+    if ! "$bindir/createdb" chronoid_regress >"$tmp/createdb.log" 2>&1; then
+        tap_not_ok "$label: createdb"
+        diag <"$tmp/createdb.log"
+        return
+    fi
+    out=$("$regress" --use-existing --host="$sock" --port="$port" --user=postgres \
+        --bindir="$bindir" --inputdir="$input" --outputdir="$dir" \
+        --dbname=chronoid_regress "${tests[@]}" 2>&1)
+    for t in "${tests[@]}"; do
+        # PostgreSQL 15: "test uuid ... ok"; 16+: "ok 1 - uuid".
+        line=$(grep -E "(^| )$t +\.\.\. |^(not )?ok +[0-9]+ +[-+] +$t( |$)" <<<"$out" | head -n 1)
+        if grep -qE '\.\.\. +ok|^ok ' <<<"$line"; then
+            tap_ok "$label/$t"
+        else
+            tap_not_ok "$label/$t"
+            if [ -f "$dir/results/$t.out" ]; then
+                diff -U3 "$input/expected/$t.out" "$dir/results/$t.out" | head -n 150 | diag
+            else
+                grep -v '^ok\|\.\.\. ok' <<<"$out" | head -n 30 | diag
+            fi
+        fi
+    done
+}
+
+# run_scenarios MODE: each scenario's TAP, renumbered.
+run_scenarios() {
+    local mode=$1 s out line planned seen
+    for s in "$here"/scenarios/*.sh; do
+        [ -e "$s" ] || continue
+        out=$(CHRONOID_MODE=$mode bash "$s" 2>&1)
+        seen=0
+        planned=
+        while IFS= read -r line; do
+            case $line in
+                "not ok"*)
+                    seen=$((seen + 1))
+                    tap_not_ok "$mode: $(basename "$s" .sh): $(sed -E 's/^not ok *[0-9]* *-? *//' <<<"$line")" ;;
+                ok*)
+                    seen=$((seen + 1))
+                    tap_ok "$mode: $(basename "$s" .sh): $(sed -E 's/^ok *[0-9]* *-? *//' <<<"$line")" ;;
+                1..*)
+                    planned=${line#1..}
+                    planned=${planned%% *} ;;
+                *) echo "# $line" ;;
+            esac
+        done <<<"$out"
+        if [ -n "$planned" ] && [ "$planned" -gt "$seen" ]; then
+            tap_not_ok "$mode: $(basename "$s" .sh): ran $seen of $planned planned cases"
+        elif [ "$seen" -eq 0 ]; then
+            tap_not_ok "$mode: $(basename "$s" .sh): no TAP output"
+        fi
+    done
+}
+
+# 3. Without preload.
+if pgctl start >/dev/null 2>&1; then
+    started=1
+    tap_ok "server starts without shared_preload_libraries"
+    run_suite sql
+    run_scenarios plain
+else
+    tap_not_ok "server starts without shared_preload_libraries"
+    tail -n 20 "$log" | diag
+fi
+
+# 4. With preload: the same files, the same expected output.
+if [ -n "$started" ]; then
+    echo "shared_preload_libraries = 'chronoid'" >>"$data/postgresql.conf"
+    if pgctl restart >/dev/null 2>&1; then
+        tap_ok "server restarts with shared_preload_libraries = 'chronoid'"
+        run_suite sql-preload
+        run_scenarios preload
+    else
+        tap_not_ok "server restarts with shared_preload_libraries = 'chronoid'"
+        tail -n 20 "$log" | diag
+    fi
+fi
+
+echo "1..$n"
+exit "$failed"

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# snowflake_crash.sh — committed snowflakes, some minted far ahead of the
+# clock, then an immediate shutdown (no checkpoint, WAL replay on start):
+# the next snowflake.nextval() of each sequence is above every committed
+# ID.  TAP on stdout; run by pg/test/run.sh (PGHOST, PGPORT, PGBIN,
+# CHRONOID_PGCTL set).
+set -uo pipefail
+
+: "${PGBIN:?}" "${CHRONOID_PGCTL:?}"
+db=sf_scenario_crash
+export PGDATABASE=$db
+export PGOPTIONS="-c snowflake.node=1 -c client_min_messages=warning"
+n=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+not_ok() { n=$((n + 1)); echo "not ok $n - $1"; }
+check() { if [ "$2" = t ]; then ok "$1"; else not_ok "$1 (got '$2')"; fi; }
+q() { "$PGBIN/psql" -X -q -At -v ON_ERROR_STOP=1 "$@"; }
+
+"$PGBIN/dropdb" --if-exists "$db" >/dev/null 2>&1
+if ! "$PGBIN/createdb" "$db" || ! q -c "CREATE EXTENSION chronoid"; then
+    not_ok "create database and extension"
+    echo "1..$n"
+    exit 1
+fi
+
+# t_now: IDs at the clock; t_ahead: its sequence pushed an hour ahead of
+# the clock first, so after the crash only the durable sequence (not the
+# clock) can keep the next ID above them.
+q >/dev/null <<'SQL'
+CREATE SEQUENCE ahead_seq;
+CREATE TABLE t_now (id int8 PRIMARY KEY DEFAULT snowflake.nextval(), v int4);
+CREATE TABLE t_ahead (id int8 PRIMARY KEY DEFAULT snowflake.nextval('ahead_seq'), v int4);
+SELECT setval('ahead_seq',
+              ((extract(epoch FROM clock_timestamp()) * 1000)::int8
+               - 1672531200000 + 3600000) << 12);
+INSERT INTO t_now (v) SELECT g FROM generate_series(1, 5000) g;
+INSERT INTO t_ahead (v) SELECT g FROM generate_series(1, 5000) g;
+SQL
+# Many small committed transactions: the last ones are what WAL must keep.
+for i in $(seq 1 20); do
+    q -c "INSERT INTO t_now (v) VALUES ($i); INSERT INTO t_ahead (v) VALUES ($i)"
+done
+max_now=$(q -c "SELECT max(id) FROM t_now")
+max_ahead=$(q -c "SELECT max(id) FROM t_ahead")
+check "IDs of the pushed sequence run an hour ahead of the clock" \
+    "$(q -c "SELECT snowflake.to_timestamp($max_ahead) > clock_timestamp() + interval '50 minutes'")"
+
+if $CHRONOID_PGCTL stop -m immediate >/dev/null 2>&1 && $CHRONOID_PGCTL start >/dev/null 2>&1; then
+    ok "immediate shutdown and restart"
+else
+    not_ok "immediate shutdown and restart"
+    echo "1..$n"
+    exit 1
+fi
+
+check "rows committed before the crash survive" \
+    "$(q -c "SELECT (SELECT max(id) FROM t_now) = $max_now AND (SELECT max(id) FROM t_ahead) = $max_ahead")"
+check "next snowflake.id_seq ID is above every committed one" \
+    "$(q -c "SELECT snowflake.nextval() > $max_now")"
+check "next ahead_seq ID is above every committed one (clock an hour behind it)" \
+    "$(q -c "SELECT snowflake.nextval('ahead_seq') > $max_ahead")"
+q -c "INSERT INTO t_now (v) SELECT g FROM generate_series(1, 5000) g;
+      INSERT INTO t_ahead (v) SELECT g FROM generate_series(1, 5000) g" >/dev/null
+check "10000 more inserts after the restart: no duplicate key" \
+    "$(q -c "SELECT count(*) = 20040 FROM (SELECT id FROM t_now UNION SELECT id FROM t_ahead) s")"
+
+"$PGBIN/dropdb" --if-exists "$db" >/dev/null 2>&1
+echo "1..$n"

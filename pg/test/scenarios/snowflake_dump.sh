@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# snowflake_dump.sh — pg_dump/pg_restore keep the snowflake state: the
+# high-water mark in snowflake.id_seq (pg_extension_config_dump) and a
+# table converted with snowflake.convert_sequence_to_snowflake(); the
+# restored database mints IDs above every dumped one.  TAP on stdout; run
+# by pg/test/run.sh (PGHOST, PGPORT, PGBIN, CHRONOID_TMP set).
+set -uo pipefail
+
+: "${PGBIN:?}" "${CHRONOID_TMP:?}"
+src=sf_scenario_dump
+dst=sf_scenario_restore
+dump=$CHRONOID_TMP/sf_dump.pgdump
+export PGOPTIONS="-c snowflake.node=1 -c client_min_messages=warning"
+n=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+not_ok() { n=$((n + 1)); echo "not ok $n - $1"; }
+check() { if [ "$2" = t ]; then ok "$1"; else not_ok "$1 (got '$2')"; fi; }
+q() { "$PGBIN/psql" -X -q -At -v ON_ERROR_STOP=1 "$@"; }
+
+for d in "$src" "$dst"; do "$PGBIN/dropdb" --if-exists "$d" >/dev/null 2>&1; done
+if ! "$PGBIN/createdb" "$src" || ! q -d "$src" -c "CREATE EXTENSION chronoid"; then
+    not_ok "create database and extension"
+    echo "1..$n"
+    exit 1
+fi
+
+# The default sequence an hour ahead of the clock: only a dumped state can
+# keep the restored database's IDs above the old ones.
+q -d "$src" >/dev/null <<'SQL'
+CREATE TABLE t_default (id int8 PRIMARY KEY DEFAULT snowflake.nextval(), v int4);
+SELECT setval('snowflake.id_seq',
+              ((extract(epoch FROM clock_timestamp()) * 1000)::int8
+               - 1672531200000 + 3600000) << 12);
+INSERT INTO t_default (v) SELECT g FROM generate_series(1, 1000) g;
+CREATE TABLE t_conv (id serial PRIMARY KEY, v int4);
+INSERT INTO t_conv (v) VALUES (1), (2);
+SELECT snowflake.convert_sequence_to_snowflake('t_conv_id_seq');
+INSERT INTO t_conv (v) SELECT g FROM generate_series(3, 1000) g;
+SQL
+max_default=$(q -d "$src" -c "SELECT max(id) FROM t_default")
+max_conv=$(q -d "$src" -c "SELECT max(id) FROM t_conv")
+seq_last=$(q -d "$src" -c "SELECT last_value FROM snowflake.id_seq")
+
+if "$PGBIN/pg_dump" -Fc -d "$src" -f "$dump" 2>"$dump.err" &&
+    "$PGBIN/createdb" "$dst" &&
+    "$PGBIN/pg_restore" -d "$dst" --exit-on-error "$dump" 2>>"$dump.err"; then
+    ok "pg_dump and pg_restore"
+else
+    not_ok "pg_dump and pg_restore"
+    sed 's/^/# /' "$dump.err"
+fi
+
+check "snowflake.id_seq keeps its high-water mark" \
+    "$(q -d "$dst" -c "SELECT last_value = $seq_last FROM snowflake.id_seq")"
+check "next snowflake.nextval() is above every dumped ID" \
+    "$(q -d "$dst" -c "SELECT snowflake.nextval() > $max_default")"
+check "converted column keeps its snowflake.nextval() default and bigint type" \
+    "$(q -d "$dst" -c "SELECT format_type(atttypid, atttypmod) = 'bigint' AND pg_get_expr(adbin, adrelid) LIKE 'snowflake.nextval(%'
+                       FROM pg_attribute JOIN pg_attrdef ON adrelid = attrelid AND adnum = attnum
+                      WHERE attrelid = 't_conv'::regclass AND attname = 'id'")"
+q -d "$dst" -c "INSERT INTO t_default (v) VALUES (0); INSERT INTO t_conv (v) VALUES (0)"
+check "restored database mints IDs above every dumped one" \
+    "$(q -d "$dst" -c "SELECT (SELECT max(id) FROM t_default) > $max_default AND (SELECT max(id) FROM t_conv) > $max_conv AND (SELECT count(*) FROM t_default) = 1001")"
+
+for d in "$src" "$dst"; do "$PGBIN/dropdb" --if-exists "$d" >/dev/null 2>&1; done
+rm -f "$dump" "$dump.err"
+echo "1..$n"

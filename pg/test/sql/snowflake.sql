@@ -1,0 +1,174 @@
+-- Snowflake: decoders (pgEdge 2.6 layout vector), GUC snowflake.node,
+-- snowflake.nextval/currval properties and every error path.
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS chronoid;
+RESET client_min_messages;
+SET TimeZone = 'UTC';
+SET DateStyle = 'ISO, YMD';
+\pset null '(null)'
+
+-- Runs a statement and shows SQLSTATE, message, detail and hint of its error.
+CREATE FUNCTION pg_temp.err(stmt text) RETURNS text
+LANGUAGE plpgsql AS $$
+DECLARE
+	v_state text;
+	v_msg text;
+	v_detail text;
+	v_hint text;
+BEGIN
+	EXECUTE stmt;
+	RETURN 'no error';
+EXCEPTION WHEN OTHERS THEN
+	GET STACKED DIAGNOSTICS v_state = RETURNED_SQLSTATE, v_msg = MESSAGE_TEXT,
+		v_detail = PG_EXCEPTION_DETAIL, v_hint = PG_EXCEPTION_HINT;
+	RETURN v_state || ': ' || v_msg
+		|| CASE WHEN v_detail <> '' THEN ' (detail: ' || v_detail || ')' ELSE '' END
+		|| CASE WHEN v_hint <> '' THEN ' (hint: ' || v_hint || ')' ELSE '' END;
+END $$;
+
+-- Known vector: node 1, counter 0, 2023-10-16 18:47:12.257 UTC.
+SELECT snowflake.get_epoch(104651375538868224) AS epoch,
+       snowflake.get_count(104651375538868224) AS count,
+       snowflake.get_node(104651375538868224) AS node,
+       snowflake.to_timestamp(104651375538868224) AS ts;
+SELECT snowflake.format(104651375538868224);
+SELECT to_timestamp(snowflake.get_epoch(104651375538868224)) AS via_epoch;
+SELECT snowflake.format(104651375538868224 + 4095 + 1022 * 4096) AS max_parts;
+-- format's ts follows the session's TimeZone, as pgEdge's does.
+SET TimeZone = 'Asia/Kolkata';
+SELECT snowflake.format(104651375538868224) ->> 'ts' AS ts_kolkata;
+SET TimeZone = 'UTC';
+
+-- from_timestamp: the smallest ID of that millisecond (node 0, counter 0).
+SELECT snowflake.from_timestamp('2023-10-16 18:47:12.257+00') AS lo,
+       snowflake.from_timestamp('2023-10-16 18:47:12.257+00') <= 104651375538868224 AS le,
+       snowflake.from_timestamp('2023-10-16 18:47:12.258+00') > 104651375538868224 AS gt,
+       snowflake.to_timestamp(snowflake.from_timestamp('2023-10-16 18:47:12.257999+00')) AS round_trip;
+SELECT snowflake.from_timestamp('2023-01-01 00:00:00+00') AS first_id,
+       snowflake.from_timestamp('2092-09-06 15:47:35.551+00') AS last_ms;
+
+-- Impossible input is an error naming it; NULL gives NULL.
+SELECT pg_temp.err('SELECT snowflake.get_epoch(-1)');
+SELECT pg_temp.err('SELECT snowflake.get_count(-9223372036854775808)');
+SELECT pg_temp.err('SELECT snowflake.get_node(-4096)');
+SELECT pg_temp.err('SELECT snowflake.to_timestamp(-1)');
+SELECT pg_temp.err('SELECT snowflake.format(-1)');
+SELECT pg_temp.err($$SELECT snowflake.from_timestamp('2022-12-31 23:59:59.999+00')$$);
+SELECT pg_temp.err($$SELECT snowflake.from_timestamp('2092-09-06 15:47:35.552+00')$$);
+SELECT pg_temp.err($$SELECT snowflake.from_timestamp('infinity')$$);
+SELECT snowflake.get_epoch(NULL), snowflake.get_count(NULL), snowflake.get_node(NULL),
+       snowflake.to_timestamp(NULL), snowflake.format(NULL), snowflake.from_timestamp(NULL);
+
+-- Flags: decoders IMMUTABLE STRICT PARALLEL SAFE, format STABLE,
+-- nextval/currval VOLATILE and not STRICT (NULL is an error).
+SELECT p.proname, pg_get_function_identity_arguments(p.oid) AS args,
+       p.provolatile, p.proisstrict, p.proparallel
+  FROM pg_proc p
+ WHERE p.pronamespace = 'snowflake'::regnamespace
+ ORDER BY 1, 2;
+-- Usable in an index expression and a generated column.
+CREATE TABLE sf_gen (id int8 PRIMARY KEY,
+                     node int4 GENERATED ALWAYS AS (snowflake.get_node(id)) STORED);
+CREATE INDEX ON sf_gen (snowflake.to_timestamp(id));
+INSERT INTO sf_gen (id) VALUES (104651375538868224);
+SELECT * FROM sf_gen;
+DROP TABLE sf_gen;
+
+-- GUC snowflake.node: unset → nextval refuses with a hint; 1 .. 1023.
+SHOW snowflake.node;
+SELECT pg_temp.err('SELECT snowflake.nextval()');
+SELECT pg_temp.err('SET snowflake.node = 0');
+SELECT pg_temp.err('SET snowflake.node = 1024');
+SELECT pg_temp.err('SET snowflake.node = -1');
+SET snowflake.node = 1023;
+SET snowflake.node = 1;
+SHOW snowflake.node;
+-- Only superusers may set it: a node number is an identity.
+CREATE ROLE sf_regress_user;
+SET ROLE sf_regress_user;
+SELECT pg_temp.err('SET snowflake.node = 5');
+SHOW snowflake.node;
+-- ... but any role may mint IDs from the public default sequence.
+SELECT snowflake.get_node(snowflake.nextval()) AS node_as_user;
+RESET ROLE;
+
+-- nextval argument errors.
+SELECT pg_temp.err('SELECT snowflake.nextval(NULL)');
+SELECT pg_temp.err('SELECT snowflake.currval(NULL)');
+SELECT pg_temp.err($$SELECT snowflake.nextval('pg_class')$$);
+SELECT pg_temp.err($$SELECT snowflake.nextval('no_such_seq')$$);
+CREATE SEQUENCE sf_step2 INCREMENT BY 2;
+SELECT pg_temp.err($$SELECT snowflake.nextval('sf_step2')$$);
+CREATE SEQUENCE sf_cached CACHE 10;
+SELECT pg_temp.err($$SELECT snowflake.nextval('sf_cached')$$);
+CREATE SEQUENCE sf_int4 AS int4;
+SELECT pg_temp.err($$SELECT snowflake.nextval('sf_int4')$$);
+-- Fixing the sequence makes it usable (the check is not cached stale).
+ALTER SEQUENCE sf_cached CACHE 1;
+SELECT snowflake.get_node(snowflake.nextval('sf_cached')) AS fixed;
+CREATE ROLE sf_regress_nopriv;
+SET ROLE sf_regress_nopriv;
+SELECT pg_temp.err($$SELECT snowflake.nextval('sf_cached')$$);
+RESET ROLE;
+DROP SEQUENCE sf_step2, sf_cached, sf_int4;
+
+-- currval: nothing yet for a fresh sequence; then the last ID of this session.
+CREATE SEQUENCE sf_seq;
+SELECT pg_temp.err($$SELECT snowflake.currval('sf_seq')$$);
+SELECT snowflake.nextval('sf_seq') AS v \gset
+SELECT snowflake.currval('sf_seq') = :v AS currval_is_last,
+       snowflake.get_node(:v) AS node, snowflake.get_count(:v) >= 0 AS count_ok,
+       snowflake.to_timestamp(:v) BETWEEN now() - interval '1 minute'
+                                      AND clock_timestamp() + interval '1 second' AS time_ok;
+SELECT snowflake.nextval() AS d \gset
+SELECT snowflake.currval() = :d AS default_currval;
+
+-- 10000 IDs: strictly increasing in call order, node 1 in each.
+SELECT count(*) AS n,
+       count(*) FILTER (WHERE prev IS NOT NULL AND id <= prev) AS not_increasing,
+       count(*) FILTER (WHERE snowflake.get_node(id) <> 1) AS wrong_node
+  FROM (SELECT id, lag(id) OVER (ORDER BY i) AS prev
+          FROM (SELECT i, snowflake.nextval('sf_seq') AS id
+                  FROM generate_series(1, 10000) i) s) t;
+
+-- A burst of more than 4096 in one statement never repeats.
+SELECT count(DISTINCT id) AS distinct_ids
+  FROM (SELECT snowflake.nextval('sf_seq') AS id FROM generate_series(1, 20000)) s;
+
+-- Counter overflow: with the sequence at counter 4090 of a millisecond
+-- a minute ahead of the clock, the counter carries into the time field.
+SELECT setval('sf_seq',
+              (((extract(epoch FROM clock_timestamp()) * 1000)::int8
+                - 1672531200000 + 60000) << 12) | 4090) IS NOT NULL AS set;
+SELECT i, snowflake.get_count(id) AS count,
+       snowflake.to_timestamp(id) - min(snowflake.to_timestamp(id)) OVER () AS ahead,
+       id > lag(id) OVER (ORDER BY i) AS increasing
+  FROM (SELECT i, snowflake.nextval('sf_seq') AS id FROM generate_series(1, 8) i) s
+ ORDER BY i;
+-- A clock behind the high-water mark: IDs continue from the sequence.
+SELECT snowflake.to_timestamp(snowflake.nextval('sf_seq')) > clock_timestamp() + interval '50 seconds' AS runs_ahead;
+
+-- nextval is not transactional: a rolled-back ID is never handed out again.
+BEGIN;
+SELECT snowflake.nextval('sf_seq') AS rb \gset
+ROLLBACK;
+SELECT snowflake.nextval('sf_seq') > :rb AS after_rollback;
+
+-- Read-only transactions: refused as core nextval() is, except for a
+-- temporary sequence.
+BEGIN READ ONLY;
+SELECT pg_temp.err($$SELECT snowflake.nextval('sf_seq')$$);
+ROLLBACK;
+CREATE TEMP SEQUENCE sf_temp_seq;
+BEGIN READ ONLY;
+SELECT snowflake.get_node(snowflake.nextval('sf_temp_seq')) AS temp_seq_node;
+COMMIT;
+DROP SEQUENCE sf_temp_seq;
+
+-- Core nextval() on the same sequence keeps working meanwhile.
+SELECT nextval('sf_seq') > 0 AS core_nextval_ok;
+
+DROP SEQUENCE sf_seq;
+DROP ROLE sf_regress_user;
+DROP ROLE sf_regress_nopriv;
+RESET snowflake.node;
