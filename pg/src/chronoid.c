@@ -19,4 +19,5 @@ _PG_init(void)
 {
 	cid_pg_env_init();
 	cid_pg_snowflake_init();
+	cid_pg_shmem_register_done();
 }

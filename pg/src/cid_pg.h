@@ -9,6 +9,7 @@
 #include "postgres.h"
 
 #include "datatype/timestamp.h"
+#include "storage/lwlock.h"
 
 #include "chronoid.h"
 
@@ -20,6 +21,28 @@ const cid_env *cid_pg_env(void);
 
 /* Defined by snowflake_funcs.c: GUCs of the snowflake part. */
 void		cid_pg_snowflake_init(void);
+
+/*
+ * Shared memory for the preloaded mode (shmem.c).  A part describes its
+ * zone and registers it from its init function, called by _PG_init; when
+ * the module is not in shared_preload_libraries, registering does nothing.
+ * At server start, startup(zone, locks, found) runs once in the
+ * postmaster with the zone (size() bytes, zeroed by nothing: found says
+ * whether it was already initialised) and, if nlwlocks > 0, that many
+ * LWLocks of a tranche named after the part.  cid_pg_shmem_ready() is
+ * true in every process of a server that preloaded the module.
+ */
+typedef struct cid_pg_shmem_part
+{
+	const char *name;
+	Size		(*size) (void);
+	int			nlwlocks;
+	void		(*startup) (void *zone, LWLockPadded *locks, bool found);
+} cid_pg_shmem_part;
+
+void		cid_pg_shmem_register(const cid_pg_shmem_part *part);
+void		cid_pg_shmem_register_done(void);
+bool		cid_pg_shmem_ready(void);
 
 /*
  * (Error helpers use C11 _Noreturn: PostgreSQL's own attribute macro is
