@@ -103,7 +103,12 @@ typedef int64_t (*cid_clock_fn) (void *ctx);
  */
 typedef int (*cid_random_fn) (void *ctx, void *buf, size_t len);
 
-/* Wait about ns nanoseconds (may return early; callers re-read the clock). */
+/*
+ * Wait about ns nanoseconds.  Callers re-read the clock afterwards; the
+ * Snowflake driver also counts the time asked for toward its wait budget
+ * (so that a clock that never moves cannot hang it), so a sleep that
+ * returns much earlier than asked shortens that budget.
+ */
 typedef void (*cid_sleep_fn) (void *ctx, int64_t ns);
 
 /*
@@ -482,7 +487,7 @@ void		cid_ulid_from_uuid(cid_ulid *out, const cid_uuid *uuid);
  * the same millisecond (or when the clock is behind the last ULID) the
  * random part of the last ULID plus one; CID_EMONOTONIC_OVERFLOW when that
  * would overflow 80 bits.  The 128-bit state needs a short spin lock in
- * monotonic mode (docs/design.md says why); plain mode takes no lock.
+ * monotonic mode (docs/uuid-ulid.md says why); plain mode takes no lock.
  */
 typedef struct cid_ulid_gen
 {
@@ -525,9 +530,9 @@ typedef struct cid_info
 } cid_info;
 
 /*
- * Classify text by its form and decode it: 36, 38 (braced) or 32
- * characters → UUID; 26 → ULID; 1..20 decimal digits (or '-' and digits) →
- * Snowflake under layout (NULL = "pgedge").  CID_EUNKNOWN when no form
+ * Classify text by its form and decode it: 36, 38 (braced), 32 or 34
+ * (braced) characters → UUID; 26 → ULID; 1..20 decimal digits (or '-' and
+ * digits) → Snowflake under layout (NULL = "pgedge").  CID_EUNKNOWN when no form
  * fits, otherwise that parser's status and errpos.
  */
 int			cid_inspect(cid_info *out, const char *s, size_t len,
