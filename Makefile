@@ -55,7 +55,7 @@ HAVE_PGXS := $(shell f=$$($(PG_CONFIG) --pgxs 2>/dev/null) && test -f "$$f" && \
                test -f "$$($(PG_CONFIG) --includedir-server)/postgres.h" && echo yes)
 
 .PHONY: all lib cli tests ext install uninstall check demo bench clean \
-        setup test-unit fuzz lint
+        setup test-unit FORCE
 
 all: lib cli $(if $(HAVE_PGXS),ext)
 
@@ -82,7 +82,13 @@ $(SHARED_LIB): $(LIB_OBJS)
 	ln -sf libchronoid.so.$(VERSION) $(BUILD)/libchronoid.so.$(SOVERSION)
 	ln -sf libchronoid.so.$(SOVERSION) $(BUILD)/libchronoid.so
 
-$(PC_FILE): Makefile
+# The pkg-config file names the install directories: rebuild it whenever
+# they change (make; make install PREFIX=/opt/x).
+$(BUILD)/.dirs: FORCE
+	@mkdir -p $(@D)
+	@echo '$(PREFIX) $(LIBDIR) $(INCDIR)' | cmp -s - $@ || echo '$(PREFIX) $(LIBDIR) $(INCDIR)' > $@
+
+$(PC_FILE): Makefile $(BUILD)/.dirs
 	@mkdir -p $(@D)
 	printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$(LIBDIR)' 'includedir=$(INCDIR)' '' \
 	  'Name: chronoid' 'Description: unique, time-sortable IDs (Snowflake, UUIDv7, ULID, UUIDv4)' \
