@@ -5,6 +5,7 @@
 #   make check           install what is missing, build, run every test
 #   make demo            install what is missing, show the main job
 #   make bench           benchmark table (docs/benchmarks.md)
+#   make bench-pg        PostgreSQL extension benchmark (docs/benchmarks-pg.md)
 #   make install PREFIX=/usr/local
 #
 # Variables: BUILD (output dir), SAN (e.g. address,undefined or thread),
@@ -98,7 +99,7 @@ $(PC_FILE): Makefile $(BUILD)/.dirs
 $(CLI_BIN): $(CLI_OBJS) $(STATIC_LIB)
 	$(CC) $(CID_LDFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJS) $(STATIC_LIB) -lm
 
-$(BUILD)/tests/%: tests/unit/%.c tests/tap.h $(STATIC_LIB)
+$(BUILD)/tests/%: tests/unit/%.c tests/tap.h tests/testutil.h $(STATIC_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(CID_CFLAGS) -Isrc -Itests -o $@ $< $(STATIC_LIB) $(CID_LDFLAGS) -lm
 
@@ -139,6 +140,12 @@ bench: setup
 $(BUILD)/bench/bench: bench/bench.c $(STATIC_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(CID_CFLAGS) -O2 -o $@ $< $(STATIC_LIB) $(CID_LDFLAGS) -luuid -lm
+
+# The extension against core nextval() and gen_random_uuid(), on a throwaway
+# cluster, without and with preload (as root; BENCH_PG_QUICK=1 for a smoke run).
+.PHONY: bench-pg
+bench-pg: setup
+	@bench/pg/run.sh
 
 # Unit tests alone, for a quick loop.
 test-unit: tests

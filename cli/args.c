@@ -15,6 +15,7 @@ cli_args_init(cli_args *a, int argc, char **argv, int first, const char *cmd)
 	a->cmd = cmd;
 	a->operands_only = false;
 	a->short_pos = 0;
+	a->noperands = 0;
 }
 
 static const cli_option *
@@ -152,6 +153,16 @@ cli_next_arg(cli_args *a, const cli_option *opts, const char **value)
 	}
 	a->short_pos = 1;
 	return next_short(a, opts, value);
+}
+
+int
+cli_next_option(cli_args *a, const cli_option *opts, const char **value)
+{
+	int			opt;
+
+	while ((opt = cli_next_arg(a, opts, value)) == CLI_ARG_OPERAND)
+		a->argv[a->noperands++] = (char *) *value;
+	return opt;
 }
 
 bool

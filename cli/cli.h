@@ -34,6 +34,13 @@
 void		cli_error(const char *cmd, const char *fmt,...) CLI_PRINTF(2, 3);
 
 /*
+ * The same with a piece of user input in it: "chronoid: CMD: WHAT" then
+ * s quoted as cli_quote() does, then fmt's text and a newline.
+ */
+void		cli_error_value(const char *cmd, const char *what, const char *s,
+							size_t len, const char *fmt,...) CLI_PRINTF(5, 6);
+
+/*
  * Write s (len bytes) to fp in double quotes, with control characters,
  * quotes, backslashes and bytes above 0x7e as C escapes: user input
  * echoed in a message stays on one line and readable.
@@ -60,6 +67,7 @@ typedef struct cli_args
 	const char *cmd;			/* for messages, e.g. "gen" */
 	bool		operands_only;	/* seen "--" */
 	int			short_pos;		/* inside a cluster like -n5 */
+	int			noperands;		/* gathered by cli_next_option */
 } cli_args;
 
 #define CLI_ARG_END		0		/* no more arguments */
@@ -76,6 +84,14 @@ void		cli_args_init(cli_args *a, int argc, char **argv, int first,
  * (a negative Snowflake of a 64-bit layout) are operands.
  */
 int			cli_next_arg(cli_args *a, const cli_option *opts, const char **value);
+
+/*
+ * cli_next_arg() for commands whose operands are IDs: operands are gathered
+ * into a->argv[0 .. a->noperands) (argv's own, already parsed slots: there
+ * are never more operands than slots) and never returned.
+ */
+int			cli_next_option(cli_args *a, const cli_option *opts,
+							const char **value);
 
 /*
  * Parse a decimal unsigned integer (digits only, no sign, no spaces) no
@@ -98,6 +114,10 @@ void		cli_out_i64(int64_t v);
 
 /* A JSON string literal, quotes included (RFC 8259 section 7 escapes). */
 void		cli_out_json_str(const char *s, size_t n);
+
+/* Canonical text of a UUID or a ULID, then a newline. */
+void		cli_out_uuid_line(const cid_uuid *u);
+void		cli_out_ulid_line(const cid_ulid *u);
 
 /*
  * At least n bytes of buffer space for the caller to write into directly;
@@ -135,6 +155,14 @@ size_t		cli_u64_to_dec(char *buf, uint64_t v);
 typedef void (*cli_id_fn) (const char *s, size_t len, void *ctx);
 bool		cli_for_each_id(char **ids, int nids, cli_id_fn fn, void *ctx,
 							const char *cmd);
+
+/*
+ * The end of inspect and convert: fn over the operands cli_next_option()
+ * gathered (or stdin's lines), then flush.  CLI_EXIT_FAIL when reading or
+ * writing failed or when *bad, fn's count of refused IDs, is non-zero.
+ */
+int			cli_run_ids(const cli_args *a, cli_id_fn fn, void *ctx,
+						const unsigned long *bad);
 
 /*
  * Report an ID that the library refused: "chronoid: CMD: "VALUE": reason

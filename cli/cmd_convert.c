@@ -32,7 +32,6 @@ convert_one(const char *s, size_t len, void *arg)
 	size_t		errpos = 0;
 	cid_uuid	uuid;
 	cid_ulid	ulid;
-	char	   *p;
 	int			rc;
 
 	/*
@@ -52,12 +51,10 @@ convert_one(const char *s, size_t len, void *arg)
 	}
 	if (info.kind == CID_KIND_SNOWFLAKE)
 	{
-		cli_out_sync();
-		fputs("chronoid: convert: ", stderr);
-		cli_quote(stderr, s, len);
-		fprintf(stderr, ": a snowflake cannot be converted to a %s "
-				"(it has 64 bits, not 128)\n",
-				ctx->to == CID_KIND_UUID ? "UUID" : "ULID");
+		cli_error_value("convert", "", s, len,
+						": a snowflake cannot be converted to a %s "
+						"(it has 64 bits, not 128)",
+						ctx->to == CID_KIND_UUID ? "UUID" : "ULID");
 		ctx->bad++;
 		return;
 	}
@@ -71,19 +68,13 @@ convert_one(const char *s, size_t len, void *arg)
 	{
 		if (info.kind == CID_KIND_ULID)
 			cid_ulid_to_uuid(&uuid, &ulid);
-		p = cli_out_reserve(CID_UUID_STRLEN + 1);
-		cid_uuid_format(p, &uuid);
-		p[CID_UUID_STRLEN] = '\n';
-		cli_out_commit(CID_UUID_STRLEN + 1);
+		cli_out_uuid_line(&uuid);
 	}
 	else
 	{
 		if (info.kind == CID_KIND_UUID)
 			cid_ulid_from_uuid(&ulid, &uuid);
-		p = cli_out_reserve(CID_ULID_STRLEN + 1);
-		cid_ulid_format(p, &ulid);
-		p[CID_ULID_STRLEN] = '\n';
-		cli_out_commit(CID_ULID_STRLEN + 1);
+		cli_out_ulid_line(&ulid);
 	}
 }
 
@@ -94,24 +85,16 @@ cli_cmd_convert(int argc, char **argv)
 	const char *value;
 	const char *to_text = NULL;
 	convert_ctx ctx;
-	char	  **ids;
-	int			nids = 0;
 	int			opt;
-	bool		read_ok;
 
-	/* Operands are gathered in argv's own slots (they are never more). */
-	ids = argv;
 	memset(&ctx, 0, sizeof(ctx));
 	cli_args_init(&args, argc, argv, 1, "convert");
-	while ((opt = cli_next_arg(&args, convert_options, &value)) != CLI_ARG_END)
+	while ((opt = cli_next_option(&args, convert_options, &value)) != CLI_ARG_END)
 	{
 		switch (opt)
 		{
 			case CLI_ARG_ERROR:
 				return CLI_EXIT_USAGE;
-			case CLI_ARG_OPERAND:
-				ids[nids++] = (char *) value;
-				break;
 			case OPT_TO:
 				to_text = value;
 				break;
@@ -131,14 +114,9 @@ cli_cmd_convert(int argc, char **argv)
 		ctx.to = CID_KIND_ULID;
 	else
 	{
-		cli_out_sync();
-		fputs("chronoid: convert: invalid value ", stderr);
-		cli_quote(stderr, to_text, strlen(to_text));
-		fputs(" for '--to' (expected uuid or ulid)\n", stderr);
+		cli_error_value("convert", "invalid value ", to_text, strlen(to_text),
+						" for '--to' (expected uuid or ulid)");
 		return CLI_EXIT_USAGE;
 	}
-	read_ok = cli_for_each_id(ids, nids, convert_one, &ctx, "convert");
-	if (!cli_out_flush() || !read_ok || ctx.bad > 0)
-		return CLI_EXIT_FAIL;
-	return CLI_EXIT_OK;
+	return cli_run_ids(&args, convert_one, &ctx, &ctx.bad);
 }

@@ -60,19 +60,15 @@ parse_count(const char *text, uint64_t *count)
 {
 	if (!all_digits(text) || (cli_parse_uint(text, UINT64_MAX, count) && *count == 0))
 	{
-		cli_out_sync();
-		fputs("chronoid: gen: invalid count ", stderr);
-		cli_quote(stderr, text, strlen(text));
-		fputs(": expected a positive integer\n", stderr);
+		cli_error_value("gen", "invalid count ", text, strlen(text),
+						": expected a positive integer");
 		return false;
 	}
 	if (!cli_parse_uint(text, CLI_MAX_COUNT, count))
 	{
-		cli_out_sync();
-		fputs("chronoid: gen: invalid count ", stderr);
-		cli_quote(stderr, text, strlen(text));
-		fprintf(stderr, ": too large (at most %llu)\n",
-				(unsigned long long) CLI_MAX_COUNT);
+		cli_error_value("gen", "invalid count ", text, strlen(text),
+						": too large (at most %llu)",
+						(unsigned long long) CLI_MAX_COUNT);
 		return false;
 	}
 	return true;
@@ -115,10 +111,8 @@ resolve_node(const char *opt_text, const cid_layout *layout, uint64_t *node)
 	}
 	if (!all_digits(text))
 	{
-		cli_out_sync();
-		fputs("chronoid: gen: invalid node ", stderr);
-		cli_quote(stderr, text, strlen(text));
-		fprintf(stderr, "%s: expected a non-negative integer\n", from);
+		cli_error_value("gen", "invalid node ", text, strlen(text),
+						"%s: expected a non-negative integer", from);
 		return false;
 	}
 	if (!cli_parse_uint(text, max, &v))
@@ -192,15 +186,10 @@ gen_uuidv7(uint64_t count)
 	rc = cid_uuidv7_init(&gen, NULL);
 	for (; rc >= 0 && count > 0; count--)
 	{
-		char	   *p;
-
 		rc = cid_uuidv7_next(&gen, &u);
 		if (rc < 0)
 			break;
-		p = cli_out_reserve(CID_UUID_STRLEN + 1);
-		cid_uuid_format(p, &u);
-		p[CID_UUID_STRLEN] = '\n';
-		cli_out_commit(CID_UUID_STRLEN + 1);
+		cli_out_uuid_line(&u);
 	}
 	if (rc < 0)
 	{
@@ -218,18 +207,13 @@ gen_uuidv4(uint64_t count)
 
 	for (; count > 0; count--)
 	{
-		char	   *p;
-
 		rc = cid_uuidv4_new(&u, NULL);
 		if (rc < 0)
 		{
 			cli_error("gen", "uuidv4: %s", cid_strerror(rc));
 			return CLI_EXIT_FAIL;
 		}
-		p = cli_out_reserve(CID_UUID_STRLEN + 1);
-		cid_uuid_format(p, &u);
-		p[CID_UUID_STRLEN] = '\n';
-		cli_out_commit(CID_UUID_STRLEN + 1);
+		cli_out_uuid_line(&u);
 	}
 	return CLI_EXIT_OK;
 }
@@ -244,15 +228,10 @@ gen_ulid(uint64_t count, bool monotonic)
 	rc = cid_ulid_init(&gen, monotonic, NULL);
 	for (; rc >= 0 && count > 0; count--)
 	{
-		char	   *p;
-
 		rc = cid_ulid_next(&gen, &u);
 		if (rc < 0)
 			break;
-		p = cli_out_reserve(CID_ULID_STRLEN + 1);
-		cid_ulid_format(p, &u);
-		p[CID_ULID_STRLEN] = '\n';
-		cli_out_commit(CID_ULID_STRLEN + 1);
+		cli_out_ulid_line(&u);
 	}
 	if (rc < 0)
 	{
@@ -295,10 +274,8 @@ cli_cmd_gen(int argc, char **argv)
 			case CLI_ARG_OPERAND:
 				if (scheme_text != NULL)
 				{
-					cli_out_sync();
-					fputs("chronoid: gen: unexpected argument ", stderr);
-					cli_quote(stderr, value, strlen(value));
-					fputs(" (one SCHEME only)\n", stderr);
+					cli_error_value("gen", "unexpected argument ", value,
+									strlen(value), " (one SCHEME only)");
 					return CLI_EXIT_USAGE;
 				}
 				scheme_text = value;
@@ -334,10 +311,8 @@ cli_cmd_gen(int argc, char **argv)
 	}
 	if (scheme_names[i] == NULL)
 	{
-		cli_out_sync();
-		fputs("chronoid: gen: unknown scheme ", stderr);
-		cli_quote(stderr, scheme_text, strlen(scheme_text));
-		fputs(" (expected snowflake, uuidv7, uuidv4 or ulid)\n", stderr);
+		cli_error_value("gen", "unknown scheme ", scheme_text, strlen(scheme_text),
+						" (expected snowflake, uuidv7, uuidv4 or ulid)");
 		return CLI_EXIT_USAGE;
 	}
 	scheme = (gen_scheme) i;

@@ -200,24 +200,16 @@ cli_cmd_inspect(int argc, char **argv)
 	const char *layout_text = NULL;
 	cid_layout	layout;
 	inspect_ctx ctx;
-	char	  **ids;
-	int			nids = 0;
 	int			opt;
-	bool		read_ok;
 
-	/* Operands are gathered in argv's own slots (they are never more). */
-	ids = argv;
 	memset(&ctx, 0, sizeof(ctx));
 	cli_args_init(&args, argc, argv, 1, "inspect");
-	while ((opt = cli_next_arg(&args, inspect_options, &value)) != CLI_ARG_END)
+	while ((opt = cli_next_option(&args, inspect_options, &value)) != CLI_ARG_END)
 	{
 		switch (opt)
 		{
 			case CLI_ARG_ERROR:
 				return CLI_EXIT_USAGE;
-			case CLI_ARG_OPERAND:
-				ids[nids++] = (char *) value;
-				break;
 			case OPT_LAYOUT:
 				layout_text = value;
 				break;
@@ -232,8 +224,5 @@ cli_cmd_inspect(int argc, char **argv)
 	if (!cli_resolve_layout(&layout, layout_text, "inspect"))
 		return CLI_EXIT_USAGE;
 	ctx.layout = &layout;
-	read_ok = cli_for_each_id(ids, nids, inspect_one, &ctx, "inspect");
-	if (!cli_out_flush() || !read_ok || ctx.bad > 0)
-		return CLI_EXIT_FAIL;
-	return CLI_EXIT_OK;
+	return cli_run_ids(&args, inspect_one, &ctx, &ctx.bad);
 }

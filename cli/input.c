@@ -55,6 +55,16 @@ cli_for_each_id(char **ids, int nids, cli_id_fn fn, void *ctx, const char *cmd)
 	return ok;
 }
 
+int
+cli_run_ids(const cli_args *a, cli_id_fn fn, void *ctx, const unsigned long *bad)
+{
+	bool		read_ok = cli_for_each_id(a->argv, a->noperands, fn, ctx, a->cmd);
+
+	if (!cli_out_flush() || !read_ok || *bad > 0)
+		return CLI_EXIT_FAIL;
+	return CLI_EXIT_OK;
+}
+
 /*
  * What the refused text should have looked like.  cid_inspect() picks the
  * form by length (its header says how); the hint follows the same rule so
@@ -103,25 +113,23 @@ cli_report_bad_id(const char *cmd, const char *s, size_t len, int status,
 {
 	char		buf[160];
 	const char *hint = expected_hint(status, len, layout, buf, sizeof(buf));
+	char		at[64] = "";
 
-	cli_out_sync();
-	fprintf(stderr, "chronoid: %s: ", cmd);
-	cli_quote(stderr, s, len);
-	fprintf(stderr, ": %s", cid_strerror(status));
 	if (status == CID_ESYNTAX && errpos < len)
 	{
 		unsigned char c = (unsigned char) s[errpos];
+		char		shown[8];
 
-		/* Positions count from 1, as an editor's columns do. */
 		if (c == '\'' || c == '\\')
-			fprintf(stderr, " '\\%c'", c);
+			snprintf(shown, sizeof(shown), "\\%c", c);
 		else if (c < 0x20 || c > 0x7e)
-			fprintf(stderr, " '\\x%02x'", c);
+			snprintf(shown, sizeof(shown), "\\x%02x", c);
 		else
-			fprintf(stderr, " '%c'", c);
-		fprintf(stderr, " at position %zu", errpos + 1);
+			snprintf(shown, sizeof(shown), "%c", c);
+		/* Positions count from 1, as an editor's columns do. */
+		snprintf(at, sizeof(at), " '%s' at position %zu", shown, errpos + 1);
 	}
-	if (hint != NULL)
-		fprintf(stderr, " (%s)", hint);
-	fputc('\n', stderr);
+	cli_error_value(cmd, "", s, len, ": %s%s%s%s%s", cid_strerror(status), at,
+					hint != NULL ? " (" : "", hint != NULL ? hint : "",
+					hint != NULL ? ")" : "");
 }

@@ -21,20 +21,44 @@ static const cli_command commands[] = {
 	{NULL, NULL, NULL}
 };
 
-void
-cli_error(const char *cmd, const char *fmt,...)
+/* The message of cli_error() and cli_error_value() (what NULL: no value). */
+static void
+error_line(const char *cmd, const char *what, const char *s, size_t len,
+		   const char *fmt, va_list ap)
 {
-	va_list		ap;
-
 	/* Keep stdout's lines ahead of the message when both go to one place. */
 	cli_out_sync();
 	fputs("chronoid: ", stderr);
 	if (cmd != NULL)
 		fprintf(stderr, "%s: ", cmd);
-	va_start(ap, fmt);
+	if (what != NULL)
+	{
+		fputs(what, stderr);
+		cli_quote(stderr, s, len);
+	}
 	vfprintf(stderr, fmt, ap);
-	va_end(ap);
 	fputc('\n', stderr);
+}
+
+void
+cli_error(const char *cmd, const char *fmt,...)
+{
+	va_list		ap;
+
+	va_start(ap, fmt);
+	error_line(cmd, NULL, NULL, 0, fmt, ap);
+	va_end(ap);
+}
+
+void
+cli_error_value(const char *cmd, const char *what, const char *s, size_t len,
+				const char *fmt,...)
+{
+	va_list		ap;
+
+	va_start(ap, fmt);
+	error_line(cmd, what, s, len, fmt, ap);
+	va_end(ap);
 }
 
 void
@@ -67,10 +91,8 @@ cli_resolve_layout(cid_layout *out, const char *text, const char *cmd)
 	rc = cid_layout_resolve(out, text != NULL ? text : "pgedge", err, sizeof(err));
 	if (rc < 0)
 	{
-		cli_out_sync();
-		fprintf(stderr, "chronoid: %s: invalid layout ", cmd);
-		cli_quote(stderr, text, strlen(text));
-		fprintf(stderr, ": %s\n", err[0] != '\0' ? err : cid_strerror(rc));
+		cli_error_value(cmd, "invalid layout ", text, strlen(text), ": %s",
+						err[0] != '\0' ? err : cid_strerror(rc));
 		return false;
 	}
 	return true;
@@ -92,10 +114,8 @@ find_command(const char *name)
 static int
 unknown_command(const char *name)
 {
-	cli_out_sync();
-	fputs("chronoid: unknown command ", stderr);
-	cli_quote(stderr, name, strlen(name));
-	fputs(" (commands: gen, inspect, convert; see 'chronoid --help')\n", stderr);
+	cli_error_value(NULL, "unknown command ", name, strlen(name),
+					" (commands: gen, inspect, convert; see 'chronoid --help')");
 	return CLI_EXIT_USAGE;
 }
 
@@ -148,10 +168,8 @@ main(int argc, char **argv)
 		return run_help(argc, argv);
 	if (arg[0] == '-')
 	{
-		cli_out_sync();
-		fputs("chronoid: unknown option ", stderr);
-		cli_quote(stderr, arg, strlen(arg));
-		fputs(" (see 'chronoid --help')\n", stderr);
+		cli_error_value(NULL, "unknown option ", arg, strlen(arg),
+						" (see 'chronoid --help')");
 		return CLI_EXIT_USAGE;
 	}
 	c = find_command(arg);

@@ -166,6 +166,32 @@ cli_out_json_str(const char *s, size_t n)
 	cli_out_char('"');
 }
 
+/* Commit the len characters written at p and a newline after them. */
+static void
+commit_line(char *p, size_t len)
+{
+	p[len] = '\n';
+	cli_out_commit(len + 1);
+}
+
+void
+cli_out_uuid_line(const cid_uuid *u)
+{
+	char	   *p = cli_out_reserve(CID_UUID_STRLEN + 1);
+
+	cid_uuid_format(p, u);
+	commit_line(p, CID_UUID_STRLEN);
+}
+
+void
+cli_out_ulid_line(const cid_ulid *u)
+{
+	char	   *p = cli_out_reserve(CID_ULID_STRLEN + 1);
+
+	cid_ulid_format(p, u);
+	commit_line(p, CID_ULID_STRLEN);
+}
+
 void
 cli_out_sync(void)
 {

@@ -111,17 +111,12 @@ cid_snowflake_min_at(uint64_t *id, const cid_layout *layout, int64_t unix_ms)
 int
 cid_snowflake_max_at(uint64_t *id, const cid_layout *layout, int64_t unix_ms)
 {
-	uint64_t	tick;
-	int			rc;
+	int			rc = cid_snowflake_min_at(id, layout, unix_ms);
 
-	if (id == NULL || layout == NULL)
-		return CID_EINVAL;
-	rc = tick_of(&tick, layout, unix_ms);
 	if (rc != CID_OK)
 		return rc;
-	/* every node and sequence bit set; reserved bits stay 0 */
-	*id = put_field(layout, CID_FIELD_TIME, tick)
-		| put_field(layout, CID_FIELD_NODE, field_mask(layout->bits[CID_FIELD_NODE]))
+	/* the tick's smallest ID plus every node and sequence bit; reserved stay 0 */
+	*id |= put_field(layout, CID_FIELD_NODE, field_mask(layout->bits[CID_FIELD_NODE]))
 		| put_field(layout, CID_FIELD_SEQ, field_mask(layout->bits[CID_FIELD_SEQ]));
 	return CID_OK;
 }

@@ -6,6 +6,8 @@
 
 #include <string.h>
 
+#include "cid_env_internal.h"
+
 #define ULID_MAX_MS ((INT64_C(1) << 48) - 1)
 #define ULID_RAND_LEN 10
 
@@ -159,10 +161,7 @@ cid_ulid_init(cid_ulid_gen *gen, bool monotonic, const cid_env *env)
 {
 	if (gen == NULL)
 		return CID_EINVAL;
-	if (env != NULL)
-		gen->env = *env;
-	else
-		memset(&gen->env, 0, sizeof(gen->env));
+	cid_env_copy(&gen->env, env);
 	gen->monotonic = monotonic;
 	atomic_flag_clear(&gen->lock);
 	memset(gen->last, 0, sizeof(gen->last));
@@ -276,20 +275,15 @@ cid_ulid_next_at(cid_ulid_gen *gen, int64_t now_ms, const uint8_t rand[10],
 int
 cid_ulid_next(cid_ulid_gen *gen, cid_ulid *out)
 {
-	cid_clock_fn clock;
-	cid_random_fn fill;
 	int64_t		now;
 	uint8_t		rand[ULID_RAND_LEN];
 	int			rc;
 
 	if (gen == NULL || out == NULL)
 		return CID_EINVAL;
-	clock = gen->env.clock ? gen->env.clock : cid_platform_clock;
-	fill = gen->env.random ? gen->env.random : cid_platform_random;
-
-	now = clock(gen->env.ctx);
-	if (now < 0)
-		return CID_ECLOCK;
+	rc = cid_env_now(&gen->env, &now);
+	if (rc != CID_OK)
+		return rc;
 	now /= 1000000;
 
 	/*
@@ -301,7 +295,8 @@ cid_ulid_next(cid_ulid_gen *gen, cid_ulid *out)
 	rc = ulid_step(gen, now, NULL, out);
 	if (rc != NEED_RANDOM)
 		return rc;
-	if (fill(gen->env.ctx, rand, sizeof(rand)) < 0)
-		return CID_ERANDOM;
+	rc = cid_env_random(&gen->env, rand, sizeof(rand));
+	if (rc != CID_OK)
+		return rc;
 	return ulid_step(gen, now, rand, out);
 }

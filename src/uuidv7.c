@@ -7,6 +7,8 @@
 
 #include <string.h>
 
+#include "cid_env_internal.h"
+
 #define NS_PER_MS INT64_C(1000000)
 #define FRACTION_BITS 12
 
@@ -24,10 +26,7 @@ cid_uuidv7_init(cid_uuidv7_gen *gen, const cid_env *env)
 {
 	if (gen == NULL)
 		return CID_EINVAL;
-	if (env != NULL)
-		gen->env = *env;
-	else
-		memset(&gen->env, 0, sizeof(gen->env));
+	cid_env_copy(&gen->env, env);
 	atomic_init(&gen->state, 0);
 	return CID_OK;
 }
@@ -125,21 +124,18 @@ cid_uuidv7_next_at(cid_uuidv7_gen *gen, int64_t now_ns, int64_t shift_us,
 int
 cid_uuidv7_next_shifted(cid_uuidv7_gen *gen, int64_t shift_us, cid_uuid *out)
 {
-	cid_clock_fn clock;
-	cid_random_fn fill;
 	int64_t		now;
 	uint8_t		rand_b[8];
+	int			rc;
 
 	if (gen == NULL || out == NULL)
 		return CID_EINVAL;
-	clock = gen->env.clock ? gen->env.clock : cid_platform_clock;
-	fill = gen->env.random ? gen->env.random : cid_platform_random;
-
-	now = clock(gen->env.ctx);
-	if (now < 0)
-		return CID_ECLOCK;
-	if (fill(gen->env.ctx, rand_b, sizeof(rand_b)) < 0)
-		return CID_ERANDOM;
+	rc = cid_env_now(&gen->env, &now);
+	if (rc != CID_OK)
+		return rc;
+	rc = cid_env_random(&gen->env, rand_b, sizeof(rand_b));
+	if (rc != CID_OK)
+		return rc;
 	return cid_uuidv7_next_at(gen, now, shift_us, rand_b, out);
 }
 

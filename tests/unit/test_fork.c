@@ -17,14 +17,13 @@
 #include "chronoid.h"
 #include "random_internal.h"
 #include "tap.h"
+#include "testutil.h"
 
 #define NREC 512				/* 16-byte records per process: 8 KiB, two
 								 * buffers' worth */
 
-typedef unsigned char rec16[16];
-
 /* Fill out[0..n) with records; 0 on success. */
-typedef int (*producer_fn) (rec16 *out, size_t n);
+typedef int (*producer_fn) (tu_rec16 *out, size_t n);
 
 /* Generators set up (and used) by the parent before it forks. */
 static cid_uuidv7_gen v7_gen;
@@ -48,7 +47,7 @@ frozen_clock(void *ctx)
 static const cid_env frozen_env = {frozen_clock, NULL, NULL, &frozen_ns};
 
 static int
-produce_raw(rec16 *out, size_t n)
+produce_raw(tu_rec16 *out, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		if (cid_random_bytes(out[i], 16) != CID_OK)
@@ -57,7 +56,7 @@ produce_raw(rec16 *out, size_t n)
 }
 
 static int
-produce_uuidv4(rec16 *out, size_t n)
+produce_uuidv4(tu_rec16 *out, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 	{
@@ -76,7 +75,7 @@ produce_uuidv4(rec16 *out, size_t n)
  * their UUIDs apart — exactly what a shared buffer would break.
  */
 static int
-produce_uuidv7_inherited(rec16 *out, size_t n)
+produce_uuidv7_inherited(tu_rec16 *out, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 	{
@@ -89,18 +88,25 @@ produce_uuidv7_inherited(rec16 *out, size_t n)
 	return 0;
 }
 
+/* n ULIDs from gen into out; 0 on success. */
 static int
-produce_ulid_plain_inherited(rec16 *out, size_t n)
+fill_ulids(cid_ulid_gen *gen, tu_rec16 *out, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 	{
 		cid_ulid	u;
 
-		if (cid_ulid_next(&ulid_plain_gen, &u) != CID_OK)
+		if (cid_ulid_next(gen, &u) != CID_OK)
 			return -1;
 		memcpy(out[i], u.bytes, 16);
 	}
 	return 0;
+}
+
+static int
+produce_ulid_plain_inherited(tu_rec16 *out, size_t n)
+{
+	return fill_ulids(&ulid_plain_gen, out, n);
 }
 
 /*
@@ -109,21 +115,13 @@ produce_ulid_plain_inherited(rec16 *out, size_t n)
  * parent and child runs overlap only if their random starts were shared.
  */
 static int
-produce_ulid_monotonic_fresh(rec16 *out, size_t n)
+produce_ulid_monotonic_fresh(tu_rec16 *out, size_t n)
 {
 	cid_ulid_gen gen;
 
 	if (cid_ulid_init(&gen, true, &frozen_env) != CID_OK)
 		return -1;
-	for (size_t i = 0; i < n; i++)
-	{
-		cid_ulid	u;
-
-		if (cid_ulid_next(&gen, &u) != CID_OK)
-			return -1;
-		memcpy(out[i], u.bytes, 16);
-	}
-	return 0;
+	return fill_ulids(&gen, out, n);
 }
 
 /*
@@ -135,7 +133,7 @@ produce_ulid_monotonic_fresh(rec16 *out, size_t n)
  * the next millisecond, where the generator draws fresh random bits.
  */
 static int
-produce_ulid_monotonic_inherited(rec16 *out, size_t n)
+produce_ulid_monotonic_inherited(tu_rec16 *out, size_t n)
 {
 	int64_t		last_ms = cid_ulid_unix_ms((const cid_ulid *) ulid_mono_gen.last);
 	int64_t		now;
@@ -147,39 +145,21 @@ produce_ulid_monotonic_inherited(rec16 *out, size_t n)
 			return -1;
 	} while (now / 1000000 <= last_ms);
 
-	for (size_t i = 0; i < n; i++)
-	{
-		cid_ulid	u;
-
-		if (cid_ulid_next(&ulid_mono_gen, &u) != CID_OK)
-			return -1;
-		memcpy(out[i], u.bytes, 16);
-	}
-	return 0;
-}
-
-static int
-cmp_rec(const void *a, const void *b)
-{
-	return memcmp(a, b, 16);
+	return fill_ulids(&ulid_mono_gen, out, n);
 }
 
 /* Values present in both sorted arrays, plus repeats inside either. */
 static size_t
-count_shared(rec16 *a, size_t na, rec16 *b, size_t nb)
+count_shared(tu_rec16 *a, size_t na, tu_rec16 *b, size_t nb)
 {
 	size_t		i = 0,
 				j = 0,
 				shared = 0;
 
-	qsort(a, na, sizeof(rec16), cmp_rec);
-	qsort(b, nb, sizeof(rec16), cmp_rec);
-	for (size_t k = 1; k < na; k++)
-		if (memcmp(a[k - 1], a[k], 16) == 0)
-			shared++;
-	for (size_t k = 1; k < nb; k++)
-		if (memcmp(b[k - 1], b[k], 16) == 0)
-			shared++;
+	qsort(a, na, sizeof(tu_rec16), tu_cmp_rec16);
+	qsort(b, nb, sizeof(tu_rec16), tu_cmp_rec16);
+	shared += tu_count_adjacent_equal(a, na, 16);
+	shared += tu_count_adjacent_equal(b, nb, 16);
 	while (i < na && j < nb)
 	{
 		int			c = memcmp(a[i], b[j], 16);
@@ -260,13 +240,13 @@ do_fork(fork_kind kind)
  * repeated), or SIZE_MAX when the child or a producer failed.  extra, when
  * not NULL, adds nextra more parent-side records to compare against.
  */
-static rec16 last_child[NREC];	/* the last child's records */
+static tu_rec16 last_child[NREC];	/* the last child's records */
 
 static size_t
-fork_and_compare(fork_kind kind, producer_fn produce, rec16 *extra, size_t nextra)
+fork_and_compare(fork_kind kind, producer_fn produce, tu_rec16 *extra, size_t nextra)
 {
-	static rec16 mine[NREC * 8];
-	rec16	   *theirs = last_child;
+	static tu_rec16 mine[NREC * 8];
+	tu_rec16   *theirs = last_child;
 	int			fds[2];
 	pid_t		pid;
 	int			status = 0;
@@ -301,7 +281,7 @@ fork_and_compare(fork_kind kind, producer_fn produce, rec16 *extra, size_t nextr
 	{
 		if (nextra > NREC * 7)
 			nextra = NREC * 7;
-		memcpy(mine + NREC, extra, nextra * sizeof(rec16));
+		memcpy(mine + NREC, extra, nextra * sizeof(tu_rec16));
 	}
 	return count_shared(mine, NREC + (extra ? nextra : 0), theirs, NREC);
 }
@@ -420,7 +400,7 @@ typedef struct mt_arg
 {
 	atomic_bool stop;
 	atomic_size_t progress;
-	rec16	   *out;
+	tu_rec16   *out;
 	size_t		cap;
 	size_t		n;
 	size_t		shared;
@@ -459,9 +439,9 @@ mt_forker(void *p)
 static void
 test_fork_from_multithreaded_parent(void)
 {
-	static rec16 drawn[NREC * 4];
-	static rec16 child[NREC];
-	static rec16 main_after[NREC];
+	static tu_rec16 drawn[NREC * 4];
+	static tu_rec16 child[NREC];
+	static tu_rec16 main_after[NREC];
 	mt_arg		drawer = {.out = drawn, .cap = NREC * 4};
 	mt_arg		forker = {.out = child};
 	pthread_t	td,

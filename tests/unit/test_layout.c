@@ -5,16 +5,7 @@
  */
 #include "chronoid.h"
 #include "tap.h"
-
-static int64_t
-ms_of(const char *s)
-{
-	int64_t		ms = INT64_MIN;
-
-	if (cid_time_parse(&ms, s, strlen(s), NULL) != CID_OK)
-		printf("#     cannot parse \"%s\"\n", s);
-	return ms;
-}
+#include "testutil.h"
 
 static const char *
 fmt_ms(char *buf, int64_t ms)
@@ -48,7 +39,7 @@ test_preset_pgedge(void)
 	EXPECT_STR(l.name, "pgedge");
 	/* bits 62..22 ms since 2023-01-01, 21..12 node, 11..0 counter */
 	expect_fields(&l, 41, 10, 12, 0, 22, 12, 0);
-	EXPECT_EQ_INT(l.epoch_ms, ms_of("2023-01-01T00:00:00Z"));
+	EXPECT_EQ_INT(l.epoch_ms, tu_parse_ms("2023-01-01T00:00:00Z"));
 	EXPECT_EQ_INT(l.tick_ms, 1);
 	EXPECT_EQ_U64(cid_layout_max_node(&l), 1023);
 	/* 2^41 ms from the epoch: runs out in 2092 */
@@ -65,7 +56,7 @@ test_preset_twitter(void)
 	EXPECT_EQ_INT(cid_layout_preset(&l, "twitter"), CID_OK);
 	expect_fields(&l, 41, 10, 12, 0, 22, 12, 0);
 	/* twepoch 1288834974657 */
-	EXPECT_EQ_INT(l.epoch_ms, ms_of("2010-11-04T01:42:54.657Z"));
+	EXPECT_EQ_INT(l.epoch_ms, tu_parse_ms("2010-11-04T01:42:54.657Z"));
 	EXPECT_EQ_INT(l.tick_ms, 1);
 	EXPECT_STR(fmt_ms(buf, cid_layout_max_ms(&l)), "2080-07-10T17:30:30.208Z");
 	EXPECT(cid_layout_negative_from_ms(&l) == INT64_MAX);
@@ -83,7 +74,7 @@ test_preset_sonyflake(void)
 	EXPECT_EQ_INT(l.order[0], CID_FIELD_TIME);
 	EXPECT_EQ_INT(l.order[1], CID_FIELD_SEQ);
 	EXPECT_EQ_INT(l.order[2], CID_FIELD_NODE);
-	EXPECT_EQ_INT(l.epoch_ms, ms_of("2014-09-01"));
+	EXPECT_EQ_INT(l.epoch_ms, tu_parse_ms("2014-09-01"));
 	EXPECT_EQ_INT(l.tick_ms, 10);
 	EXPECT_EQ_U64(cid_layout_max_node(&l), 65535);
 	/* 2^39 ticks of 10 ms: about 174 years */
@@ -113,7 +104,7 @@ test_preset_discord(void)
 	EXPECT_EQ_INT(cid_layout_preset(&l, "discord"), CID_OK);
 	/* 42 ms | 5 worker + 5 process | 12 increment; DISCORD_EPOCH 2015 */
 	expect_fields(&l, 42, 10, 12, 0, 22, 12, 0);
-	EXPECT_EQ_INT(l.epoch_ms, ms_of("2015-01-01"));
+	EXPECT_EQ_INT(l.epoch_ms, tu_parse_ms("2015-01-01"));
 	EXPECT_EQ_INT(l.epoch_ms, INT64_C(1420070400000));
 	EXPECT_STR(fmt_ms(buf, cid_layout_max_ms(&l)), "2154-05-15T07:35:11.103Z");
 	/* bit 63 is the time field's top bit: set from epoch + 2^41 ms */
@@ -395,18 +386,14 @@ test_spec_random_text(void)
 		int			n,
 					rc;
 
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
+		tu_xorshift64(&x);
 		n = (int) (x % 16);
 		/* bias toward valid specs: a good prefix half of the time */
 		if (x & 1)
 			strcpy(spec, "time:41,node:10,seq:12");
 		for (int j = 0; j < n; j++)
 		{
-			x ^= x << 13;
-			x ^= x >> 7;
-			x ^= x << 17;
+			tu_xorshift64(&x);
 			strcat(spec, pieces[x % (sizeof(pieces) / sizeof(pieces[0]))]);
 		}
 		err[0] = '\0';

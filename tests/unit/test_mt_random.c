@@ -5,19 +5,15 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
-#include <pthread.h>
-#include <stdlib.h>
-
 #include "chronoid.h"
 #include "tap.h"
+#include "testutil.h"
 
 #define NTHREADS 4
 
-typedef unsigned char rec16[16];
-
 typedef struct draw_arg
 {
-	rec16	   *out;
+	tu_rec16   *out;
 	size_t		n;
 	int			failed;
 } draw_arg;
@@ -33,28 +29,20 @@ draw(void *p)
 	return NULL;
 }
 
-static int
-cmp_rec(const void *a, const void *b)
-{
-	return memcmp(a, b, 16);
-}
-
+/* The volume: full, or a sixteenth of it under CID_TEST_SCALE=small. */
 static size_t
 scale(size_t full)
 {
-	const char *s = getenv("CID_TEST_SCALE");
-
-	return (s != NULL && strcmp(s, "small") == 0) ? full / 16 : full;
+	return tu_scale(full, full / 16);
 }
 
 static void
 test_threads_draw_distinct_bytes(void)
 {
 	size_t		per = scale(64 * 1024);
-	rec16	   *all = calloc(per * NTHREADS, sizeof(rec16));
+	tu_rec16   *all = calloc(per * NTHREADS, sizeof(tu_rec16));
 	draw_arg	args[NTHREADS];
 	pthread_t	t[NTHREADS];
-	size_t		dups = 0;
 	int			failed = 0;
 
 	EXPECT(all != NULL);
@@ -73,11 +61,8 @@ test_threads_draw_distinct_bytes(void)
 		failed += args[i].failed;
 	}
 	EXPECT_EQ_INT(failed, 0);
-	qsort(all, per * NTHREADS, sizeof(rec16), cmp_rec);
-	for (size_t k = 1; k < per * NTHREADS; k++)
-		if (memcmp(all[k - 1], all[k], 16) == 0)
-			dups++;
-	EXPECT_EQ_U64(dups, 0);
+	qsort(all, per * NTHREADS, sizeof(tu_rec16), tu_cmp_rec16);
+	EXPECT_EQ_U64(tu_count_adjacent_equal(all, per * NTHREADS, 16), 0);
 	free(all);
 }
 
@@ -85,8 +70,7 @@ static void
 test_short_lived_threads(void)
 {
 	size_t		nthreads = scale(2000);
-	rec16	   *all = calloc(nthreads * 4, sizeof(rec16));
-	size_t		dups = 0;
+	tu_rec16   *all = calloc(nthreads * 4, sizeof(tu_rec16));
 	int			failed = 0;
 
 	EXPECT(all != NULL);
@@ -111,11 +95,8 @@ test_short_lived_threads(void)
 		failed += a.failed;
 	}
 	EXPECT_EQ_INT(failed, 0);
-	qsort(all, nthreads * 4, sizeof(rec16), cmp_rec);
-	for (size_t k = 1; k < nthreads * 4; k++)
-		if (memcmp(all[k - 1], all[k], 16) == 0)
-			dups++;
-	EXPECT_EQ_U64(dups, 0);
+	qsort(all, nthreads * 4, sizeof(tu_rec16), tu_cmp_rec16);
+	EXPECT_EQ_U64(tu_count_adjacent_equal(all, nthreads * 4, 16), 0);
 	free(all);
 }
 

@@ -5,6 +5,7 @@
  */
 #include "chronoid.h"
 #include "tap.h"
+#include "testutil.h"
 
 static cid_layout
 preset(const char *name)
@@ -17,16 +18,6 @@ preset(const char *name)
 	return l;
 }
 
-static int64_t
-ms_of(const char *s)
-{
-	int64_t		ms = INT64_MIN;
-
-	if (cid_time_parse(&ms, s, strlen(s), NULL) != CID_OK)
-		printf("#     cannot parse \"%s\"\n", s);
-	return ms;
-}
-
 /* CONFORMANCE.md: pgEdge snowflake 2.6 */
 static void
 test_pgedge_known_answer(void)
@@ -35,7 +26,7 @@ test_pgedge_known_answer(void)
 	cid_snowflake_parts p = {0};
 	uint64_t	id = 0;
 
-	p.unix_ms = ms_of("2023-10-16 18:47:12.257");
+	p.unix_ms = tu_parse_ms("2023-10-16 18:47:12.257");
 	p.node = 1;
 	p.sequence = 0;
 	EXPECT_EQ_INT(cid_snowflake_compose(&id, &l, &p), CID_OK);
@@ -97,13 +88,13 @@ test_sonyflake_bit_positions(void)
 	cid_snowflake_parts p = {0};
 	uint64_t	id = 0;
 
-	p.unix_ms = ms_of("2014-09-01") + 12345 * 10 + 7;	/* inside tick 12345 */
+	p.unix_ms = tu_parse_ms("2014-09-01") + 12345 * 10 + 7;	/* inside tick 12345 */
 	p.node = 0xBEEF;
 	p.sequence = 0x5A;
 	EXPECT_EQ_INT(cid_snowflake_compose(&id, &l, &p), CID_OK);
 	EXPECT_EQ_U64(id, (UINT64_C(12345) << 24) | (UINT64_C(0x5A) << 16) | 0xBEEF);
 	EXPECT_EQ_INT(cid_snowflake_decode(&p, &l, id), CID_OK);
-	EXPECT_EQ_INT(p.unix_ms, ms_of("2014-09-01") + 123450);	/* tick start */
+	EXPECT_EQ_INT(p.unix_ms, tu_parse_ms("2014-09-01") + 123450);	/* tick start */
 	EXPECT_EQ_U64(p.tick, 12345);
 }
 
@@ -188,7 +179,7 @@ static void
 test_min_max_at_field_end(void)
 {
 	cid_layout	l = preset("pgedge");
-	int64_t		end = ms_of("2092-09-06T15:47:35.551Z");
+	int64_t		end = tu_parse_ms("2092-09-06T15:47:35.551Z");
 	uint64_t	lo = 0,
 				hi = 0;
 
@@ -218,7 +209,7 @@ test_discord_negative_from(void)
 	uint64_t	lo = 0,
 				hi = 0;
 
-	EXPECT_EQ_INT(neg, ms_of("2084-09-06T15:47:35.552Z"));
+	EXPECT_EQ_INT(neg, tu_parse_ms("2084-09-06T15:47:35.552Z"));
 	EXPECT_EQ_INT(cid_snowflake_max_at(&hi, &l, neg - 1), CID_OK);
 	EXPECT_EQ_U64(hi, (uint64_t) INT64_MAX);
 	EXPECT_EQ_INT(cid_snowflake_min_at(&lo, &l, neg), CID_OK);
@@ -244,9 +235,7 @@ test_round_trip_all_presets(void)
 			uint64_t	id,
 						back;
 
-			x ^= x << 13;
-			x ^= x >> 7;
-			x ^= x << 17;
+			tu_xorshift64(&x);
 			id = l.bits[0] + l.bits[1] + l.bits[2] + l.bits[3] == 63 ? x >> 1 : x;
 			if (cid_snowflake_decode(&p, &l, id) != CID_OK ||
 				cid_snowflake_compose(&back, &l, &p) != CID_OK || back != id)

@@ -5,6 +5,7 @@
 #include "chronoid.h"
 #include "cid_internal_time.h"
 #include "tap.h"
+#include "testutil.h"
 
 static void
 expect_format(int64_t ms, const char *want)
@@ -179,10 +180,8 @@ test_round_trip(void)
 					back = 0;
 
 		/* xorshift64 spread over years 0000 .. 10889 */
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
-		ms = (int64_t) (x % UINT64_C(343642195910655)) - INT64_C(62167219200000);
+		ms = (int64_t) (tu_xorshift64(&x) % UINT64_C(343642195910655))
+			- INT64_C(62167219200000);
 		if (cid_time_format(buf, ms) != CID_OK ||
 			cid_time_parse(&back, buf, strlen(buf), NULL) != CID_OK || back != ms)
 			bad++;

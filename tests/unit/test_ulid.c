@@ -5,36 +5,9 @@
  */
 #include "chronoid.h"
 #include "tap.h"
+#include "testutil.h"
 
 #define MAX_MS ((INT64_C(1) << 48) - 1)
-
-/* A clock the test sets (ns), and a counting random source. */
-struct fake
-{
-	int64_t		now_ns;
-	uint8_t		next_byte;
-	bool		fail_random;
-	size_t		random_calls;
-};
-
-static int64_t
-fake_clock(void *ctx)
-{
-	return ((struct fake *) ctx)->now_ns;
-}
-
-static int
-fake_random(void *ctx, void *buf, size_t len)
-{
-	struct fake *f = ctx;
-
-	f->random_calls++;
-	if (f->fail_random)
-		return -1;
-	for (size_t i = 0; i < len; i++)
-		((uint8_t *) buf)[i] = f->next_byte++;
-	return 0;
-}
 
 static int
 parse(cid_ulid *u, const char *s, size_t *errpos)
@@ -60,17 +33,8 @@ uuid_text(const cid_uuid *u)
 	return buf;
 }
 
-/* xorshift64* for reproducible "random" values */
+/* the seed of the reproducible "random" values (tu_rng_next) */
 static uint64_t rng_state = 0x0123456789ABCDEFu;
-
-static uint64_t
-rng_next(void)
-{
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return rng_state * 0x2545F4914F6CDD1Du;
-}
 
 static void
 test_spec_vectors(void)
@@ -229,8 +193,8 @@ test_round_trip_random(void)
 					b;
 		char		text[CID_ULID_STRLEN + 1];
 		char		mixed[CID_ULID_STRLEN + 1];
-		uint64_t	hi = rng_next(),
-					lo = rng_next();
+		uint64_t	hi = tu_rng_next(&rng_state),
+					lo = tu_rng_next(&rng_state);
 
 		for (int i = 0; i < 8; i++)
 		{
@@ -384,8 +348,8 @@ test_plain_mode(void)
 static void
 test_next_with_env(void)
 {
-	struct fake f = {INT64_C(1469922850259) * 1000000 + 999999, 0x10, false, 0};
-	cid_env		env = {fake_clock, fake_random, NULL, &f};
+	tu_fake		f = {INT64_C(1469922850259) * 1000000 + 999999, 0x10, false, 0};
+	cid_env		env = {tu_fake_clock, tu_fake_random, NULL, &f};
 	cid_ulid_gen gen;
 	cid_ulid	u;
 	cid_uuid	uu;

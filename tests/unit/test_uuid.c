@@ -4,6 +4,7 @@
  */
 #include "chronoid.h"
 #include "tap.h"
+#include "testutil.h"
 
 /* Parse a NUL-terminated string; the status, and *u when it succeeds. */
 static int
@@ -25,23 +26,14 @@ canon(const char *s)
 	return buf;
 }
 
-/* Small deterministic generator for "random" test values (xorshift64*). */
+/* Deterministic "random" test bytes (tu_rng_next from this seed). */
 static uint64_t rng_state = 0x9E3779B97F4A7C15u;
-
-static uint64_t
-rng_next(void)
-{
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return rng_state * 0x2545F4914F6CDD1Du;
-}
 
 static void
 rng_fill(uint8_t *buf, size_t len)
 {
 	for (size_t i = 0; i < len; i++)
-		buf[i] = (uint8_t) (rng_next() >> 56);
+		buf[i] = (uint8_t) (tu_rng_next(&rng_state) >> 56);
 }
 
 static void
@@ -297,40 +289,20 @@ test_uuidv4_from_bytes(void)
 	EXPECT_EQ_INT(cid_uuid_unix_ms(&ms, &u), CID_ENOTIME);
 }
 
-/* A random source that hands out a counter's bytes; fails when told. */
-struct fake_rand
-{
-	uint8_t		next;
-	bool		fail;
-	size_t		calls;
-};
-
-static int
-fake_random(void *ctx, void *buf, size_t len)
-{
-	struct fake_rand *f = ctx;
-
-	f->calls++;
-	if (f->fail)
-		return -1;
-	for (size_t i = 0; i < len; i++)
-		((uint8_t *) buf)[i] = f->next++;
-	return 0;
-}
-
 static void
 test_uuidv4_new(void)
 {
-	struct fake_rand f = {0x10, false, 0};
-	cid_env		env = {NULL, fake_random, NULL, &f};
+	/* no clock: a v4 UUID takes random bytes alone */
+	tu_fake		f = {0, 0x10, false, 0};
+	cid_env		env = {NULL, tu_fake_random, NULL, &f};
 	cid_uuid	u;
 	char		buf[CID_UUID_STRLEN + 1];
 
 	EXPECT_EQ_INT(cid_uuidv4_new(&u, &env), CID_OK);
 	cid_uuid_format(buf, &u);
 	EXPECT_STR(buf, "10111213-1415-4617-9819-1a1b1c1d1e1f");
-	EXPECT_EQ_INT(f.calls, 1);
-	f.fail = true;
+	EXPECT_EQ_INT(f.random_calls, 1);
+	f.fail_random = true;
 	EXPECT_EQ_INT(cid_uuidv4_new(&u, &env), CID_ERANDOM);
 }
 

@@ -5,37 +5,12 @@
  */
 #include "chronoid.h"
 #include "tap.h"
+#include "testutil.h"
 
 #define NS_PER_MS INT64_C(1000000)
 /* 2022-02-22T19:22:22Z, RFC 9562's example instant */
 #define T0_MS INT64_C(1645557742000)
 #define MAX_MS ((INT64_C(1) << 48) - 1)
-
-/* A clock the test sets, and a counting random source. */
-struct fake
-{
-	int64_t		now_ns;
-	uint8_t		next_byte;
-	bool		fail_random;
-};
-
-static int64_t
-fake_clock(void *ctx)
-{
-	return ((struct fake *) ctx)->now_ns;
-}
-
-static int
-fake_random(void *ctx, void *buf, size_t len)
-{
-	struct fake *f = ctx;
-
-	if (f->fail_random)
-		return -1;
-	for (size_t i = 0; i < len; i++)
-		((uint8_t *) buf)[i] = f->next_byte++;
-	return 0;
-}
 
 static const uint8_t zero8[8];
 
@@ -241,8 +216,8 @@ days_to_year(int64_t y)
 static void
 test_shift_yearly_sweep(void)
 {
-	struct fake f = {T0_MS * NS_PER_MS + 777777, 0, false};
-	cid_env		env = {fake_clock, fake_random, NULL, &f};
+	tu_fake		f = {T0_MS * NS_PER_MS + 777777, 0, false, 0};
+	cid_env		env = {tu_fake_clock, tu_fake_random, NULL, &f};
 	cid_uuidv7_gen gen;
 	cid_uuid	prev,
 				u;
@@ -321,8 +296,8 @@ test_shift_out_of_range(void)
 static void
 test_next_reads_env(void)
 {
-	struct fake f = {T0_MS * NS_PER_MS + 245, 0x40, false};
-	cid_env		env = {fake_clock, fake_random, NULL, &f};
+	tu_fake		f = {T0_MS * NS_PER_MS + 245, 0x40, false, 0};
+	cid_env		env = {tu_fake_clock, tu_fake_random, NULL, &f};
 	cid_uuidv7_gen gen;
 	cid_uuid	u;
 	char		buf[CID_UUID_STRLEN + 1];
