@@ -3,6 +3,7 @@
  * and _PG_init, which wires the core library to PostgreSQL.
  */
 #include "cid_pg.h"
+#include "shared_ids.h"
 
 #include "fmgr.h"
 
@@ -19,5 +20,6 @@ _PG_init(void)
 {
 	cid_pg_env_init();
 	cid_pg_snowflake_init();
+	cid_pg_shared_ids_init();
 	cid_pg_shmem_register_done();
 }

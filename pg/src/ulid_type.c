@@ -4,6 +4,7 @@
  * memcmp order is time order.  Text I/O is the core's Crockford codec.
  */
 #include "cid_pg.h"
+#include "shared_ids.h"
 
 #include "common/hashfn.h"
 #include "fmgr.h"
@@ -311,7 +312,10 @@ chronoid_bytea_to_ulid(PG_FUNCTION_ARGS)
 /*
  * Per-backend generators, set up on first use (after fork).  The plain one
  * draws fresh randomness each time; the monotonic one increments the last
- * random part within a millisecond (ULID spec, Monotonicity).
+ * random part within a millisecond (ULID spec, Monotonicity).  When
+ * preloaded, gen_monotonic_ulid() uses the server-wide generator of
+ * shared_ids.c instead, so its ULIDs increase across all sessions; the
+ * plain one needs no shared state.
  */
 static cid_ulid_gen plain_gen;
 static cid_ulid_gen mono_gen;
@@ -343,8 +347,30 @@ chronoid_gen_ulid(PG_FUNCTION_ARGS)
 	return generate(&plain_gen, &plain_ready, false);
 }
 
+/* The server-wide monotonic generator (preloaded mode). */
+static Datum
+generate_shared(void)
+{
+	const cid_env *env = cid_pg_env();
+	int64_t		now_ns = env->clock(env->ctx);
+	uint8_t		rand[10];
+	cid_ulid	u;
+	int			rc;
+
+	if (now_ns < 0)
+		cid_pg_report(CID_ECLOCK, "could not generate a ULID");
+	if (env->random(env->ctx, rand, sizeof(rand)) < 0)
+		cid_pg_report(CID_ERANDOM, "could not generate a ULID");
+	rc = cid_pg_shared_ulid_next(now_ns / 1000000, rand, &u);
+	if (rc < 0)
+		cid_pg_report(rc, "could not generate a ULID");
+	return ulid_datum(&u);
+}
+
 Datum
 chronoid_gen_monotonic_ulid(PG_FUNCTION_ARGS)
 {
+	if (cid_pg_shared_ids_ready())
+		return generate_shared();
 	return generate(&mono_gen, &mono_ready, true);
 }

@@ -4,6 +4,7 @@
  * UUIDv7 range boundary.  All ID logic is the core's (include/chronoid.h).
  */
 #include "cid_pg.h"
+#include "shared_ids.h"
 
 #include "fmgr.h"
 #include "utils/builtins.h"
@@ -22,9 +23,11 @@ PG_FUNCTION_INFO_V1(chronoid_uuidv7_boundary_tz);
 PG_FUNCTION_INFO_V1(chronoid_uuidv7_boundary);
 
 /*
- * One generator per backend: like PostgreSQL 18, UUIDv7s strictly increase
- * within a session (RFC 9562 section 6.2 method 3).  Initialised on first
- * use, after fork, so nothing is inherited from the postmaster.
+ * Without preload, one generator per backend: like PostgreSQL 18, UUIDv7s
+ * strictly increase within a session (RFC 9562 section 6.2 method 3).
+ * Initialised on first use, after fork, so nothing is inherited from the
+ * postmaster.  When preloaded, the server-wide generator of shared_ids.c
+ * is used instead, so they strictly increase across all sessions.
  */
 static cid_uuidv7_gen session_v7;
 static bool session_v7_ready = false;
@@ -69,11 +72,30 @@ uuid_text(const cid_uuid *u)
 	return s;
 }
 
+/*
+ * One step of the shared (preloaded) or the session generator, with this
+ * backend's clock reading now_ns and fresh random bytes for rand_b.
+ */
+static int
+v7_next(int64_t now_ns, int64_t shift_us, cid_uuid *out)
+{
+	const cid_env *env = cid_pg_env();
+	uint8_t		rand_b[8];
+
+	if (env->random(env->ctx, rand_b, sizeof(rand_b)) < 0)
+		return CID_ERANDOM;
+	if (cid_pg_shared_ids_ready())
+		return cid_pg_shared_uuidv7_next(now_ns, shift_us, rand_b, out);
+	return cid_uuidv7_next_at(session_v7_gen(), now_ns, shift_us, rand_b, out);
+}
+
 Datum
 chronoid_uuidv7(PG_FUNCTION_ARGS)
 {
+	const cid_env *env = cid_pg_env();
+	int64_t		now_ns = env->clock(env->ctx);
 	cid_uuid	u;
-	int			rc = cid_uuidv7_next(session_v7_gen(), &u);
+	int			rc = now_ns < 0 ? CID_ECLOCK : v7_next(now_ns, 0, &u);
 
 	if (rc < 0)
 		cid_pg_report(rc, "could not generate a UUIDv7");
@@ -123,7 +145,6 @@ chronoid_uuidv7_shift(PG_FUNCTION_ARGS)
 {
 	Interval   *shift = PG_GETARG_INTERVAL_P(0);
 	const cid_env *env = cid_pg_env();
-	cid_uuidv7_gen *gen = session_v7_gen();
 	int64_t		now_ns;
 	TimestampTz now;
 	TimestampTz moved;
@@ -153,7 +174,7 @@ chronoid_uuidv7_shift(PG_FUNCTION_ARGS)
 													TimestampTzGetDatum(now),
 													IntervalPGetDatum(shift)));
 	rc = TIMESTAMP_NOT_FINITE(moved) ? CID_ETIME_RANGE :
-		cid_uuidv7_next_shifted(gen, (int64_t) (moved - now), &u);
+		v7_next(now_ns, (int64_t) (moved - now), &u);
 	if (rc == CID_ETIME_RANGE)
 		shift_range_error(shift);
 	if (rc < 0)

@@ -2,7 +2,10 @@
 -- ---------------------------------------------------------------------
 -- UUIDv7 / UUIDv4 (PostgreSQL 18 semantics) and pg_uuidv7 names.
 -- On PostgreSQL 17/18 the pg_catalog functions of the same names win
--- lookup; the chronoid_* names always reach this extension.
+-- lookup; the chronoid_* names always reach this extension.  When the
+-- module is preloaded, every UUIDv7 name here shares one server-wide
+-- generator (ordered across sessions); on 18, chronoid_uuidv7() is the
+-- name that reaches it.
 -- ---------------------------------------------------------------------
 
 CREATE FUNCTION @extschema@.uuidv7()
@@ -10,7 +13,7 @@ RETURNS pg_catalog.uuid
 AS 'MODULE_PATHNAME', 'chronoid_uuidv7'
 LANGUAGE C VOLATILE PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@.uuidv7() IS
-'generate a UUIDv7 (RFC 9562), strictly increasing within the session';
+'generate a UUIDv7 (RFC 9562), strictly increasing within the session, and across all sessions when chronoid is in shared_preload_libraries';
 
 CREATE FUNCTION @extschema@.uuidv7(shift pg_catalog.interval)
 RETURNS pg_catalog.uuid
@@ -24,14 +27,14 @@ RETURNS pg_catalog.uuid
 AS 'MODULE_PATHNAME', 'chronoid_uuidv7'
 LANGUAGE C VOLATILE PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@.chronoid_uuidv7() IS
-'generate a UUIDv7 (same as uuidv7(), under a name PostgreSQL core does not own)';
+'generate a UUIDv7 (same as uuidv7(), under a name PostgreSQL core does not own: on PostgreSQL 18 this one, not core''s uuidv7(), is ordered across sessions when preloaded)';
 
 CREATE FUNCTION @extschema@.chronoid_uuidv7(shift pg_catalog.interval)
 RETURNS pg_catalog.uuid
 AS 'MODULE_PATHNAME', 'chronoid_uuidv7_shift'
 LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@.chronoid_uuidv7(pg_catalog.interval) IS
-'generate a UUIDv7 with its time shifted (same as uuidv7(interval), under a name core does not own)';
+'generate a UUIDv7 with its time shifted (same as uuidv7(interval), under a name core does not own; ordered across sessions when preloaded)';
 
 CREATE FUNCTION @extschema@.uuidv4()
 RETURNS pg_catalog.uuid

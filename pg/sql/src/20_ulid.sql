@@ -259,4 +259,4 @@ CREATE FUNCTION @extschema@.gen_monotonic_ulid()
 RETURNS @extschema@.ulid AS 'MODULE_PATHNAME', 'chronoid_gen_monotonic_ulid'
 LANGUAGE C VOLATILE PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@.gen_monotonic_ulid() IS
-'generate a ULID strictly greater than the session''s previous one (ULID spec monotonic mode)';
+'generate a ULID strictly greater than the session''s previous one (ULID spec monotonic mode); when chronoid is in shared_preload_libraries, greater than every earlier one of the server';

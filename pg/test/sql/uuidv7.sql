@@ -104,3 +104,10 @@ EXPLAIN (COSTS OFF) SELECT count(*) FROM v7t WHERE uuidv7_boundary(at) = uuidv7_
 SELECT count(*) FROM v7t WHERE uuidv7_boundary(at) = uuidv7_boundary('2024-01-05'::timestamptz);
 RESET enable_seqscan;
 DROP TABLE v7t;
+
+-- A shift moves only its own UUID's time: the generator's state stays at
+-- the clock (when preloaded, so does the durable mark), so the next
+-- unshifted UUIDv7 is not pushed 1000 years ahead, and still increases.
+SELECT abs(extract(epoch FROM uuid_extract_timestamp(b) - clock_timestamp())) < 5 AS next_at_clock,
+       c > b AS still_increasing
+FROM (SELECT uuidv7(interval '1000 years') a, uuidv7() b, chronoid_uuidv7() c) s;
