@@ -1,9 +1,13 @@
 /*
  * snowflake_gen.c — the lock-free Snowflake generator: a pure step that
  * issues from a clock reading (cid_snowflake_next_at), the driver that reads
- * the clock and waits (cid_snowflake_next), and batch issue (fill).
+ * the clock and waits (cid_snowflake_next, with a fetch-and-add fast path
+ * under the borrow policy), and batch issue (fill).
  */
+#define _POSIX_C_SOURCE 200809L
+
 #include "chronoid.h"
+#include "cid_clock.h"
 #include "cid_internal_time.h"
 
 /*
@@ -12,7 +16,9 @@
  * first ID, even one at tick 0, is (tick, 0).  All ones is never a real
  * position unless time and sequence together take 64 bits (a 64-bit
  * layout without node or reserved bits), and then it is the very last
- * position of the field: the generator never issues that one ID.
+ * position of the field: the generator never issues that one ID.  The
+ * fetch-and-add path of cid_snowflake_next may leave the state on a
+ * position it burnt (never issued): gaps are allowed, duplicates never.
  */
 #define STATE_NONE UINT64_MAX
 
@@ -95,10 +101,158 @@ cid_snowflake_init(cid_snowflake_gen *gen, const cid_layout *layout,
 #define STALE_READING 1000
 
 /*
- * Reserve up to want consecutive positions in one tick for clock reading
- * now_ns, deciding by the policies.  The whole decision is recomputed from
- * the state word on every CAS retry, so a thread that loses the race simply
- * decides again from the winner's state.
+ * The clock of gen.  The default one (cid_platform_clock) is read in place
+ * rather than through a function pointer and two calls.
+ */
+static inline int64_t
+read_clock(const cid_snowflake_gen *gen)
+{
+	if (gen->env.clock != NULL)
+		return gen->env.clock(gen->env.ctx);
+	return cid_clock_realtime_ns();
+}
+
+/*
+ * The tick of clock reading now_ns, floor((now_ms - epoch) / tick_ms), or
+ * CID_ETIME_RANGE when it lies before the epoch or past the time field.
+ */
+static inline int
+tick_of(const cid_layout *l, int64_t now_ns, uint64_t *tick)
+{
+	int64_t		now_ms = cid_floor_div(now_ns, CID_NS_PER_MS);
+	uint64_t	t;
+
+	if (now_ms < l->epoch_ms)
+		return CID_ETIME_RANGE;
+
+	/*
+	 * A 64-bit division by a variable costs more than the rest of the step,
+	 * so the common ticks get constant divisors (which compile to a
+	 * multiplication).
+	 */
+	t = (uint64_t) (now_ms - l->epoch_ms);
+	switch (l->tick_ms)
+	{
+		case 1:
+			break;
+		case 10:
+			t /= 10;
+			break;
+		default:
+			t /= l->tick_ms;
+			break;
+	}
+	if (t > mask_of(l->bits[CID_FIELD_TIME]))
+		return CID_ETIME_RANGE;
+	*tick = t;
+	return CID_OK;
+}
+
+/*
+ * What to issue after position old (the last one issued, or STATE_NONE) at
+ * clock tick now_tick, by the policies: up to want consecutive positions of
+ * one tick in *r, and in *next the state that records them.  Returns the
+ * status of that run, or a failure or CID_EAGAIN (nothing to issue).  Pure:
+ * the callers make the decision stick with one atomic operation.
+ */
+static inline int
+decide(const cid_snowflake_gen *gen, uint64_t old, uint64_t now_tick,
+	   uint64_t want, run *r, uint64_t *next)
+{
+	const cid_layout *l = &gen->layout;
+	const cid_snowflake_opts *o = &gen->opts;
+	int			seq_bits = l->bits[CID_FIELD_SEQ];
+	uint64_t	max_seq = mask_of(seq_bits);
+	uint64_t	tick,
+				seq,
+				count;
+	int			status = CID_OK;
+
+	if (old == STATE_NONE || (old >> seq_bits) < now_tick)
+	{
+		/* a tick nobody has issued in yet */
+		tick = now_tick;
+		seq = 0;
+	}
+	else
+	{
+		uint64_t	last_tick = old >> seq_bits;
+		uint64_t	last_seq = old & max_seq;
+		bool		roll = last_seq == max_seq;
+		uint64_t	ahead;
+
+		/* the position right after the last one issued */
+		tick = roll ? last_tick + 1 : last_tick;
+		seq = roll ? 0 : last_seq + 1;
+		ahead = tick - now_tick;
+
+		if (last_tick == now_tick)
+		{
+			if (roll)
+			{
+				if (o->on_exhausted == CID_EXHAUST_WAIT)
+				{
+					r->wait_tick = last_tick + 1;
+					r->exhausted = true;
+					return CID_EAGAIN;
+				}
+				if (ahead > o->max_borrow_ticks)
+					return CID_EEXHAUSTED;
+				status = CID_WTICK_BORROWED;
+			}
+		}
+		else if (o->on_exhausted == CID_EXHAUST_BORROW &&
+				 last_tick - now_tick <= o->max_borrow_ticks)
+		{
+			/*
+			 * Clock behind, but within the borrow window: this is our own
+			 * borrowing (or a rollback we cannot tell from it).
+			 */
+			if (ahead > o->max_borrow_ticks)
+				return CID_EEXHAUSTED;
+			status = CID_WTICK_BORROWED;
+		}
+		else if (o->on_behind == CID_BEHIND_RUN_AHEAD)
+		{
+			/* bound the tick actually issued, so IDs stay within drift */
+			if (ahead > (uint64_t) o->max_drift_ms / l->tick_ms)
+				return CID_EDRIFT;
+			status = CID_WCLOCK_BEHIND;
+		}
+		else if (o->on_behind == CID_BEHIND_WAIT)
+		{
+			r->wait_tick = last_tick;
+			r->exhausted = false;
+			return CID_EAGAIN;
+		}
+		else
+			return CID_ECLOCK_BACKWARDS;
+		if (tick > mask_of(l->bits[CID_FIELD_TIME]))
+			return CID_ETIME_RANGE;
+	}
+
+	count = max_seq - seq + 1;
+	if (count > want)
+		count = want;
+	*next = tick << seq_bits | (seq + count - 1);
+	if (*next == STATE_NONE)
+	{
+		/* the all-ones position is the sentinel: never issue it */
+		if (--count == 0)
+			return CID_ETIME_RANGE;
+		(*next)--;
+	}
+	r->tick = tick;
+	r->seq = seq;
+	r->count = count;
+	return status;
+}
+
+/*
+ * Reserve up to want consecutive positions in one tick for clock tick
+ * now_tick, deciding by the policies.  The whole decision is recomputed
+ * from the state word on every CAS retry, so a thread that loses the race
+ * simply decides again from the winner's state.
  *
  * seen, when not NULL, is the state the driver loaded before it read the
  * clock.  Another thread that wins the race may have read the clock after
@@ -109,125 +263,24 @@ cid_snowflake_init(cid_snowflake_gen *gen, const cid_layout *layout,
  * the clock before we did.
  */
 static int
-reserve(cid_snowflake_gen *gen, int64_t now_ns, uint64_t want, run *r,
+reserve(cid_snowflake_gen *gen, uint64_t now_tick, uint64_t want, run *r,
 		const uint64_t *seen)
 {
-	const cid_layout *l = &gen->layout;
-	const cid_snowflake_opts *o = &gen->opts;
-	int			seq_bits = l->bits[CID_FIELD_SEQ];
-	uint64_t	max_seq = mask_of(seq_bits);
-	uint64_t	max_tick = mask_of(l->bits[CID_FIELD_TIME]);
-	int64_t		now_ms = cid_floor_div(now_ns, CID_NS_PER_MS);
-	uint64_t	now_tick;
+	int			seq_bits = gen->layout.bits[CID_FIELD_SEQ];
 	uint64_t	old;
-
-	if (now_ms < l->epoch_ms)
-		return CID_ETIME_RANGE;
-	/*
-	 * A 64-bit division by a variable costs more than the rest of the step,
-	 * so the common ticks get constant divisors (which compile to a
-	 * multiplication).
-	 */
-	now_tick = (uint64_t) (now_ms - l->epoch_ms);
-	switch (l->tick_ms)
-	{
-		case 1:
-			break;
-		case 10:
-			now_tick /= 10;
-			break;
-		default:
-			now_tick /= l->tick_ms;
-			break;
-	}
-	if (now_tick > max_tick)
-		return CID_ETIME_RANGE;
 
 	old = seen ? *seen : atomic_load_explicit(&gen->state, memory_order_acquire);
 	for (;;)
 	{
-		uint64_t	tick,
-					seq,
-					count,
-					next;
-		int			status = CID_OK;
+		uint64_t	next;
+		int			status;
 
-		if (old == STATE_NONE || (old >> seq_bits) < now_tick)
-		{
-			/* a tick nobody has issued in yet */
-			tick = now_tick;
-			seq = 0;
-		}
-		else
-		{
-			uint64_t	last_tick = old >> seq_bits;
-			uint64_t	last_seq = old & max_seq;
-			bool		roll = last_seq == max_seq;
-			uint64_t	ahead;
-
-			/* the position right after the last one issued */
-			tick = roll ? last_tick + 1 : last_tick;
-			seq = roll ? 0 : last_seq + 1;
-			ahead = tick - now_tick;
-
-			if (last_tick > now_tick && seen != NULL && old != *seen)
-				return STALE_READING;
-			if (last_tick == now_tick)
-			{
-				if (roll)
-				{
-					if (o->on_exhausted == CID_EXHAUST_WAIT)
-					{
-						r->wait_tick = last_tick + 1;
-						r->exhausted = true;
-						return CID_EAGAIN;
-					}
-					if (ahead > o->max_borrow_ticks)
-						return CID_EEXHAUSTED;
-					status = CID_WTICK_BORROWED;
-				}
-			}
-			else if (o->on_exhausted == CID_EXHAUST_BORROW &&
-					 last_tick - now_tick <= o->max_borrow_ticks)
-			{
-				/*
-				 * Clock behind, but within the borrow window: this is our
-				 * own borrowing (or a rollback we cannot tell from it).
-				 */
-				if (ahead > o->max_borrow_ticks)
-					return CID_EEXHAUSTED;
-				status = CID_WTICK_BORROWED;
-			}
-			else if (o->on_behind == CID_BEHIND_RUN_AHEAD)
-			{
-				/* bound the tick actually issued, so IDs stay within drift */
-				if (ahead > (uint64_t) o->max_drift_ms / l->tick_ms)
-					return CID_EDRIFT;
-				status = CID_WCLOCK_BEHIND;
-			}
-			else if (o->on_behind == CID_BEHIND_WAIT)
-			{
-				r->wait_tick = last_tick;
-				r->exhausted = false;
-				return CID_EAGAIN;
-			}
-			else
-				return CID_ECLOCK_BACKWARDS;
-			if (tick > max_tick)
-				return CID_ETIME_RANGE;
-		}
-
-		count = max_seq - seq + 1;
-		if (count > want)
-			count = want;
-		next = tick << seq_bits | (seq + count - 1);
-		if (next == STATE_NONE)
-		{
-			/* the all-ones position is the sentinel: never issue it */
-			if (--count == 0)
-				return CID_ETIME_RANGE;
-			next--;
-		}
+		if (seen != NULL && old != *seen && old != STATE_NONE &&
+			(old >> seq_bits) > now_tick)
+			return STALE_READING;
+		status = decide(gen, old, now_tick, want, r, &next);
+		if (status < 0)
+			return status;
 
 		/*
 		 * One compare-and-swap on the one state word.  Every successful CAS
@@ -242,16 +295,11 @@ reserve(cid_snowflake_gen *gen, int64_t now_ns, uint64_t want, run *r,
 		if (atomic_compare_exchange_weak_explicit(&gen->state, &old, next,
 												  memory_order_acq_rel,
 												  memory_order_acquire))
-		{
-			r->tick = tick;
-			r->seq = seq;
-			r->count = count;
 			return status;
-		}
 	}
 }
 
-static uint64_t
+static inline uint64_t
 make_id(const cid_snowflake_gen *gen, uint64_t tick, uint64_t seq)
 {
 	const cid_layout *l = &gen->layout;
@@ -266,11 +314,15 @@ int
 cid_snowflake_next_at(cid_snowflake_gen *gen, int64_t now_ns, uint64_t *id)
 {
 	run			r;
+	uint64_t	now_tick;
 	int			rc;
 
 	if (gen == NULL || id == NULL)
 		return CID_EINVAL;
-	rc = reserve(gen, now_ns, 1, &r, NULL);
+	rc = tick_of(&gen->layout, now_ns, &now_tick);
+	if (rc < 0)
+		return rc;
+	rc = reserve(gen, now_tick, 1, &r, NULL);
 	if (rc >= 0)
 		*id = make_id(gen, r.tick, r.seq);
 	return rc;
@@ -281,11 +333,14 @@ cid_snowflake_next_at(cid_snowflake_gen *gen, int64_t now_ns, uint64_t *id)
  * The wait is bounded twice: by the clock (max_wait_ms since the first
  * wait, plus one tick when waiting out an exhausted sequence) and by the
  * total sleep asked for, so a clock that never moves cannot hang us.
+ *
+ * With have_reading, the first round uses the caller's state load seen0
+ * and clock reading now0 (taken in that order) instead of its own.
  */
 static int
-drive(cid_snowflake_gen *gen, uint64_t want, run *r)
+drive(cid_snowflake_gen *gen, uint64_t want, run *r, bool have_reading,
+	  uint64_t seen0, int64_t now0)
 {
-	cid_clock_fn clock = gen->env.clock ? gen->env.clock : cid_platform_clock;
 	cid_sleep_fn sleep = gen->env.sleep ? gen->env.sleep : cid_platform_sleep;
 	void	   *ctx = gen->env.ctx;
 	int64_t		budget_ms = gen->opts.max_wait_ms;
@@ -295,18 +350,33 @@ drive(cid_snowflake_gen *gen, uint64_t want, run *r)
 
 	for (;;)
 	{
-		/* load the state before reading the clock: see reserve() */
-		uint64_t	seen = atomic_load_explicit(&gen->state, memory_order_acquire);
-		int64_t		now = clock(ctx);
+		uint64_t	seen;
+		int64_t		now;
+		uint64_t	now_tick;
 		int64_t		budget_ns,
 					waited,
 					need;
 		uint64_t	target_ms;
 		int			rc;
 
+		if (have_reading)
+		{
+			seen = seen0;
+			now = now0;
+			have_reading = false;
+		}
+		else
+		{
+			/* load the state before reading the clock: see reserve() */
+			seen = atomic_load_explicit(&gen->state, memory_order_acquire);
+			now = read_clock(gen);
+		}
 		if (now < 0)
 			return CID_ECLOCK;
-		rc = reserve(gen, now, want, r, &seen);
+		rc = tick_of(&gen->layout, now, &now_tick);
+		if (rc < 0)
+			return rc;
+		rc = reserve(gen, now_tick, want, r, &seen);
 		if (rc == STALE_READING)
 			continue;
 		if (rc != CID_EAGAIN)
@@ -343,15 +413,109 @@ drive(cid_snowflake_gen *gen, uint64_t want, run *r)
 	}
 }
 
+/*
+ * Fewest positions left before the borrow bound for a fetch-and-add: see
+ * cid_snowflake_next.
+ */
+#define FETCH_ADD_MARGIN 4096
+
+/*
+ * Whether gen may issue with fetch-and-add (see cid_snowflake_next): under
+ * the borrow policy the carry of +1 out of a used-up sequence into the tick
+ * is exactly the borrowing the policy allows, and with time and sequence in
+ * at most 63 bits the few positions burnt past the end of the time field
+ * cannot wrap the word around to STATE_NONE or 0.
+ */
+static inline bool
+fetch_add_ok(const cid_snowflake_gen *gen)
+{
+	return gen->opts.on_exhausted == CID_EXHAUST_BORROW &&
+		gen->layout.bits[CID_FIELD_TIME] + gen->layout.bits[CID_FIELD_SEQ] <= 63;
+}
+
+/*
+ * One ID.  Under the borrow policy the common cases, a tick that already
+ * has IDs or is borrowed ahead of the clock, take one fetch-and-add instead
+ * of a compare-and-swap loop: the state is a position tick << seq_bits |
+ * seq, so state + 1 is the next position, carrying into the next tick
+ * exactly when the sequence is used up (a borrowed tick).  Under
+ * contention it never retries.  The position is checked against the
+ * policies after the fact; one that may not be issued is burnt (a gap;
+ * gaps are allowed, duplicates never).  So that failing calls do not burn
+ * positions (a caller retrying on CID_EEXHAUSTED would push the state ever
+ * further ahead of the clock), the fetch-and-add is taken only when the
+ * state loaded before the clock read predicts success; only a race between
+ * that load and the fetch-and-add burns, one position per racing thread.
+ * Everything else, a new tick (the jump to it is not +1) included, goes
+ * through reserve()'s compare-and-swap.
+ */
 int
 cid_snowflake_next(cid_snowflake_gen *gen, uint64_t *id)
 {
 	run			r;
+	uint64_t	seen,
+				now_tick;
+	int64_t		now;
 	int			rc;
 
 	if (gen == NULL || id == NULL)
 		return CID_EINVAL;
-	rc = drive(gen, 1, &r);
+	/* load the state before reading the clock: see reserve() */
+	seen = atomic_load_explicit(&gen->state, memory_order_acquire);
+	now = read_clock(gen);
+	if (fetch_add_ok(gen) && seen != STATE_NONE && now >= 0 &&
+		tick_of(&gen->layout, now, &now_tick) == CID_OK)
+	{
+		int			seq_bits = gen->layout.bits[CID_FIELD_SEQ];
+		uint64_t	max_seq = mask_of(seq_bits);
+		uint64_t	last = seen >> seq_bits;
+		uint64_t	hi = mask_of(gen->layout.bits[CID_FIELD_TIME]);
+
+		/*
+		 * The policies of decide() for a position after a tick that is not
+		 * behind the clock: the same tick with sequence left is CID_OK, a
+		 * later tick is borrowed, allowed up to tick hi, the smaller of
+		 * now_tick + max_borrow_ticks and the end of the time field
+		 * (now_tick is within the field).  Near that bound the
+		 * compare-and-swap decides: fetch-and-add only while at least a
+		 * tick's worth of positions, and at least FETCH_ADD_MARGIN, lies
+		 * between the next position and the bound.  Racing fetch-and-adds
+		 * then cannot carry the state past the bound (which would make
+		 * later calls take it for a clock far behind) unless that many
+		 * threads sit between their state load and their fetch-and-add at
+		 * the same moment.
+		 */
+		if (gen->opts.max_borrow_ticks < hi - now_tick)
+			hi = now_tick + gen->opts.max_borrow_ticks;
+		if (last >= now_tick &&
+			seen + (max_seq < FETCH_ADD_MARGIN ? FETCH_ADD_MARGIN : max_seq + 1) <
+			(hi << seq_bits | max_seq))
+		{
+			uint64_t	pos = atomic_fetch_add_explicit(&gen->state, 1,
+														memory_order_acq_rel) + 1;
+			uint64_t	tick = pos >> seq_bits;
+
+			/*
+			 * The state only grows once something was issued, so the
+			 * position before pos is not behind now_tick either.  When its
+			 * tick is seen's, a later tick in pos is our own carry, within
+			 * the bound by the margin (checked all the same).  A newer
+			 * tick may come from a thread that read the clock after us
+			 * (our reading is then stale: see reserve()), so that
+			 * position is burnt and we start over.
+			 */
+			if (((pos - 1) >> seq_bits) == last && tick <= hi)
+			{
+				*id = make_id(gen, tick, pos & max_seq);
+				return tick == now_tick ? CID_OK : CID_WTICK_BORROWED;
+			}
+			rc = drive(gen, 1, &r, false, 0, 0);
+		}
+		else
+			rc = drive(gen, 1, &r, true, seen, now);
+	}
+	else
+		rc = drive(gen, 1, &r, true, seen, now);
 	if (rc >= 0)
 		*id = make_id(gen, r.tick, r.seq);
 	return rc;
@@ -371,7 +535,7 @@ cid_snowflake_fill(cid_snowflake_gen *gen, uint64_t *ids, size_t n,
 	while (have < n)
 	{
 		run			r;
-		int			rc = drive(gen, (uint64_t) (n - have), &r);
+		int			rc = drive(gen, (uint64_t) (n - have), &r, false, 0, 0);
 
 		if (rc < 0)
 		{

@@ -19,6 +19,7 @@ typedef struct worker
 	bool		use_fill;
 	size_t		errors;
 	size_t		remarks;
+	size_t		behind;			/* CID_WCLOCK_BEHIND among the remarks */
 	int			first_error;
 } worker;
 
@@ -53,7 +54,11 @@ work(void *arg)
 				break;
 		}
 		else if (rc > 0)
+		{
 			w->remarks++;
+			if (rc == CID_WCLOCK_BEHIND)
+				w->behind++;
+		}
 	}
 	w->n = i;
 	return NULL;
@@ -82,11 +87,13 @@ scaled(size_t full)
  * Generate total IDs on layout from NTHREADS threads and check them.  With
  * no_remarks, every call must return plain CID_OK: the sequence is too wide
  * to run out, so a remark could only come from a clock reading gone stale
- * while another thread issued (which is not a clock going back).
+ * while another thread issued (which is not a clock going back).  With
+ * fill_too, every other thread uses cid_snowflake_fill(), the others
+ * cid_snowflake_next(); without, all use cid_snowflake_next().
  */
 static void
 run(const char *layout_spec, const cid_snowflake_opts *opts, size_t total,
-	bool no_remarks)
+	bool no_remarks, bool fill_too)
 {
 	cid_layout	l;
 	cid_snowflake_gen gen;
@@ -104,7 +111,8 @@ run(const char *layout_spec, const cid_snowflake_opts *opts, size_t total,
 				out_of_range = 0,
 				bad_node = 0,
 				errors = 0,
-				remarks = 0;
+				remarks = 0,
+				behind = 0;
 	char		err[200];
 
 	EXPECT_EQ_INT(cid_layout_resolve(&l, layout_spec, err, sizeof(err)), CID_OK);
@@ -120,9 +128,10 @@ run(const char *layout_spec, const cid_snowflake_opts *opts, size_t total,
 		w[t].gen = &gen;
 		w[t].ids = ids + (size_t) t * per;
 		w[t].n = per;
-		w[t].use_fill = t % 2 == 1;
+		w[t].use_fill = fill_too && t % 2 == 1;
 		w[t].errors = 0;
 		w[t].remarks = 0;
+		w[t].behind = 0;
 		w[t].first_error = 0;
 		EXPECT_EQ_INT(pthread_create(&th[t], NULL, work, &w[t]), 0);
 	}
@@ -138,6 +147,7 @@ run(const char *layout_spec, const cid_snowflake_opts *opts, size_t total,
 				   cid_strerror(w[t].first_error));
 		errors += w[t].errors;
 		remarks += w[t].remarks;
+		behind += w[t].behind;
 		for (size_t i = 1; i < w[t].n; i++)
 			if (w[t].ids[i] <= w[t].ids[i - 1])
 				not_increasing++;
@@ -146,6 +156,8 @@ run(const char *layout_spec, const cid_snowflake_opts *opts, size_t total,
 	EXPECT_EQ_INT(not_increasing, 0);
 	if (no_remarks)
 		EXPECT_EQ_INT(remarks, 0);
+	/* threads racing is never a clock behind (the real clock goes forward) */
+	EXPECT_EQ_INT(behind, 0);
 
 	/* the tick holding start_ms, to end_ms plus what the policies allow */
 	lo_ms = start_ms - ((start_ms - l.epoch_ms) % (int64_t) l.tick_ms);
@@ -184,7 +196,23 @@ test_mt_wide_sequence_borrow(void)
 
 	cid_snowflake_opts_default(&o);
 	o.on_exhausted = CID_EXHAUST_BORROW;
-	run("time:41,node:2,seq:20;epoch=2023-01-01", &o, scaled(10000000), true);
+	run("time:41,node:2,seq:20;epoch=2023-01-01", &o, scaled(10000000), true, true);
+}
+
+/*
+ * The pgEdge layout (4096 per ms) with the borrow policy, one call per ID
+ * on every thread: the fetch-and-add path under contention, carrying into
+ * borrowed ticks all the time, and the compare-and-swap for each new tick.
+ */
+static void
+test_mt_pgedge_borrow_next(void)
+{
+	cid_snowflake_opts o;
+
+	cid_snowflake_opts_default(&o);
+	o.on_exhausted = CID_EXHAUST_BORROW;
+	o.max_borrow_ticks = 100000;
+	run("pgedge", &o, scaled(10000000), false, false);
 }
 
 /* The default pgEdge layout (4096 per ms) with the wait policy. */
@@ -196,7 +224,7 @@ test_mt_pgedge_wait(void)
 	cid_snowflake_opts_default(&o);
 	o.on_exhausted = CID_EXHAUST_WAIT;
 	o.on_behind = CID_BEHIND_WAIT;
-	run("pgedge", &o, scaled(1000000), false);
+	run("pgedge", &o, scaled(1000000), false, true);
 }
 
 /*
@@ -210,13 +238,14 @@ test_mt_fail_policy_no_false_rollback(void)
 
 	cid_snowflake_opts_default(&o);
 	o.on_behind = CID_BEHIND_FAIL;
-	run("time:41,node:2,seq:20;epoch=2023-01-01", &o, scaled(2000000), true);
+	run("time:41,node:2,seq:20;epoch=2023-01-01", &o, scaled(2000000), true, true);
 }
 
 int
 main(void)
 {
 	TAP_CASE(test_mt_wide_sequence_borrow);
+	TAP_CASE(test_mt_pgedge_borrow_next);
 	TAP_CASE(test_mt_pgedge_wait);
 	TAP_CASE(test_mt_fail_policy_no_false_rollback);
 	return tap_done();

@@ -16,6 +16,10 @@ typedef struct fake
 	int			reads;
 	int			sleeps;
 	int64_t		slept_ns;
+	/* when set, the next read first issues on race_gen at race_ns */
+	cid_snowflake_gen *race_gen;
+	int64_t		race_ns;
+	uint64_t	race_id;
 } fake;
 
 static int64_t
@@ -26,6 +30,20 @@ fake_clock(void *ctx)
 
 	f->reads++;
 	f->now_ns += f->step_ns;
+	if (f->race_gen != NULL)
+	{
+		/*
+		 * Another thread reads a later clock and issues between this
+		 * reading and the caller's atomic operation: this reading goes
+		 * stale, and the clock reads race_ns from now on.
+		 */
+		cid_snowflake_gen *g = f->race_gen;
+
+		f->race_gen = NULL;
+		if (cid_snowflake_next_at(g, f->race_ns, &f->race_id) < 0)
+			f->race_id = 0;
+		f->now_ns = f->race_ns;
+	}
 	return now;
 }
 
@@ -569,6 +587,186 @@ test_clock_failure(void)
 	EXPECT_EQ_INT(cid_snowflake_next(&g, &id), CID_ECLOCK);
 }
 
+/*
+ * Under the borrow policy cid_snowflake_next takes a fetch-and-add path;
+ * the pure step always decides with a compare-and-swap.  Fed the same
+ * clock readings, both must issue the same IDs with the same statuses:
+ * same tick, borrowing, the borrow bound, a clock behind within and beyond
+ * the borrow window (run-ahead, drift), a new tick.  Failed calls must not
+ * use up positions, and the driver must read the clock once per call.
+ */
+static void
+test_borrow_driver_matches_pure_step(void)
+{
+	/* clock readings (ms after the epoch) and how many calls at each */
+	static const int64_t script[][2] = {
+		{500, 6},				/* 4 on 500, then borrowing */
+		{500, 4500},			/* borrow up to the bound, then beyond */
+		{1590, 6},				/* clock behind, within the borrow window */
+		{1700, 5},				/* a new tick, then borrowing */
+		{300, 3},				/* beyond the window: run ahead */
+		{100, 2},				/* beyond the drift */
+		{1701, 3},
+		{1702, 8}
+	};
+	cid_snowflake_gen drv,
+				pure;
+	cid_snowflake_opts o;
+	fake		f,
+				unused;
+	int			calls = 0,
+				mismatches = 0,
+				seen_status[4] = {0, 0, 0, 0};
+	bool		seen_exhausted = false,
+				seen_drift = false;
+
+	cid_snowflake_opts_default(&o);
+	o.on_exhausted = CID_EXHAUST_BORROW;
+	o.max_borrow_ticks = 1100;
+	o.max_drift_ms = 1500;
+	EXPECT_EQ_INT(make_gen(&drv, &f, "time:41,node:20,seq:2", 3, &o), CID_OK);
+	EXPECT_EQ_INT(make_gen(&pure, &unused, "time:41,node:20,seq:2", 3, &o), CID_OK);
+	for (size_t i = 0; i < sizeof(script) / sizeof(script[0]); i++)
+		for (int64_t k = 0; k < script[i][1]; k++)
+		{
+			int64_t		ms = script[i][0];
+			uint64_t	a = 0,
+						b = 0;
+			int			ra,
+						rb;
+
+			f.now_ns = ns_at(&drv, ms);
+			ra = cid_snowflake_next(&drv, &a);
+			rb = cid_snowflake_next_at(&pure, ns_at(&pure, ms), &b);
+			calls++;
+			if (ra != rb || (ra >= 0 && a != b))
+			{
+				if (mismatches < 5)
+					printf("#     call %d (%lld ms): next %d %llu, next_at %d %llu\n",
+						   calls, (long long) ms, ra, (unsigned long long) a,
+						   rb, (unsigned long long) b);
+				mismatches++;
+			}
+			if (ra >= 0 && ra < 4)
+				seen_status[ra]++;
+			seen_exhausted |= ra == CID_EEXHAUSTED;
+			seen_drift |= ra == CID_EDRIFT;
+		}
+	EXPECT_EQ_INT(mismatches, 0);
+	EXPECT_EQ_INT(f.reads, calls);
+	EXPECT_EQ_INT(f.sleeps, 0);
+	/* the script covers every outcome it claims to */
+	EXPECT(seen_status[CID_OK] > 0);
+	EXPECT(seen_status[CID_WTICK_BORROWED] > 0);
+	EXPECT(seen_status[CID_WCLOCK_BEHIND] > 0);
+	EXPECT(seen_exhausted);
+	EXPECT(seen_drift);
+}
+
+/*
+ * Calls that fail at the borrow bound issue nothing and use up nothing: a
+ * retry loop must not push the state ahead, so once the clock moves on the
+ * next ID is the very next position.
+ */
+static void
+test_borrow_failures_burn_nothing(void)
+{
+	cid_snowflake_gen g;
+	cid_snowflake_opts o;
+	fake		f;
+	uint64_t	id = 0;
+	cid_snowflake_parts p;
+	int			failed = 0;
+
+	cid_snowflake_opts_default(&o);
+	o.on_exhausted = CID_EXHAUST_BORROW;
+	o.max_borrow_ticks = 1;
+	EXPECT_EQ_INT(make_gen(&g, &f, "time:41,node:20,seq:2", 0, &o), CID_OK);
+	f.now_ns = ns_at(&g, 500);
+	for (int i = 0; i < 8; i++)
+		EXPECT(cid_snowflake_next(&g, &id) >= 0);
+	for (int i = 0; i < 1000; i++)
+		failed += cid_snowflake_next(&g, &id) == CID_EEXHAUSTED;
+	EXPECT_EQ_INT(failed, 1000);
+	f.now_ns = ns_at(&g, 501);
+	EXPECT_EQ_INT(cid_snowflake_next(&g, &id), CID_WTICK_BORROWED);
+	p = parts_of(&g, id);
+	EXPECT_EQ_U64(p.tick, 502);
+	EXPECT_EQ_U64(p.sequence, 0);
+}
+
+/*
+ * A stale reading: between this call's state load and its atomic
+ * operation another thread reads a later clock and issues on the later
+ * tick.  The clock did not go back, so the call must read the clock again
+ * and issue plainly, not report a borrowed tick (borrow policy, the
+ * fetch-and-add path) or a clock gone back (fail policy, the
+ * compare-and-swap path).
+ */
+static void
+test_stale_reading_is_not_behind(void)
+{
+	cid_snowflake_gen g;
+	cid_snowflake_opts o;
+	fake		f;
+	uint64_t	id = 0;
+
+	for (int pass = 0; pass < 2; pass++)
+	{
+		cid_snowflake_opts_default(&o);
+		if (pass == 0)
+			o.on_exhausted = CID_EXHAUST_BORROW;
+		else
+			o.on_behind = CID_BEHIND_FAIL;
+		EXPECT_EQ_INT(make_gen(&g, &f, "time:41,node:10,seq:12", 1, &o), CID_OK);
+		f.now_ns = ns_at(&g, 500);
+		EXPECT_EQ_INT(cid_snowflake_next(&g, &id), CID_OK);
+		EXPECT_EQ_INT(cid_snowflake_next(&g, &id), CID_OK);
+		f.race_gen = &g;
+		f.race_ns = ns_at(&g, 501);
+		f.reads = 0;
+		EXPECT_EQ_INT(cid_snowflake_next(&g, &id), CID_OK);
+		EXPECT(f.race_id != 0);
+		EXPECT_EQ_U64(parts_of(&g, f.race_id).tick, 501);
+		EXPECT(id > f.race_id);
+		EXPECT_EQ_U64(parts_of(&g, id).tick, 501);
+		EXPECT_EQ_INT(f.reads, 2);
+	}
+}
+
+/*
+ * The borrow bound holds when another thread takes the last allowed
+ * position between this call's state load and its atomic operation: the
+ * position past the bound is not issued.
+ */
+static void
+test_borrow_bound_under_race(void)
+{
+	cid_snowflake_gen g;
+	cid_snowflake_opts o;
+	fake		f;
+	uint64_t	id = 0;
+
+	cid_snowflake_opts_default(&o);
+	o.on_exhausted = CID_EXHAUST_BORROW;
+	o.max_borrow_ticks = 1;
+	EXPECT_EQ_INT(make_gen(&g, &f, "time:41,node:20,seq:2", 0, &o), CID_OK);
+	f.now_ns = ns_at(&g, 500);
+	for (int i = 0; i < 7; i++)
+		EXPECT(cid_snowflake_next(&g, &id) >= 0);
+	/* one position left within the bound; the racer takes it */
+	f.race_gen = &g;
+	f.race_ns = ns_at(&g, 500);
+	EXPECT_EQ_INT(cid_snowflake_next(&g, &id), CID_EEXHAUSTED);
+	EXPECT_EQ_U64(parts_of(&g, f.race_id).tick, 501);
+	EXPECT_EQ_U64(parts_of(&g, f.race_id).sequence, 3);
+	/* the clock moves on: the bound moves with it */
+	f.now_ns = ns_at(&g, 501);
+	EXPECT_EQ_INT(cid_snowflake_next(&g, &id), CID_WTICK_BORROWED);
+	EXPECT_EQ_U64(parts_of(&g, id).tick, 502);
+	EXPECT(id > f.race_id);
+}
+
 int
 main(void)
 {
@@ -579,6 +777,10 @@ main(void)
 	TAP_CASE(test_exhaust_wait_stuck_clock);
 	TAP_CASE(test_exhaust_borrow);
 	TAP_CASE(test_borrow_zero_ticks);
+	TAP_CASE(test_borrow_driver_matches_pure_step);
+	TAP_CASE(test_borrow_failures_burn_nothing);
+	TAP_CASE(test_borrow_bound_under_race);
+	TAP_CASE(test_stale_reading_is_not_behind);
 	TAP_CASE(test_behind_run_ahead);
 	TAP_CASE(test_behind_run_ahead_rolls_tick);
 	TAP_CASE(test_behind_wait);
