@@ -3,17 +3,19 @@
  * 2.6 compatible): snowflake.nextval/currval over a sequence used as a
  * durable high-water mark, the GUC snowflake.node, and the decoders.
  */
-#include "cid_pg.h"
+#include "snowflake_int.h"
 
 #include <string.h>
 
 #include "access/htup_details.h"
+#include "access/relation.h"
+#include "access/xact.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_sequence.h"
-#include "commands/sequence.h"
 #include "fmgr.h"
 #include "miscadmin.h"
 #include "storage/lmgr.h"
+#include "storage/proc.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/fmgrprotos.h"
@@ -22,6 +24,7 @@
 #include "utils/inval.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
+#include "utils/resowner.h"
 #include "utils/syscache.h"
 #include "utils/timestamp.h"
 
@@ -42,8 +45,10 @@ static cid_layout sf_layout;
 
 /*
  * Per-sequence session state: the last snowflake this session got from it
- * (snowflake.currval), and whether the sequence passed sf_check_sequence()
- * since the last catalog change to pg_class or pg_sequence.
+ * (snowflake.currval), whether the sequence passed sf_check_sequence()
+ * since the last catalog change to pg_class or pg_sequence, the role whose
+ * privileges were checked, the transaction that holds its lock, and its
+ * shared slot (preloaded mode).
  */
 typedef struct sf_seq_entry
 {
@@ -51,12 +56,20 @@ typedef struct sf_seq_entry
 	bool		has_last;
 	int64		last;
 	bool		checked;
-	Oid			owner;
-	bool		temp;			/* temporary sequence: no WAL, no read-only
-								 * restriction (as core nextval) */
+	bool		temp;			/* temporary sequence: no read-only
+								 * restriction (as core nextval), no slot */
+	Oid			relfilenode;
+	Oid			acl_ok_user;	/* InvalidOid: check again */
+	LocalTransactionId lxid;	/* lock held by this transaction */
+	TimestampTz page_stmt;		/* statement that compared page and slot */
+	bool		slot_looked;
+	struct cid_sf_slot *slot;	/* NULL: the page path */
 } sf_seq_entry;
 
 static HTAB *sf_seqs = NULL;
+
+/* The entry of the last call: a statement usually repeats its sequence. */
+static sf_seq_entry *sf_last_entry = NULL;
 
 /*
  * 0 is allowed only as the built-in default, so an unset node is visible
@@ -99,6 +112,8 @@ cid_pg_snowflake_init(void)
 							snowflake_node_check,
 							NULL,
 							NULL);
+
+	cid_sf_shared_init();
 
 #if PG_VERSION_NUM >= 150000
 	MarkGUCPrefixReserved("snowflake");
@@ -242,9 +257,12 @@ sf_qualified_name(Oid relid)
 }
 
 /*
- * The sequence must be one whose values follow each other one by one in
- * every session: increment 1 and no per-session cache (a cache hands out
- * values out of order across sessions), and room for the bodies.
+ * What snowflake.nextval() needs of a sequence.  It reads and writes the
+ * page itself, so INCREMENT and CACHE do not shape its IDs; but the page
+ * must be able to hold every body (MAXVALUE: 53 bits plus the WAL margin,
+ * else core setval() of pg_dump's restore would refuse the value), and
+ * INCREMENT must be positive, since core nextval() on the same sequence
+ * then logs its values ahead upwards, which our log_cnt reading relies on.
  */
 static void
 sf_check_sequence(Oid relid, sf_seq_entry *e)
@@ -254,7 +272,6 @@ sf_check_sequence(Oid relid, sf_seq_entry *e)
 	Form_pg_sequence seqform;
 	char		relkind;
 	int64		incr;
-	int64		cache;
 	int64		maxv;
 
 	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
@@ -264,8 +281,8 @@ sf_check_sequence(Oid relid, sf_seq_entry *e)
 				 errmsg("relation with OID %u does not exist", relid)));
 	classform = (Form_pg_class) GETSTRUCT(tup);
 	relkind = classform->relkind;
-	e->owner = classform->relowner;
 	e->temp = (classform->relpersistence == RELPERSISTENCE_TEMP);
+	e->relfilenode = classform->relfilenode;
 	ReleaseSysCache(tup);
 
 	if (relkind != RELKIND_SEQUENCE)
@@ -279,24 +296,22 @@ sf_check_sequence(Oid relid, sf_seq_entry *e)
 		elog(ERROR, "cache lookup failed for sequence %u", relid);
 	seqform = (Form_pg_sequence) GETSTRUCT(tup);
 	incr = seqform->seqincrement;
-	cache = seqform->seqcache;
 	maxv = seqform->seqmax;
 	ReleaseSysCache(tup);
 
-	if (incr != 1 || cache != 1)
+	if (incr < 1)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("sequence \"%s\" cannot be used for snowflakes",
 						get_rel_name(relid)),
-				 errdetail("Its INCREMENT is " INT64_FORMAT " and its CACHE is "
-						   INT64_FORMAT "; snowflake.nextval() needs 1 and 1.",
-						   incr, cache),
-				 errhint("ALTER SEQUENCE %s INCREMENT BY 1 CACHE 1",
+				 errdetail("Its INCREMENT is " INT64_FORMAT "; snowflake.nextval() "
+						   "needs an ascending sequence.", incr),
+				 errhint("ALTER SEQUENCE %s INCREMENT BY 1",
 						 sf_qualified_name(relid))));
 
-	/* 41 bits of time and 12 of counter: the body needs 53 bits. */
+	/* 41 bits of time and 12 of counter, plus the margin logged ahead */
 	if (maxv < (INT64CONST(1) << (sf_layout.bits[CID_FIELD_TIME] +
-								  sf_layout.bits[CID_FIELD_SEQ])) - 1)
+								  sf_layout.bits[CID_FIELD_SEQ])) - 1 + CID_SF_MARGIN)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("sequence \"%s\" cannot be used for snowflakes",
@@ -325,28 +340,30 @@ sf_now_body(void)
 	return ((ms - sf_layout.epoch_ms) / sf_layout.tick_ms) << sf_layout.bits[CID_FIELD_SEQ];
 }
 
-/*
- * Raise the sequence to body, acting as its owner: the caller needs only
- * USAGE (as for core nextval), and moving the high-water mark up to the
- * clock is part of taking a value, not a setval the caller chose.
- */
-static void
-sf_raise_sequence(Oid relid, Oid owner, int64 body)
-{
-	Oid			save_userid;
-	int			save_sec_context;
-
-	GetUserIdAndSecContext(&save_userid, &save_sec_context);
-	SetUserIdAndSecContext(owner, save_sec_context |
-						   SECURITY_LOCAL_USERID_CHANGE |
-						   SECURITY_RESTRICTED_OPERATION);
-	DirectFunctionCall2(setval_oid, ObjectIdGetDatum(relid), Int64GetDatum(body));
-	SetUserIdAndSecContext(save_userid, save_sec_context);
-}
-
-/* Any change to pg_class or pg_sequence: check every sequence again. */
+/* A change to pg_class or pg_sequence: check every sequence again. */
 static void
 sf_invalidate(Datum arg, int cacheid, uint32 hashvalue)
+{
+	HASH_SEQ_STATUS status;
+	sf_seq_entry *e;
+
+	(void) arg;
+	(void) cacheid;
+	(void) hashvalue;
+	cid_sf_page_forget();
+	if (sf_seqs == NULL)
+		return;
+	hash_seq_init(&status, sf_seqs);
+	while ((e = (sf_seq_entry *) hash_seq_search(&status)) != NULL)
+	{
+		e->checked = false;
+		e->acl_ok_user = InvalidOid;
+	}
+}
+
+/* A change to roles or memberships: check privileges again. */
+static void
+sf_invalidate_acl(Datum arg, int cacheid, uint32 hashvalue)
 {
 	HASH_SEQ_STATUS status;
 	sf_seq_entry *e;
@@ -358,7 +375,7 @@ sf_invalidate(Datum arg, int cacheid, uint32 hashvalue)
 		return;
 	hash_seq_init(&status, sf_seqs);
 	while ((e = (sf_seq_entry *) hash_seq_search(&status)) != NULL)
-		e->checked = false;
+		e->acl_ok_user = InvalidOid;
 }
 
 static sf_seq_entry *
@@ -367,6 +384,9 @@ sf_entry(Oid relid, bool create)
 	sf_seq_entry *e;
 	bool		found;
 
+	/* dynahash never moves or frees an entry of this table */
+	if (sf_last_entry != NULL && sf_last_entry->relid == relid)
+		return sf_last_entry;
 	if (sf_seqs == NULL)
 	{
 		HASHCTL		ctl;
@@ -381,6 +401,8 @@ sf_entry(Oid relid, bool create)
 							  HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
 		CacheRegisterSyscacheCallback(RELOID, sf_invalidate, (Datum) 0);
 		CacheRegisterSyscacheCallback(SEQRELID, sf_invalidate, (Datum) 0);
+		CacheRegisterSyscacheCallback(AUTHOID, sf_invalidate_acl, (Datum) 0);
+		CacheRegisterSyscacheCallback(AUTHMEMROLEMEM, sf_invalidate_acl, (Datum) 0);
 	}
 	e = (sf_seq_entry *) hash_search(sf_seqs, &relid,
 									 create ? HASH_ENTER : HASH_FIND, &found);
@@ -389,9 +411,16 @@ sf_entry(Oid relid, bool create)
 		e->has_last = false;
 		e->last = 0;
 		e->checked = false;
-		e->owner = InvalidOid;
 		e->temp = false;
+		e->relfilenode = InvalidOid;
+		e->acl_ok_user = InvalidOid;
+		e->lxid = InvalidLocalTransactionId;
+		e->page_stmt = 0;
+		e->slot_looked = false;
+		e->slot = NULL;
 	}
+	if (e != NULL)
+		sf_last_entry = e;
 	return e;
 }
 
@@ -407,14 +436,37 @@ sf_seq_arg(FunctionCallInfo fcinfo, const char *fname)
 }
 
 /*
+ * As core's lock_and_open_sequence(): RowExclusiveLock (fast-path
+ * eligible, compatible with core nextval()/setval()), taken once per
+ * transaction and owned by the top transaction.
+ */
+static void
+sf_lock_sequence(sf_seq_entry *e)
+{
+	/* 17 moved the local transaction id into MyProc->vxid */
+#if PG_VERSION_NUM >= 170000
+	LocalTransactionId thislxid = MyProc->vxid.lxid;
+#else
+	LocalTransactionId thislxid = MyProc->lxid;
+#endif
+
+	if (e->lxid != thislxid)
+	{
+		ResourceOwner save = CurrentResourceOwner;
+
+		CurrentResourceOwner = TopTransactionResourceOwner;
+		LockRelationOid(e->relid, RowExclusiveLock);
+		CurrentResourceOwner = save;
+		e->lxid = thislxid;
+	}
+}
+
+/*
  * The sequence is the durable high-water mark of body = tick << 12 |
- * counter.  Callers on one sequence are serialized by a short
- * ShareUpdateExclusiveLock: it conflicts with itself but not with the
- * RowExclusiveLock core nextval()/setval() take, so plain nextval() on the
- * sequence keeps working.  Under the lock: take the next value; if the
- * clock's millisecond is ahead of it, move the sequence up to the clock
- * (one WAL record per millisecond at most).  The value is therefore above
- * every value handed out before, whatever the clock does.
+ * counter, and body = max(clock body, last body + 1), so every ID is above
+ * every earlier one whatever the clock does.  Without preload, the page is
+ * read and written under its buffer lock (snowflake_seqpage.c); with it,
+ * a shared slot hands bodies out lock-free (snowflake_shared.c).
  */
 Datum
 snowflake_nextval(PG_FUNCTION_ARGS)
@@ -423,7 +475,6 @@ snowflake_nextval(PG_FUNCTION_ARGS)
 	sf_seq_entry *e;
 	int			seqbits = sf_layout.bits[CID_FIELD_SEQ];
 	int64		v;
-	int64		now_body;
 	cid_snowflake_parts parts;
 	uint64_t	id;
 	int			rc;
@@ -437,42 +488,65 @@ snowflake_nextval(PG_FUNCTION_ARGS)
 						 (int) cid_layout_max_node(&sf_layout))));
 
 	e = sf_entry(relid, true);
+	/* taking the lock may process invalidations: check after it */
+	sf_lock_sequence(e);
 	if (!e->checked)
 	{
 		sf_check_sequence(relid, e);
 		e->checked = true;
 	}
 
-	/*
-	 * Before taking the lock, so that a standby or a read-only transaction
-	 * gets the same clear error as core nextval().
-	 */
+	/* The same refusals as core nextval(). */
 	if (!e->temp)
 		PreventCommandIfReadOnly("snowflake.nextval()");
 	PreventCommandIfParallelMode("snowflake.nextval()");
 
-	/* Check as core nextval() does, before taking any lock. */
-	if (pg_class_aclcheck(relid, GetUserId(), ACL_USAGE | ACL_UPDATE) != ACLCHECK_OK)
-		ereport(ERROR,
-				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("permission denied for sequence %s",
-						get_rel_name(relid))));
+	/*
+	 * As core nextval(): USAGE or UPDATE.  The answer is kept until a
+	 * change to pg_class, roles or memberships, or another current role.
+	 */
+	if (e->acl_ok_user != GetUserId())
+	{
+		if (pg_class_aclcheck(relid, GetUserId(), ACL_USAGE | ACL_UPDATE) != ACLCHECK_OK)
+			ereport(ERROR,
+					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+					 errmsg("permission denied for sequence %s",
+							get_rel_name(relid))));
+		e->acl_ok_user = GetUserId();
+	}
 
-	LockRelationOid(relid, ShareUpdateExclusiveLock);
-	if (!e->checked)
+	if (!e->slot_looked && !e->temp && cid_sf_shared_ready())
 	{
-		/* an ALTER SEQUENCE committed while we waited for the lock */
-		sf_check_sequence(relid, e);
-		e->checked = true;
+		static bool warned = false;
+
+		e->slot = cid_sf_slot_find(relid);
+		e->slot_looked = true;
+		if (e->slot == NULL && !warned)
+		{
+			warned = true;
+			ereport(WARNING,
+					(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
+					 errmsg("no shared snowflake slot left for sequence \"%s\"",
+							get_rel_name(relid)),
+					 errdetail("snowflake.nextval() of this sequence takes the sequence's "
+							   "buffer lock for every ID until the server restarts."),
+					 errhint("Raise snowflake.max_shared_sequences (now %s) and restart the server.",
+							 GetConfigOption("snowflake.max_shared_sequences", false, false))));
+		}
 	}
-	v = nextval_internal(relid, false);
-	now_body = sf_now_body();
-	if (v < now_body)
+
+	if (e->slot != NULL)
 	{
-		sf_raise_sequence(relid, e->owner, now_body);
-		v = now_body;
+		/* statement start: as fine as core setval() can be noticed */
+		TimestampTz stmt = GetCurrentStatementStartTimestamp();
+		bool		check_page = (stmt != e->page_stmt);
+
+		e->page_stmt = stmt;
+		v = cid_sf_slot_next(e->slot, relid, e->relfilenode, sf_now_body(),
+							 check_page);
 	}
-	UnlockRelationOid(relid, ShareUpdateExclusiveLock);
+	else
+		v = cid_sf_page_next(relid, sf_now_body());
 
 	/*
 	 * A counter past 4095 has carried into the millisecond: the ID's time

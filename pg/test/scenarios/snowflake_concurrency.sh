@@ -50,8 +50,9 @@ SELECT $expr, pg_backend_pid(), nextval('local_n') FROM generate_series(1, $per_
 SQL
     core_pid=
     if [ "$kind" = snowflake ]; then
-        # Core nextval() on the same sequence meanwhile: the lock that
-        # serializes snowflake.nextval() must not block it.
+        # Core nextval() on the same sequence meanwhile: it shares the
+        # page (and, preloaded, changes it behind the slot's back) and must
+        # neither block nor disturb snowflake.nextval().
         q -c "SET lock_timeout = '10s'" \
             -c "SELECT count(nextval('snowflake.id_seq')) FROM generate_series(1, 1000000)" \
             >"$work/core.log" 2>&1 &

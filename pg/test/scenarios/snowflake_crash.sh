@@ -2,8 +2,9 @@
 # snowflake_crash.sh — committed snowflakes, some minted far ahead of the
 # clock, then an immediate shutdown (no checkpoint, WAL replay on start):
 # the next snowflake.nextval() of each sequence is above every committed
-# ID.  TAP on stdout; run by pg/test/run.sh (PGHOST, PGPORT, PGBIN,
-# CHRONOID_PGCTL set).
+# ID; preloaded, also after kill -9 of a minting backend.  TAP on stdout;
+# run by pg/test/run.sh (PGHOST, PGPORT, PGBIN, CHRONOID_PGCTL,
+# CHRONOID_MODE, CHRONOID_TMP set).
 set -uo pipefail
 
 : "${PGBIN:?}" "${CHRONOID_PGCTL:?}"
@@ -63,6 +64,39 @@ q -c "INSERT INTO t_now (v) SELECT g FROM generate_series(1, 5000) g;
       INSERT INTO t_ahead (v) SELECT g FROM generate_series(1, 5000) g" >/dev/null
 check "10000 more inserts after the restart: no duplicate key" \
     "$(q -c "SELECT count(*) = 20040 FROM (SELECT id FROM t_now UNION SELECT id FROM t_ahead) s")"
+
+# Preloaded: the shared slots hold bodies not yet on the page.  kill -9 of
+# a backend while it mints makes the postmaster reinitialise shared memory
+# after WAL replay: the slots start again from the sequence pages.
+if [ "${CHRONOID_MODE:-plain}" = preload ]; then
+    mint=${CHRONOID_TMP:-/tmp}/sf_crash_mint.sql
+    echo "INSERT INTO t_ahead (v) SELECT 1 FROM generate_series(1, 200);" >"$mint"
+    "$PGBIN/pgbench" -n -c 1 -T 30 -f "$mint" >/dev/null 2>&1 &
+    pb=$!
+    victim=
+    for i in $(seq 1 40); do
+        sleep 0.25
+        victim=$(q -c "SELECT pid FROM pg_stat_activity WHERE application_name = 'pgbench' LIMIT 1" 2>/dev/null)
+        [ -n "$victim" ] && [ "$(q -c "SELECT count(*) > 20240 FROM t_ahead" 2>/dev/null)" = t ] && break
+    done
+    if [ -n "$victim" ] && kill -9 "$victim"; then
+        ok "kill -9 of a backend minting snowflakes"
+    else
+        not_ok "kill -9 of a backend minting snowflakes"
+    fi
+    wait "$pb"
+    up=
+    for i in $(seq 1 120); do
+        if q -c "SELECT 1" >/dev/null 2>&1; then up=1; break; fi
+        sleep 0.25
+    done
+    if [ -n "$up" ]; then ok "server recovered after kill -9"; else not_ok "server recovered after kill -9"; fi
+    check "after kill -9: next ahead_seq ID is above every committed one" \
+        "$(q -c "SELECT snowflake.nextval('ahead_seq') > (SELECT max(id) FROM t_ahead)")"
+    check "after kill -9: next snowflake.id_seq ID is above every committed one" \
+        "$(q -c "SELECT snowflake.nextval() > (SELECT max(id) FROM t_now)")"
+    rm -f "$mint"
+fi
 
 "$PGBIN/dropdb" --if-exists "$db" >/dev/null 2>&1
 echo "1..$n"

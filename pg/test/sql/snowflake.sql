@@ -97,20 +97,27 @@ SELECT pg_temp.err('SELECT snowflake.nextval(NULL)');
 SELECT pg_temp.err('SELECT snowflake.currval(NULL)');
 SELECT pg_temp.err($$SELECT snowflake.nextval('pg_class')$$);
 SELECT pg_temp.err($$SELECT snowflake.nextval('no_such_seq')$$);
-CREATE SEQUENCE sf_step2 INCREMENT BY 2;
-SELECT pg_temp.err($$SELECT snowflake.nextval('sf_step2')$$);
-CREATE SEQUENCE sf_cached CACHE 10;
-SELECT pg_temp.err($$SELECT snowflake.nextval('sf_cached')$$);
+-- A descending sequence or one too small for the bodies is refused.
+CREATE SEQUENCE sf_desc INCREMENT BY -1 MAXVALUE 9223372036854775807 START 1;
+SELECT pg_temp.err($$SELECT snowflake.nextval('sf_desc')$$);
 CREATE SEQUENCE sf_int4 AS int4;
 SELECT pg_temp.err($$SELECT snowflake.nextval('sf_int4')$$);
+CREATE SEQUENCE sf_small MAXVALUE 9007199254740991;
+SELECT pg_temp.err($$SELECT snowflake.nextval('sf_small')$$);
 -- Fixing the sequence makes it usable (the check is not cached stale).
-ALTER SEQUENCE sf_cached CACHE 1;
-SELECT snowflake.get_node(snowflake.nextval('sf_cached')) AS fixed;
+ALTER SEQUENCE sf_desc INCREMENT BY 1;
+SELECT snowflake.get_node(snowflake.nextval('sf_desc')) AS fixed;
+-- INCREMENT and CACHE do not matter: snowflake.nextval() reads and
+-- writes the page itself.
+CREATE SEQUENCE sf_cached INCREMENT BY 7 CACHE 10;
+SELECT count(DISTINCT id) AS distinct_cached,
+       bool_and(snowflake.get_node(id) = 1) AS node_ok
+  FROM (SELECT snowflake.nextval('sf_cached') AS id FROM generate_series(1, 1000)) s;
 CREATE ROLE sf_regress_nopriv;
 SET ROLE sf_regress_nopriv;
 SELECT pg_temp.err($$SELECT snowflake.nextval('sf_cached')$$);
 RESET ROLE;
-DROP SEQUENCE sf_step2, sf_cached, sf_int4;
+DROP SEQUENCE sf_desc, sf_cached, sf_int4, sf_small;
 
 -- currval: nothing yet for a fresh sequence; then the last ID of this session.
 CREATE SEQUENCE sf_seq;
@@ -148,6 +155,18 @@ SELECT i, snowflake.get_count(id) AS count,
 -- A clock behind the high-water mark: IDs continue from the sequence.
 SELECT snowflake.to_timestamp(snowflake.nextval('sf_seq')) > clock_timestamp() + interval '50 seconds' AS runs_ahead;
 
+-- Little WAL: a record per second of bodies, not per ID (core nextval()
+-- writes one per 32 values).
+SELECT pg_current_wal_insert_lsn() AS wal_before \gset
+SELECT count(snowflake.nextval('sf_seq')) AS n FROM generate_series(1, 10000);
+SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), :'wal_before') < 10000 AS under_a_byte_per_id;
+
+-- The page holds a mark at or above every ID handed out, so pg_dump and
+-- a crash restart from above them.
+SELECT last_value >= (snowflake.currval('sf_seq') >> 22 << 12)
+                     + (snowflake.currval('sf_seq') & 4095) AS page_covers_ids
+  FROM sf_seq;
+
 -- nextval is not transactional: a rolled-back ID is never handed out again.
 BEGIN;
 SELECT snowflake.nextval('sf_seq') AS rb \gset
@@ -164,6 +183,24 @@ BEGIN READ ONLY;
 SELECT snowflake.get_node(snowflake.nextval('sf_temp_seq')) AS temp_seq_node;
 COMMIT;
 DROP SEQUENCE sf_temp_seq;
+
+-- Within one transaction: a subtransaction rolled back, ALTER and DROP of
+-- the sequence after using it (the page path keeps its buffer pinned for
+-- the transaction, never a relcache reference).
+CREATE SEQUENCE sf_tx;
+BEGIN;
+SELECT snowflake.get_node(snowflake.nextval('sf_tx')) AS in_tx;
+SAVEPOINT sp;
+SELECT snowflake.get_node(snowflake.nextval('sf_tx')) AS in_sub;
+ROLLBACK TO sp;
+SELECT snowflake.currval('sf_tx') AS c \gset
+SELECT snowflake.nextval('sf_tx') > :c AS after_sub_rollback;
+ALTER SEQUENCE sf_tx CACHE 5;
+SELECT snowflake.currval('sf_tx') AS c \gset
+SELECT snowflake.nextval('sf_tx') > :c AS after_alter;
+DROP SEQUENCE sf_tx;
+SELECT pg_temp.err($$SELECT snowflake.nextval('sf_tx')$$);
+COMMIT;
 
 -- Core nextval() on the same sequence keeps working meanwhile.
 SELECT nextval('sf_seq') > 0 AS core_nextval_ok;

@@ -1,0 +1,297 @@
+/*
+ * snowflake_seqpage.c — read-modify-write of a sequence's single tuple for
+ * snowflake.nextval(), the way core nextval_internal() does it (PostgreSQL
+ * src/backend/commands/sequence.c), with a WAL record per time margin
+ * instead of per SEQ_LOG_VALS values.
+ */
+#include "snowflake_int.h"
+
+#include "access/htup_details.h"
+#include "access/relation.h"
+#include "access/xact.h"
+#include "access/xlog.h"
+#include "access/xloginsert.h"
+#include "commands/sequence.h"
+#include "miscadmin.h"
+#include "storage/bufmgr.h"
+#include "storage/bufpage.h"
+#include "storage/proc.h"
+#include "utils/builtins.h"
+#include "utils/resowner.h"
+
+/*
+ * The special space of a sequence page holds this magic; core's
+ * sequence.c keeps both private (SEQ_MAGIC, sequence_magic), unchanged
+ * since PostgreSQL 7.
+ */
+#define SF_SEQ_MAGIC	0x1717
+
+typedef struct sf_sequence_magic
+{
+	uint32		magic;
+} sf_sequence_magic;
+
+/*
+ * The tuple of the sequence page in buf, which the caller has pinned and
+ * exclusively locked.  As core's read_seq_tuple(): a leftover xmax (from
+ * SELECT FOR UPDATE on a sequence in old releases) is cleared.
+ */
+static Form_pg_sequence_data
+sf_locked_tuple(const char *relname, Buffer buf, HeapTupleData *tup)
+{
+	Page		page;
+	ItemId		lp;
+	sf_sequence_magic *sm;
+
+	page = BufferGetPage(buf);
+	sm = (sf_sequence_magic *) PageGetSpecialPointer(page);
+	if (sm->magic != SF_SEQ_MAGIC)
+		elog(ERROR, "bad magic number in sequence \"%s\": %08X",
+			 relname, sm->magic);
+	lp = PageGetItemId(page, FirstOffsetNumber);
+	Assert(ItemIdIsNormal(lp));
+	tup->t_data = (HeapTupleHeader) PageGetItem(page, lp);
+	tup->t_len = ItemIdGetLength(lp);
+	if (HeapTupleHeaderGetRawXmax(tup->t_data) != InvalidTransactionId)
+	{
+		HeapTupleHeaderSetXmax(tup->t_data, InvalidTransactionId);
+		tup->t_data->t_infomask &= ~HEAP_XMAX_COMMITTED;
+		tup->t_data->t_infomask |= HEAP_XMAX_INVALID;
+		MarkBufferDirtyHint(buf, true);
+	}
+	return (Form_pg_sequence_data) GETSTRUCT(tup);
+}
+
+static Form_pg_sequence_data
+sf_read_tuple(Relation rel, Buffer *buf, HeapTupleData *tup)
+{
+	*buf = ReadBuffer(rel, 0);
+	LockBuffer(*buf, BUFFER_LOCK_EXCLUSIVE);
+	return sf_locked_tuple(RelationGetRelationName(rel), *buf, tup);
+}
+
+/*
+ * Store last/log_cnt in the tuple; when logged_value > 0, first WAL-log
+ * the tuple as it would be with last_value = logged_value (what replay
+ * restores after a crash), exactly the record core writes (XLOG_SEQ_LOG:
+ * xl_seq_rec then the tuple), so standard redo applies it.
+ */
+static void
+sf_write_tuple(bool needs_wal, const xl_seq_rec *xlrec, Buffer buf,
+			   HeapTupleData *tup, Form_pg_sequence_data seq, int64 last,
+			   int64 log_cnt, int64 logged_value)
+{
+	bool		wal = logged_value > 0 && needs_wal;
+
+	/* So that this transaction's commit flushes the record (as core). */
+	if (wal)
+		GetTopTransactionId();
+
+	START_CRIT_SECTION();
+	MarkBufferDirty(buf);
+	if (wal)
+	{
+		XLogRecPtr	recptr;
+
+		XLogBeginInsert();
+		XLogRegisterBuffer(0, buf, REGBUF_WILL_INIT);
+		seq->last_value = logged_value;
+		seq->is_called = true;
+		seq->log_cnt = 0;
+		XLogRegisterData((char *) xlrec, sizeof(xl_seq_rec));
+		XLogRegisterData((char *) tup->t_data, tup->t_len);
+		recptr = XLogInsert(RM_SEQ_ID, XLOG_SEQ_LOG);
+		PageSetLSN(BufferGetPage(buf), recptr);
+	}
+	seq->last_value = last;
+	seq->is_called = true;
+	seq->log_cnt = log_cnt;
+	END_CRIT_SECTION();
+}
+
+/* The WAL record header naming rel's storage. */
+static void
+sf_xlrec(Relation rel, xl_seq_rec *xlrec)
+{
+	/* 16 renamed RelFileNode to RelFileLocator */
+#if PG_VERSION_NUM >= 160000
+	xlrec->locator = rel->rd_locator;
+#else
+	xlrec->node = rel->rd_node;
+#endif
+}
+
+/*
+ * The page path keeps its sequence's buffer pinned for the rest of the
+ * transaction, so that a call only locks and changes it: no relcache or
+ * buffer-mapping lookup per ID.  No relcache reference is kept (DROP in
+ * the same transaction still works); the pin is given back before commit
+ * (before dropped storage goes) and by the resource owner on abort.
+ */
+static struct
+{
+	bool		valid;
+	bool		stale;			/* a catalog change since: read again */
+	Oid			relid;
+	LocalTransactionId lxid;
+	Buffer		buf;
+	bool		needs_wal;
+	xl_seq_rec	xlrec;
+	NameData	relname;
+}			sf_held;
+
+static LocalTransactionId
+sf_current_lxid(void)
+{
+	/* 17 moved the local transaction id into MyProc->vxid */
+#if PG_VERSION_NUM >= 170000
+	return MyProc->vxid.lxid;
+#else
+	return MyProc->lxid;
+#endif
+}
+
+static void
+sf_held_release(void)
+{
+	if (sf_held.valid && sf_held.lxid == sf_current_lxid() &&
+		TopTransactionResourceOwner != NULL)
+	{
+		ResourceOwner save = CurrentResourceOwner;
+
+		CurrentResourceOwner = TopTransactionResourceOwner;
+		ReleaseBuffer(sf_held.buf);
+		CurrentResourceOwner = save;
+	}
+	sf_held.valid = false;
+}
+
+static void
+sf_held_xact(XactEvent event, void *arg)
+{
+	(void) arg;
+	if (!sf_held.valid)
+		return;
+	if (event == XACT_EVENT_PRE_COMMIT || event == XACT_EVENT_PRE_PREPARE)
+		sf_held_release();
+	else if (event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT ||
+			 event == XACT_EVENT_COMMIT || event == XACT_EVENT_PREPARE)
+		sf_held.valid = false;	/* the resource owner has it */
+}
+
+void
+cid_sf_page_forget(void)
+{
+	sf_held.stale = true;
+}
+
+/*
+ * The page keeps core's meaning: last_value is the last body taken and
+ * log_cnt how many more are covered by WAL, so core nextval() on the same
+ * sequence stays consistent with it.  A new record is due when the body
+ * passes last_value + log_cnt, or when no record came since the last
+ * checkpoint's redo pointer (a crash would restore the checkpointed page,
+ * not our later in-memory values: core's rule).
+ */
+int64
+cid_sf_page_next(Oid relid, int64 now_body)
+{
+	static bool registered = false;
+	HeapTupleData tup;
+	Form_pg_sequence_data seq;
+	int64		last;
+	int64		body;
+	int64		covered;
+
+	if (sf_held.valid &&
+		(sf_held.stale || sf_held.relid != relid || sf_held.lxid != sf_current_lxid()))
+		sf_held_release();
+	if (!sf_held.valid)
+	{
+		Relation	rel;
+		ResourceOwner save = CurrentResourceOwner;
+
+		if (!registered)
+		{
+			RegisterXactCallback(sf_held_xact, NULL);
+			registered = true;
+		}
+		/* the caller holds RowExclusiveLock for the transaction */
+		rel = relation_open(relid, NoLock);
+		CurrentResourceOwner = TopTransactionResourceOwner;
+		sf_held.buf = ReadBuffer(rel, 0);
+		CurrentResourceOwner = save;
+		sf_held.needs_wal = RelationNeedsWAL(rel);
+		sf_xlrec(rel, &sf_held.xlrec);
+		namestrcpy(&sf_held.relname, RelationGetRelationName(rel));
+		relation_close(rel, NoLock);
+		sf_held.relid = relid;
+		sf_held.lxid = sf_current_lxid();
+		sf_held.stale = false;
+		sf_held.valid = true;
+	}
+
+	LockBuffer(sf_held.buf, BUFFER_LOCK_EXCLUSIVE);
+	seq = sf_locked_tuple(NameStr(sf_held.relname), sf_held.buf, &tup);
+	last = seq->is_called ? seq->last_value : seq->last_value - 1;
+	body = Max(now_body, last + 1);
+	covered = seq->is_called ? seq->last_value + seq->log_cnt : 0;
+
+	if (body > covered || PageGetLSN(BufferGetPage(sf_held.buf)) <= GetRedoRecPtr())
+		sf_write_tuple(sf_held.needs_wal, &sf_held.xlrec, sf_held.buf, &tup, seq,
+					   body, CID_SF_MARGIN, body + CID_SF_MARGIN);
+	else
+		sf_write_tuple(sf_held.needs_wal, &sf_held.xlrec, sf_held.buf, &tup, seq,
+					   body, covered - body, 0);
+	LockBuffer(sf_held.buf, BUFFER_LOCK_UNLOCK);
+	return body;
+}
+
+int64
+cid_sf_page_read_write(Relation rel, int64 (*mark_for) (int64 page_last, void *arg),
+					   void *arg)
+{
+	Buffer		buf;
+	HeapTupleData tup;
+	Form_pg_sequence_data seq;
+	int64		last;
+	int64		mark;
+
+	xl_seq_rec	xlrec;
+
+	seq = sf_read_tuple(rel, &buf, &tup);
+	last = seq->is_called ? seq->last_value : seq->last_value - 1;
+	mark = mark_for(last, arg);
+	if (mark > 0)
+	{
+		sf_xlrec(rel, &xlrec);
+		sf_write_tuple(RelationNeedsWAL(rel), &xlrec, buf, &tup, seq, mark, 0, mark);
+	}
+	UnlockReleaseBuffer(buf);
+	return last;
+}
+
+int64
+cid_sf_page_peek(Relation rel)
+{
+	Buffer		buf;
+	Page		page;
+	ItemId		lp;
+	HeapTupleData tup;
+	Form_pg_sequence_data seq;
+	int64		last;
+
+	buf = ReadBuffer(rel, 0);
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	page = BufferGetPage(buf);
+	if (((sf_sequence_magic *) PageGetSpecialPointer(page))->magic != SF_SEQ_MAGIC)
+		elog(ERROR, "bad magic number in sequence \"%s\"",
+			 RelationGetRelationName(rel));
+	lp = PageGetItemId(page, FirstOffsetNumber);
+	tup.t_data = (HeapTupleHeader) PageGetItem(page, lp);
+	tup.t_len = ItemIdGetLength(lp);
+	seq = (Form_pg_sequence_data) GETSTRUCT(&tup);
+	last = seq->is_called ? seq->last_value : seq->last_value - 1;
+	UnlockReleaseBuffer(buf);
+	return last;
+}
