@@ -19,7 +19,10 @@ MAKEFLAGS_EXTRA=()
 run_tap() {
     local suite=$1; shift
     local out rc p=0 f=0 s=0 plan=0 n
-    out=$("$@" 2>&1); rc=$?
+    # A hung suite fails after CID_SUITE_TIMEOUT seconds instead of eating
+    # CI's whole budget.
+    out=$(timeout --kill-after=30 "${CID_SUITE_TIMEOUT:-1500}" "$@" 2>&1); rc=$?
+    [ "$rc" -eq 124 ] && out+=$'\n'"# timed out after ${CID_SUITE_TIMEOUT:-1500} s"
     printf '=== %s: %s (exit %d)\n%s\n' "$suite" "$*" "$rc" "$out" >>"$log"
     p=$(grep -cE '^ok [0-9]+' <<<"$out" | tr -d ' ')
     s=$(grep -cE '^ok [0-9]+.*# *(SKIP|skip)' <<<"$out" | tr -d ' ')
