@@ -157,6 +157,7 @@ DEFAULT FOR TYPE @extschema@.ulid USING btree AS
 	FUNCTION 1 @extschema@.ulid_cmp(@extschema@.ulid, @extschema@.ulid),
 	FUNCTION 2 @extschema@.ulid_sortsupport(pg_catalog.internal);
 COMMENT ON OPERATOR CLASS @extschema@.ulid_ops USING btree IS 'btree operator class for ulid (time order)';
+COMMENT ON OPERATOR FAMILY @extschema@.ulid_ops USING btree IS 'btree operator family for ulid (created with its operator class)';
 
 CREATE OPERATOR CLASS @extschema@.ulid_ops
 DEFAULT FOR TYPE @extschema@.ulid USING hash AS
@@ -164,6 +165,7 @@ DEFAULT FOR TYPE @extschema@.ulid USING hash AS
 	FUNCTION 1 @extschema@.ulid_hash(@extschema@.ulid),
 	FUNCTION 2 @extschema@.ulid_hash_extended(@extschema@.ulid, pg_catalog.int8);
 COMMENT ON OPERATOR CLASS @extschema@.ulid_ops USING hash IS 'hash operator class for ulid';
+COMMENT ON OPERATOR FAMILY @extschema@.ulid_ops USING hash IS 'hash operator family for ulid (created with its operator class)';
 
 -- Casts.  None is implicit: an implicit cast to or from uuid or text would
 -- make ulid = uuid and similar comparisons ambiguous.  uuid <-> ulid and
