@@ -36,31 +36,25 @@ if ! id postgres >/dev/null 2>&1; then
     exit 0
 fi
 
+# The throwaway cluster (temp dir, initdb, start/stop, traps that stop the
+# server and remove the dir on exit, failure or Ctrl-C) is scripts/pgcluster.sh.
+. "$root/scripts/pgcluster.sh"
 bindir=$("$PG_CONFIG" --bindir)
 regress=$("$PG_CONFIG" --pkglibdir)/pgxs/src/test/regress/pg_regress
-tmp=$(mktemp -d /tmp/chronoid-pg.XXXXXX)
-chmod 755 "$tmp"
-data=$tmp/data
-sock=$tmp/sock
-log=$tmp/server.log
+pgc_mkdir
+tmp=$PGC_DIR
 started=
 
 # CHRONOID_PG_RESULTS=dir keeps each suite's results/*.out there (for
 # writing expected files).
-cleanup() {
+# shellcheck disable=SC2317 # run at exit, through pgc_atexit
+keep_results() {
     if [ -n "${CHRONOID_PG_RESULTS:-}" ] && [ -d "$tmp/regress" ]; then
         mkdir -p "$CHRONOID_PG_RESULTS"
         cp -r "$tmp/regress/." "$CHRONOID_PG_RESULTS/"
     fi
-    if [ -n "$started" ]; then
-        runuser -u postgres -- "$bindir/pg_ctl" -D "$data" -m immediate stop \
-            >/dev/null 2>&1
-    fi
-    rm -rf "$tmp"
 }
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+pgc_atexit keep_results
 
 # 1. Build and install (as root, where pg_config says).
 if make -C "$root/pg" PG_CONFIG="$PG_CONFIG" install >"$tmp/install.log" 2>&1; then
@@ -72,34 +66,18 @@ else
     exit 1
 fi
 
-# 2. A private cluster: Unix socket in our temp dir, no TCP.  The port only
-# names the socket, but stay clear of ports a local server answers on.
-port=
-for p in $(seq 5490 5599); do
-    if ! "$bindir/pg_isready" -q -h localhost -p "$p" >/dev/null 2>&1 &&
-        ! "$bindir/pg_isready" -q -h /var/run/postgresql -p "$p" >/dev/null 2>&1; then
-        port=$p
-        break
-    fi
-done
-mkdir -p "$sock" "$tmp/regress" "$tmp/scratch"
-chown -R postgres: "$tmp"
-if ! runuser -u postgres -- "$bindir/initdb" -D "$data" -U postgres -A trust \
-    -E UTF8 --locale=C --no-sync >"$tmp/initdb.log" 2>&1; then
+# 2. A private cluster: Unix socket in our temp dir, no TCP, fsync off.
+mkdir -p "$tmp/regress" "$tmp/scratch"
+if ! pgc_init "max_connections = 40" 2>/dev/null; then
     tap_not_ok "initdb"
     tail -n 20 "$tmp/initdb.log" | diag
     echo "1..$n"
     exit 1
 fi
-cat >>"$data/postgresql.conf" <<CONF
-port = $port
-listen_addresses = ''
-unix_socket_directories = '$sock'
-fsync = off
-max_connections = 40
-CONF
-
-pgctl() { runuser -u postgres -- "$bindir/pg_ctl" -D "$data" -l "$log" -w "$@"; }
+data=$PGC_DATA
+sock=$PGC_SOCK
+log=$PGC_LOG
+port=$PGC_PORT
 
 export PGHOST=$sock PGPORT=$port PGUSER=postgres PGDATABASE=chronoid_regress
 export PGDATA=$data PGBIN=$bindir PGLOG=$log CHRONOID_TMP=$tmp/scratch
@@ -187,7 +165,8 @@ run_scenarios() {
 }
 
 # 3. Without preload.
-if pgctl start >/dev/null 2>&1; then
+# shellcheck disable=SC2119 # no extra settings here
+if pgc_start 2>/dev/null; then
     started=1
     tap_ok "server starts without shared_preload_libraries"
     run_suite sql
@@ -199,8 +178,7 @@ fi
 
 # 4. With preload: the same files, the same expected output.
 if [ -n "$started" ]; then
-    echo "shared_preload_libraries = 'chronoid'" >>"$data/postgresql.conf"
-    if pgctl restart >/dev/null 2>&1; then
+    if pgc_restart "shared_preload_libraries = 'chronoid'" 2>/dev/null; then
         tap_ok "server restarts with shared_preload_libraries = 'chronoid'"
         run_suite sql-preload
         run_scenarios preload
