@@ -37,6 +37,9 @@ CID_CFLAGS += -Werror
 endif
 CID_LDFLAGS += -pthread
 
+# The CLI's bench-pk talks to PostgreSQL through libpq (libpq-dev).
+PQ_CFLAGS  = -I$(shell $(PG_CONFIG) --includedir 2>/dev/null || echo /usr/include/postgresql)
+
 LIB_SRCS  := $(sort $(wildcard src/*.c))
 LIB_OBJS  := $(LIB_SRCS:src/%.c=$(BUILD)/obj/src/%.o)
 CLI_SRCS  := $(sort $(wildcard cli/*.c))
@@ -70,7 +73,7 @@ $(BUILD)/obj/src/%.o: src/%.c include/chronoid.h $(wildcard src/*.h)
 
 $(BUILD)/obj/cli/%.o: cli/%.c include/chronoid.h $(wildcard cli/*.h)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(CID_CFLAGS) -c $< -o $@
+	$(CC) $(CFLAGS) $(CID_CFLAGS) $(PQ_CFLAGS) -c $< -o $@
 
 $(STATIC_LIB): $(LIB_OBJS)
 	@mkdir -p $(@D)
@@ -97,7 +100,7 @@ $(PC_FILE): Makefile $(BUILD)/.dirs
 	  'Cflags: -I$${includedir}' > $@
 
 $(CLI_BIN): $(CLI_OBJS) $(STATIC_LIB)
-	$(CC) $(CID_LDFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJS) $(STATIC_LIB) -lm
+	$(CC) $(CID_LDFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJS) $(STATIC_LIB) -lpq -lm
 
 $(BUILD)/tests/%: tests/unit/%.c tests/tap.h tests/testutil.h $(STATIC_LIB)
 	@mkdir -p $(@D)
@@ -154,3 +157,28 @@ test-unit: tests
 clean:
 	rm -rf build
 	$(if $(HAVE_PGXS),-$(MAKE) -C pg clean PG_CONFIG=$(PG_CONFIG))
+
+# Fuzzing and static analysis (docs/testing.md).  fuzz: every libFuzzer
+# target for FUZZ_SECONDS each (crashes in build/fuzz/artifacts); lint:
+# cppcheck and clang-tidy (.clang-tidy), failing on any finding.
+FUZZ_SECONDS ?= 300
+.PHONY: fuzz lint
+fuzz: setup
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) tests/fuzz/run.sh long
+lint: setup
+	@tests/lint/run.sh
+
+# Long fault runs (docs/faults.md): 8 clients x SOAK_SECONDS per kind of
+# key, then the crash and clock scenarios, without and with preload, on a
+# throwaway cluster (as root).  Prints TAP and a figures table.
+SOAK_SECONDS ?= 60
+.PHONY: soak
+soak: setup
+	@SOAK_SECONDS=$(SOAK_SECONDS) tests/soak/run.sh
+
+# chronoid across PostgreSQL nodes joined by logical replication: three
+# writers and an aggregator, clock skew, the node registry (docs/cluster.md;
+# as root, about 2 minutes).  Also part of `make check`.
+.PHONY: check-cluster
+check-cluster: setup
+	@tests/cluster/run.sh

@@ -87,9 +87,15 @@ if [ -x tests/cli/run.sh ] && [ -x build/chronoid ]; then
     [ -x build/asan/chronoid ] && run_tap cli-asan tests/cli/run.sh build/asan/chronoid
 fi
 
+# Fuzzing: each libFuzzer target for 20 s, then a replay of its committed
+# corpus (regressions included); static analysis: cppcheck and clang-tidy.
+[ -x tests/fuzz/run.sh ] && run_tap fuzz tests/fuzz/run.sh check
+[ -x tests/lint/run.sh ] && run_tap lint tests/lint/run.sh
+
 if [ -x pg/test/run.sh ]; then
     run_tap sql pg/test/run.sh
 fi
+[ -x tests/cluster/run.sh ] && run_tap cluster tests/cluster/run.sh
 
 for extra in tests/scenarios/*.sh; do
     [ -x "$extra" ] && run_tap scenario "$extra"

@@ -8,7 +8,13 @@ exec 3>&1 1>&2
 # Debian package names; the PostgreSQL ones prefer the distribution's
 # default server (15 on Debian 12), else the generic metapackages.
 want=(build-essential pkg-config uuid-dev clang libclang-rt-dev faketime
-      libfaketime procps)
+      libfaketime procps libpq-dev gnuplot-nox cppcheck clang-tidy)
+# pglogical (docs/cluster.md: the all-to-all topology) for the installed
+# server's major version, when the distribution has it.
+if pgv=$(pg_config --version 2>/dev/null | sed -nE 's/^PostgreSQL ([0-9]+).*/\1/p') &&
+    [ -n "$pgv" ] && apt-cache show "postgresql-$pgv-pglogical" >/dev/null 2>&1; then
+    want+=("postgresql-$pgv-pglogical")
+fi
 pick_pg() {
     local v
     for v in 15 16 17 18 14 13; do

@@ -186,6 +186,11 @@ decide(const cid_snowflake_gen *gen, uint64_t old, uint64_t now_tick,
 		seq = roll ? 0 : last_seq + 1;
 		ahead = tick - now_tick;
 
+		/*
+		 * cppcheck takes the test above for always true and so this one
+		 * for always false; here last_tick >= now_tick, equal included.
+		 */
+		/* cppcheck-suppress knownConditionTrueFalse */
 		if (last_tick == now_tick)
 		{
 			if (roll)

@@ -92,7 +92,6 @@ cid_pg_sqlstate(int status)
 		case CID_EINVAL:
 		case CID_ENODE:
 		case CID_ELAYOUT:
-			return ERRCODE_INVALID_PARAMETER_VALUE;
 		case CID_ENOTIME:
 			return ERRCODE_INVALID_PARAMETER_VALUE;
 		case CID_ECLOCK:
