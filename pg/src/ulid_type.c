@@ -124,13 +124,24 @@ chronoid_ulid_out(PG_FUNCTION_ARGS)
 	PG_RETURN_CSTRING(s);
 }
 
-/* Binary format: the 16 bytes as stored, like uuid's. */
+/*
+ * Binary format: the 16 bytes as stored, like uuid's.  The buffer holds
+ * exactly one value (a Bind parameter or one binary COPY field), so any
+ * other length is bad data, reported as such with its length rather than
+ * as the protocol violation pq_getmsgbytes() would raise.
+ */
 Datum
 chronoid_ulid_recv(PG_FUNCTION_ARGS)
 {
 	StringInfo	buf = (StringInfo) PG_GETARG_POINTER(0);
 	cid_ulid   *u = (cid_ulid *) palloc(sizeof(cid_ulid));
 
+	if (buf->len - buf->cursor != ULID_LEN)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+				 errmsg("invalid length for type ulid: %d bytes",
+						buf->len - buf->cursor),
+				 errdetail("A ULID is exactly 16 bytes.")));
 	memcpy(u->bytes, pq_getmsgbytes(buf, ULID_LEN), ULID_LEN);
 	PG_RETURN_POINTER(u);
 }

@@ -135,6 +135,41 @@ shift_too_far(const Interval *shift)
 }
 
 /*
+ * now + shift with timestamptz arithmetic.  A shift whose parts pull in
+ * opposite directions escapes shift_too_far(), and an intermediate step of
+ * the arithmetic may then leave PostgreSQL's timestamp range: report that
+ * as the shift being out of range, naming it, not as a bare "timestamp out
+ * of range".  Any other error is re-thrown unchanged.
+ */
+static TimestampTz
+shifted_time(TimestampTz now, Interval *shift)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	volatile TimestampTz moved = 0;
+
+	PG_TRY();
+	{
+		moved = DatumGetTimestampTz(DirectFunctionCall2(timestamptz_pl_interval,
+														TimestampTzGetDatum(now),
+														IntervalPGetDatum(shift)));
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		MemoryContextSwitchTo(cxt);
+		edata = CopyErrorData();
+		if (edata->sqlerrcode != ERRCODE_DATETIME_VALUE_OUT_OF_RANGE)
+			PG_RE_THROW();
+		FreeErrorData(edata);
+		FlushErrorState();
+		shift_range_error(shift);
+	}
+	PG_END_TRY();
+	return moved;
+}
+
+/*
  * uuidv7(shift interval): as PostgreSQL 18, the shift is applied to the
  * current time with timestamptz + interval, so months and days follow the
  * calendar of the session's time zone.  The core then moves its clock
@@ -170,9 +205,7 @@ chronoid_uuidv7_shift(PG_FUNCTION_ARGS)
 	if (now_ns < 0)
 		cid_pg_report(CID_ECLOCK, "could not generate a UUIDv7");
 	now = cid_pg_unix_ms_to_ts(0) + now_ns / 1000;
-	moved = DatumGetTimestampTz(DirectFunctionCall2(timestamptz_pl_interval,
-													TimestampTzGetDatum(now),
-													IntervalPGetDatum(shift)));
+	moved = shifted_time(now, shift);
 	rc = TIMESTAMP_NOT_FINITE(moved) ? CID_ETIME_RANGE :
 		v7_next(now_ns, (int64_t) (moved - now), &u);
 	if (rc == CID_ETIME_RANGE)

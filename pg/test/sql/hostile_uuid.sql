@@ -1,0 +1,190 @@
+-- Hostile input for the UUID functions: NULL, nil and max UUIDs, every
+-- version and variant, the edges of the 48-bit millisecond field (epoch 0,
+-- 10889-08-02), times before 1970, +-infinity and huge or contradictory
+-- intervals for uuidv7(shift).  UUID text itself is parsed by core's uuid
+-- type, not by this extension.  One line per case: label | expected | got |
+-- pass | message names the value | message.
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS chronoid;
+RESET client_min_messages;
+SET TimeZone = 'UTC';
+SET DateStyle = 'ISO, YMD';
+SET IntervalStyle = 'postgres';
+
+-- The case table and its runner (the same in every hostile_* suite).
+-- expect is a SQLSTATE, 'null' (STRICT: NULL in, NULL out) or the exact
+-- result as text; needle, for an error, is text its message or detail
+-- must contain (the value that was refused).  Each case runs in its own
+-- subtransaction; a crash would end the suite, so reaching the summary
+-- means no case crashed the backend.
+CREATE TEMP TABLE hostile (
+	n serial PRIMARY KEY,
+	fn text NOT NULL,
+	label text NOT NULL,
+	q text NOT NULL,
+	expect text NOT NULL,
+	needle text
+);
+
+-- Messages as one printable ASCII line: other characters as \uXXXX, long
+-- ones cut (the full text is what the needle is looked for in).
+CREATE FUNCTION pg_temp.show(s text) RETURNS text
+LANGUAGE plpgsql IMMUTABLE AS $$
+DECLARE
+	r text := '';
+	c text;
+	total int := length(s);
+BEGIN
+	IF total > 120 THEN
+		s := left(s, 120);
+	END IF;
+	FOR i IN 1 .. coalesce(length(s), 0) LOOP
+		c := substr(s, i, 1);
+		IF ascii(c) BETWEEN 32 AND 126 THEN
+			r := r || c;
+		ELSE
+			r := r || '\u' || lpad(to_hex(ascii(c)), 4, '0');
+		END IF;
+	END LOOP;
+	IF total > 120 THEN
+		r := r || '... (' || total || ' characters)';
+	END IF;
+	RETURN r;
+END $$;
+
+CREATE FUNCTION pg_temp.run_hostile()
+RETURNS TABLE (label text, expect text, got text, pass bool, named text, message text)
+LANGUAGE plpgsql AS $$
+DECLARE
+	c record;
+	v text;
+	m text;
+	d text;
+BEGIN
+	FOR c IN SELECT * FROM hostile ORDER BY n LOOP
+		m := '';
+		d := '';
+		BEGIN
+			EXECUTE c.q INTO v;
+			got := coalesce(v, 'null');
+		EXCEPTION WHEN OTHERS THEN
+			GET STACKED DIAGNOSTICS got = RETURNED_SQLSTATE, m = MESSAGE_TEXT,
+				d = PG_EXCEPTION_DETAIL;
+		END;
+		label := c.label;
+		expect := c.expect;
+		pass := got = c.expect;
+		named := CASE WHEN c.needle IS NULL THEN '-'
+					  WHEN strpos(m || ' ' || coalesce(d, ''), c.needle) > 0 THEN 'yes'
+					  ELSE 'NO' END;
+		-- a value computed from the clock differs each run: not shown
+		IF c.label LIKE '%(now-relative)' THEN
+			m := regexp_replace(m, '"[^"]*"', '"..."');
+		END IF;
+		message := pg_temp.show(m || CASE WHEN coalesce(d, '') <> '' THEN ' (' || d || ')' ELSE '' END);
+		got := pg_temp.show(got);
+		RETURN NEXT;
+	END LOOP;
+END $$;
+
+INSERT INTO hostile (fn, label, q, expect, needle) VALUES
+-- Generators without arguments: right version and variant.
+('uuidv7()', 'uuidv7: version 7', $q$SELECT uuid_extract_version(uuidv7())::text$q$, '7', NULL),
+('chronoid_uuidv7()', 'chronoid_uuidv7: version 7', $q$SELECT uuid_extract_version(chronoid_uuidv7())::text$q$, '7', NULL),
+('uuid_generate_v7()', 'uuid_generate_v7: version 7', $q$SELECT uuid_extract_version(uuid_generate_v7())::text$q$, '7', NULL),
+('uuidv4()', 'uuidv4: version 4, RFC variant', $q$SELECT (uuid_extract_version(u) = 4 AND substr(u::text, 20, 1) IN ('8', '9', 'a', 'b'))::text FROM uuidv4() u$q$, 'true', NULL),
+-- uuidv7(shift): STRICT, the range edges, huge and contradictory shifts.
+('uuidv7(interval)', 'shift: NULL', $q$SELECT uuidv7(NULL::interval)::text$q$, 'null', NULL),
+('chronoid_uuidv7(interval)', 'chronoid shift: NULL', $q$SELECT chronoid_uuidv7(NULL::interval)::text$q$, 'null', NULL),
+('uuidv7(interval)', 'shift: zero', $q$SELECT uuid_extract_version(uuidv7(interval '0'))::text$q$, '7', NULL),
+('uuidv7(interval)', 'shift: to 1 s after epoch 0', $q$SELECT (uuid_extract_timestamp(uuidv7('1970-01-01 00:00:01+00' - clock_timestamp())) BETWEEN '1970-01-01 00:00:00+00' AND '1970-01-01 00:00:02+00')::text$q$, 'true', NULL),
+('uuidv7(interval)', 'shift: to 1 s before epoch 0 (now-relative)', $q$SELECT uuidv7('1969-12-31 23:59:59+00' - clock_timestamp())::text$q$, '22008', 'uuidv7 shift "-'),
+('chronoid_uuidv7(interval)', 'chronoid shift: to 1 s before the end', $q$SELECT (uuid_extract_timestamp(chronoid_uuidv7('10889-08-02 05:31:49.655+00' - clock_timestamp())) BETWEEN '10889-08-02 05:31:48.655+00' AND '10889-08-02 05:31:50.655+00')::text$q$, 'true', NULL),
+('chronoid_uuidv7(interval)', 'chronoid shift: to 1 s past the end (now-relative)', $q$SELECT chronoid_uuidv7('10889-08-02 05:31:51.656+00' - clock_timestamp())::text$q$, '22008', 'uuidv7 shift "'),
+('uuidv7(interval)', 'shift: 178000000 years', $q$SELECT uuidv7(interval '178000000 years')::text$q$, '22008', '"178000000 years"'),
+('uuidv7(interval)', 'shift: -178000000 years', $q$SELECT uuidv7(interval '-178000000 years')::text$q$, '22008', '"-178000000 years"'),
+('uuidv7(interval)', 'shift: 2147483647 days', $q$SELECT uuidv7(interval '2147483647 days')::text$q$, '22008', '"2147483647 days"'),
+('uuidv7(interval)', 'shift: largest time part', $q$SELECT uuidv7(interval '2562047788 hours')::text$q$, '22008', '"2562047788:00:00"'),
+('chronoid_uuidv7(interval)', 'chronoid shift: smallest time part', $q$SELECT chronoid_uuidv7(interval '-2562047788 hours')::text$q$, '22008', '"-2562047788:00:00"'),
+('uuidv7(interval)', 'shift: 178000000 years -1 day', $q$SELECT uuidv7(interval '178000000 years -1 day')::text$q$, '22008', '"178000000 years -1 days"'),
+('uuidv7(interval)', 'shift: -178000000 years +1 day', $q$SELECT uuidv7(interval '-178000000 years 1 day')::text$q$, '22008', '"-178000000 years +1 day"'),
+('chronoid_uuidv7(interval)', 'chronoid shift: 2147483647 days -1 us', $q$SELECT chronoid_uuidv7(interval '2147483647 days -1 microsecond')::text$q$, '22008', '"2147483647 days -00:00:00.000001"'),
+('chronoid_uuidv7(interval)', 'chronoid shift: int32 min months, max days', $q$SELECT chronoid_uuidv7(make_interval(months => -2147483648, days => 2147483647))::text$q$, '22008', '"-178956970 years -8 mons +2147483647 days"'),
+('uuidv7(interval)', 'shift: 9000 years -1 month', $q$SELECT uuidv7(interval '9000 years -1 month')::text$q$, '22008', '"8999 years 11 mons"'),
+('uuidv7(interval)', 'shift: -1 day +1 ms (mixed, in range)', $q$SELECT uuid_extract_version(uuidv7(interval '-1 day +00:00:00.001'))::text$q$, '7', NULL),
+-- Extraction: NULL, nil, max, each version, variants, extreme times.
+('uuid_extract_timestamp(uuid)', 'extract ts: NULL', $q$SELECT uuid_extract_timestamp(NULL)::text$q$, 'null', NULL),
+('uuid_extract_timestamp(uuid)', 'extract ts: nil', $q$SELECT uuid_extract_timestamp('00000000-0000-0000-0000-000000000000')::text$q$, 'null', NULL),
+('uuid_extract_timestamp(uuid)', 'extract ts: max', $q$SELECT uuid_extract_timestamp('ffffffff-ffff-ffff-ffff-ffffffffffff')::text$q$, 'null', NULL),
+('uuid_extract_timestamp(uuid)', 'extract ts: v7 epoch 0', $q$SELECT uuid_extract_timestamp('00000000-0000-7000-8000-000000000000')::text$q$, '1970-01-01 00:00:00+00', NULL),
+('uuid_extract_timestamp(uuid)', 'extract ts: v7 last ms', $q$SELECT uuid_extract_timestamp('ffffffff-ffff-7fff-bfff-ffffffffffff')::text$q$, '10889-08-02 05:31:50.655+00', NULL),
+('chronoid_uuid_extract_timestamp(uuid)', 'chronoid extract ts: NULL', $q$SELECT chronoid_uuid_extract_timestamp(NULL)::text$q$, 'null', NULL),
+('chronoid_uuid_extract_timestamp(uuid)', 'chronoid extract ts: v1 smallest (1582)', $q$SELECT chronoid_uuid_extract_timestamp('00000000-0000-1000-8000-000000000000')::text$q$, '1582-10-15 00:00:00+00', NULL),
+('chronoid_uuid_extract_timestamp(uuid)', 'chronoid extract ts: v1 largest', $q$SELECT chronoid_uuid_extract_timestamp('ffffffff-ffff-1fff-bfff-ffffffffffff')::text$q$, '5236-03-31 21:21:00.684+00', NULL),
+('chronoid_uuid_extract_timestamp(uuid)', 'chronoid extract ts: v6 largest', $q$SELECT chronoid_uuid_extract_timestamp('ffffffff-ffff-6fff-bfff-ffffffffffff')::text$q$, '5236-03-31 21:21:00.684+00', NULL),
+('chronoid_uuid_extract_timestamp(uuid)', 'chronoid extract ts: v4', $q$SELECT chronoid_uuid_extract_timestamp('919108f7-52d1-4320-9bac-f847db4148a8')::text$q$, 'null', NULL),
+('chronoid_uuid_extract_timestamp(uuid)', 'chronoid extract ts: v7, Microsoft variant', $q$SELECT chronoid_uuid_extract_timestamp('017f22e2-79b0-7cc3-d8c4-dc0c0c07398f')::text$q$, 'null', NULL),
+('uuid_extract_version(uuid)', 'extract version: NULL', $q$SELECT uuid_extract_version(NULL)::text$q$, 'null', NULL),
+('uuid_extract_version(uuid)', 'extract version: nil', $q$SELECT uuid_extract_version('00000000-0000-0000-0000-000000000000')::text$q$, 'null', NULL),
+('uuid_extract_version(uuid)', 'extract version: 15, RFC variant', $q$SELECT uuid_extract_version('ffffffff-ffff-ffff-bfff-ffffffffffff')::text$q$, '15', NULL),
+('uuid_extract_version(uuid)', 'extract version: 0, RFC variant', $q$SELECT uuid_extract_version('ffffffff-ffff-0fff-bfff-ffffffffffff')::text$q$, '0', NULL),
+('chronoid_uuid_extract_version(uuid)', 'chronoid extract version: NULL', $q$SELECT chronoid_uuid_extract_version(NULL)::text$q$, 'null', NULL),
+('chronoid_uuid_extract_version(uuid)', 'chronoid extract version: max', $q$SELECT chronoid_uuid_extract_version('ffffffff-ffff-ffff-ffff-ffffffffffff')::text$q$, 'null', NULL),
+('chronoid_uuid_extract_version(uuid)', 'chronoid extract version: NCS variant', $q$SELECT chronoid_uuid_extract_version('017f22e2-79b0-7cc3-18c4-dc0c0c07398f')::text$q$, 'null', NULL),
+-- pg_uuidv7 decoders: version 7 only, an error naming the UUID otherwise.
+('uuid_v7_to_timestamptz(uuid)', 'v7 to tz: NULL', $q$SELECT uuid_v7_to_timestamptz(NULL)::text$q$, 'null', NULL),
+('uuid_v7_to_timestamptz(uuid)', 'v7 to tz: nil', $q$SELECT uuid_v7_to_timestamptz('00000000-0000-0000-0000-000000000000')::text$q$, '22023', '"00000000-0000-0000-0000-000000000000"'),
+('uuid_v7_to_timestamptz(uuid)', 'v7 to tz: max', $q$SELECT uuid_v7_to_timestamptz('ffffffff-ffff-ffff-ffff-ffffffffffff')::text$q$, '22023', '"ffffffff-ffff-ffff-ffff-ffffffffffff"'),
+('uuid_v7_to_timestamptz(uuid)', 'v7 to tz: v7 nibble, NCS variant', $q$SELECT uuid_v7_to_timestamptz('017f22e2-79b0-7cc3-18c4-dc0c0c07398f')::text$q$, '22023', '"017f22e2-79b0-7cc3-18c4-dc0c0c07398f"'),
+('uuid_v7_to_timestamptz(uuid)', 'v7 to tz: v1', $q$SELECT uuid_v7_to_timestamptz('c232ab00-9414-11ec-b3c8-9f6bdeced846')::text$q$, '22023', '"c232ab00-9414-11ec-b3c8-9f6bdeced846"'),
+('uuid_v7_to_timestamptz(uuid)', 'v7 to tz: last ms', $q$SELECT uuid_v7_to_timestamptz('ffffffff-ffff-7fff-bfff-ffffffffffff')::text$q$, '10889-08-02 05:31:50.655+00', NULL),
+('uuid_v7_to_timestamp(uuid)', 'v7 to ts: NULL', $q$SELECT uuid_v7_to_timestamp(NULL)::text$q$, 'null', NULL),
+('uuid_v7_to_timestamp(uuid)', 'v7 to ts: v4', $q$SELECT uuid_v7_to_timestamp('919108f7-52d1-4320-9bac-f847db4148a8')::text$q$, '22023', '"919108f7-52d1-4320-9bac-f847db4148a8"'),
+('uuid_v7_to_timestamp(uuid)', 'v7 to ts: epoch 0', $q$SELECT uuid_v7_to_timestamp('00000000-0000-7000-8000-000000000000')::text$q$, '1970-01-01 00:00:00', NULL),
+-- Time -> v7: STRICT on both arguments, floored, 1970 .. 10889 only.
+('uuid_timestamptz_to_v7(timestamp with time zone,boolean)', 'tz to v7: NULL time', $q$SELECT uuid_timestamptz_to_v7(NULL, true)::text$q$, 'null', NULL),
+('uuid_timestamptz_to_v7(timestamp with time zone,boolean)', 'tz to v7: NULL zero flag', $q$SELECT uuid_timestamptz_to_v7('2023-01-01+00', NULL)::text$q$, 'null', NULL),
+('uuid_timestamptz_to_v7(timestamp with time zone,boolean)', 'tz to v7: epoch 0', $q$SELECT uuid_timestamptz_to_v7('1970-01-01 00:00:00+00', true)::text$q$, '00000000-0000-7000-8000-000000000000', NULL),
+('uuid_timestamptz_to_v7(timestamp with time zone,boolean)', 'tz to v7: 1 us before epoch', $q$SELECT uuid_timestamptz_to_v7('1969-12-31 23:59:59.999999+00', true)::text$q$, '22008', '"1969-12-31 23:59:59.999999+00"'),
+('uuid_timestamptz_to_v7(timestamp with time zone,boolean)', 'tz to v7: last ms, floored', $q$SELECT uuid_timestamptz_to_v7('10889-08-02 05:31:50.655999+00', true)::text$q$, 'ffffffff-ffff-7000-8000-000000000000', NULL),
+('uuid_timestamptz_to_v7(timestamp with time zone,boolean)', 'tz to v7: 1 ms past the end', $q$SELECT uuid_timestamptz_to_v7('10889-08-02 05:31:50.656+00')::text$q$, '22008', '"10889-08-02 05:31:50.656+00"'),
+('uuid_timestamptz_to_v7(timestamp with time zone,boolean)', 'tz to v7: infinity', $q$SELECT uuid_timestamptz_to_v7('infinity')::text$q$, '22008', '"infinity"'),
+('uuid_timestamptz_to_v7(timestamp with time zone,boolean)', 'tz to v7: -infinity', $q$SELECT uuid_timestamptz_to_v7('-infinity', true)::text$q$, '22008', '"-infinity"'),
+('uuid_timestamp_to_v7(timestamp without time zone,boolean)', 'ts to v7: NULL', $q$SELECT uuid_timestamp_to_v7(NULL)::text$q$, 'null', NULL),
+('uuid_timestamp_to_v7(timestamp without time zone,boolean)', 'ts to v7: epoch 0, random tail', $q$SELECT uuid_extract_timestamp(uuid_timestamp_to_v7('1970-01-01 00:00:00'))::text$q$, '1970-01-01 00:00:00+00', NULL),
+('uuid_timestamp_to_v7(timestamp without time zone,boolean)', 'ts to v7: 4713 BC', $q$SELECT uuid_timestamp_to_v7('4713-01-01 00:00:00 BC')::text$q$, '22008', '"4713-01-01 00:00:00 BC"'),
+('uuid_timestamp_to_v7(timestamp without time zone,boolean)', 'ts to v7: year 294276', $q$SELECT uuid_timestamp_to_v7('294276-12-31 23:59:59.999999', true)::text$q$, '22008', '"294276-12-31 23:59:59.999999"'),
+('uuid_timestamp_to_v7(timestamp without time zone,boolean)', 'ts to v7: infinity', $q$SELECT uuid_timestamp_to_v7('infinity', true)::text$q$, '22008', '"infinity"'),
+('uuidv7_boundary(timestamp with time zone)', 'boundary tz: NULL', $q$SELECT uuidv7_boundary(NULL::timestamptz)::text$q$, 'null', NULL),
+('uuidv7_boundary(timestamp with time zone)', 'boundary tz: epoch 0', $q$SELECT uuidv7_boundary('1970-01-01 00:00:00+00'::timestamptz)::text$q$, '00000000-0000-7000-8000-000000000000', NULL),
+('uuidv7_boundary(timestamp with time zone)', 'boundary tz: 1960', $q$SELECT uuidv7_boundary('1960-01-01 00:00:00+00'::timestamptz)::text$q$, '22008', '"1960-01-01 00:00:00+00"'),
+('uuidv7_boundary(timestamp with time zone)', 'boundary tz: -infinity', $q$SELECT uuidv7_boundary('-infinity'::timestamptz)::text$q$, '22008', '"-infinity"'),
+('uuidv7_boundary(timestamp with time zone)', 'boundary tz: last ms', $q$SELECT uuidv7_boundary('10889-08-02 05:31:50.655+00'::timestamptz)::text$q$, 'ffffffff-ffff-7000-8000-000000000000', NULL),
+('uuidv7_boundary(timestamp without time zone)', 'boundary ts: NULL', $q$SELECT uuidv7_boundary(NULL::timestamp)::text$q$, 'null', NULL),
+('uuidv7_boundary(timestamp without time zone)', 'boundary ts: 1 us before epoch', $q$SELECT uuidv7_boundary('1969-12-31 23:59:59.999999'::timestamp)::text$q$, '22008', '"1969-12-31 23:59:59.999999"'),
+('uuidv7_boundary(timestamp without time zone)', 'boundary ts: 1 ms past the end', $q$SELECT uuidv7_boundary('10889-08-02 05:31:50.656'::timestamp)::text$q$, '22008', '"10889-08-02 05:31:50.656"'),
+('uuidv7_boundary(timestamp without time zone)', 'boundary ts: infinity', $q$SELECT uuidv7_boundary('infinity'::timestamp)::text$q$, '22008', '"infinity"'),
+('uuidv7_boundary(timestamp without time zone)', 'boundary ts: epoch + 999 us', $q$SELECT uuidv7_boundary('1970-01-01 00:00:00.000999'::timestamp)::text$q$, '00000000-0000-7000-8000-000000000000', NULL),
+('chronoid_version()', 'version', $q$SELECT chronoid_version()$q$, '0.1.0', NULL);
+
+-- label | expected | got | pass | the message names the value | message
+CREATE TEMP TABLE hostile_result AS SELECT * FROM pg_temp.run_hostile();
+\pset format unaligned
+\pset fieldsep ' | '
+SELECT * FROM hostile_result;
+\pset format aligned
+-- Every case passed; every refused value is named in its error.
+SELECT count(*) AS cases, count(*) FILTER (WHERE NOT pass) AS failed,
+       count(*) FILTER (WHERE named = 'NO') AS unnamed
+FROM hostile_result;
+
+-- Coverage: every function of the extension outside the ulid type and
+-- schema snowflake has at least one case above (this list must be empty).
+SELECT p.oid::regprocedure::text AS untested
+  FROM pg_proc p
+  JOIN pg_depend d ON d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e'
+  JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'chronoid'
+ WHERE p.oid::regprocedure::text !~ 'ulid'
+   AND p.pronamespace <> 'snowflake'::regnamespace
+   AND p.oid::regprocedure::text NOT IN (SELECT fn FROM hostile)
+ ORDER BY 1;
