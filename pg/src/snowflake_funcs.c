@@ -12,6 +12,7 @@
 #include "access/xact.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_sequence.h"
+#include "executor/spi.h"
 #include "fmgr.h"
 #include "miscadmin.h"
 #include "storage/lmgr.h"
@@ -70,6 +71,21 @@ static HTAB *sf_seqs = NULL;
 
 /* The entry of the last call: a statement usually repeats its sequence. */
 static sf_seq_entry *sf_last_entry = NULL;
+
+/*
+ * The node registry (snowflake.node_registry, docs/cluster.md), as this
+ * backend last saw it: the node number it checked (0: none yet), whether
+ * its claim was found committed, the transaction that made the claim
+ * when not, and when (ms of the ID body) the check ran.  A claim that
+ * replication brings in later is seen at the next check, at most
+ * CID_SF_REG_RECHECK_MS after the last.
+ */
+#define CID_SF_REG_RECHECK_MS	INT64CONST(10000)
+
+static int	sf_reg_node = 0;
+static bool sf_reg_confirmed = false;
+static LocalTransactionId sf_reg_lxid = InvalidLocalTransactionId;
+static int64 sf_reg_checked_ms = 0;
 
 /*
  * 0 is allowed only as the built-in default, so an unset node is visible
@@ -322,6 +338,64 @@ sf_check_sequence(Oid relid, sf_seq_entry *e)
 						 sf_qualified_name(relid))));
 }
 
+/* This backend's local transaction id (17 moved it into MyProc->vxid). */
+static inline LocalTransactionId
+sf_current_lxid(void)
+{
+#if PG_VERSION_NUM >= 170000
+	return MyProc->vxid.lxid;
+#else
+	return MyProc->lxid;
+#endif
+}
+
+/*
+ * Run snowflake.check_node(): it raises when another server claimed
+ * snowflake.node earlier, else registers this server's claim.  The hot
+ * path is the comparison at the top; SPI runs on a backend's first ID
+ * under a number, once per transaction until the claim is committed, and
+ * every CID_SF_REG_RECHECK_MS after that.  True when it ran (and took
+ * time: the caller reads the clock again).
+ */
+static bool
+sf_registry_check(int64 now_body)
+{
+	int64		now_ms = now_body >> sf_layout.bits[CID_FIELD_SEQ];
+	bool		confirmed;
+	bool		isnull;
+	int			rc;
+
+	if (likely(sf_reg_node == snowflake_node))
+	{
+		if (sf_reg_confirmed)
+		{
+			if (likely(Abs(now_ms - sf_reg_checked_ms) < CID_SF_REG_RECHECK_MS))
+				return false;
+		}
+		else if (sf_reg_lxid == sf_current_lxid())
+			return false;
+	}
+
+	/* a failed check leaves nothing verified */
+	sf_reg_node = 0;
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	rc = SPI_execute("SELECT snowflake.check_node()", false, 1);
+	if (rc != SPI_OK_SELECT || SPI_processed != 1)
+		elog(ERROR, "snowflake.check_node() failed: %s", SPI_result_code_string(rc));
+	confirmed = DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0],
+										   SPI_tuptable->tupdesc, 1, &isnull));
+	if (isnull)
+		confirmed = false;
+	SPI_finish();
+
+	sf_reg_node = snowflake_node;
+	sf_reg_confirmed = confirmed;
+	sf_reg_lxid = sf_current_lxid();
+	sf_reg_checked_ms = now_ms;
+	return true;
+}
+
 /* The body (tick << counter bits) of the current millisecond. */
 static int64
 sf_now_body(void)
@@ -443,12 +517,7 @@ sf_seq_arg(FunctionCallInfo fcinfo, const char *fname)
 static void
 sf_lock_sequence(sf_seq_entry *e)
 {
-	/* 17 moved the local transaction id into MyProc->vxid */
-#if PG_VERSION_NUM >= 170000
-	LocalTransactionId thislxid = MyProc->vxid.lxid;
-#else
-	LocalTransactionId thislxid = MyProc->lxid;
-#endif
+	LocalTransactionId thislxid = sf_current_lxid();
 
 	if (e->lxid != thislxid)
 	{
@@ -474,6 +543,7 @@ snowflake_nextval(PG_FUNCTION_ARGS)
 	Oid			relid = sf_seq_arg(fcinfo, "snowflake.nextval()");
 	sf_seq_entry *e;
 	int			seqbits = sf_layout.bits[CID_FIELD_SEQ];
+	int64		now_body;
 	int64		v;
 	cid_snowflake_parts parts;
 	uint64_t	id;
@@ -535,6 +605,11 @@ snowflake_nextval(PG_FUNCTION_ARGS)
 		}
 	}
 
+	/* refuse a number another server claimed first (node registry) */
+	now_body = sf_now_body();
+	if (sf_registry_check(now_body))
+		now_body = sf_now_body();
+
 	if (e->slot != NULL)
 	{
 		/* statement start: as fine as core setval() can be noticed */
@@ -542,11 +617,11 @@ snowflake_nextval(PG_FUNCTION_ARGS)
 		bool		check_page = (stmt != e->page_stmt);
 
 		e->page_stmt = stmt;
-		v = cid_sf_slot_next(e->slot, relid, e->relfilenode, sf_now_body(),
+		v = cid_sf_slot_next(e->slot, relid, e->relfilenode, now_body,
 							 check_page);
 	}
 	else
-		v = cid_sf_page_next(relid, sf_now_body());
+		v = cid_sf_page_next(relid, now_body);
 
 	/*
 	 * A counter past 4095 has carried into the millisecond: the ID's time

@@ -100,6 +100,10 @@ BEGIN
 	SELECT n.nspname, c.relname INTO v_seqschema, v_seqname
 	  FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
 	 WHERE c.oid = p_seqid AND c.relkind = 'S';
+	IF NOT FOUND AND NOT EXISTS (SELECT 1 FROM pg_class WHERE oid = p_seqid) THEN
+		RAISE EXCEPTION 'relation with OID % does not exist', p_seqid::oid
+			USING ERRCODE = 'undefined_table';
+	END IF;
 	IF NOT FOUND THEN
 		RAISE EXCEPTION '"%" is not a sequence', p_seqid::text
 			USING ERRCODE = 'wrong_object_type';
@@ -195,3 +199,214 @@ END
 $fn$;
 COMMENT ON FUNCTION snowflake.convert_sequence_to_snowflake(pg_catalog.regclass, pg_catalog.bool) IS
 	'switch the columns defaulting to nextval() of a sequence to snowflake.nextval(), widening them and their foreign keys to bigint; force drops an identity';
+
+-- ------------------------------------------------------------------------
+-- Node registry (docs/cluster.md): which server minted under which node
+-- number.  snowflake.nextval() registers this server the first time it
+-- mints under a number and refuses to mint when an earlier claim of the
+-- number by another server is visible.  Replicate the table between the
+-- nodes (a coordinator publishes it back to the writers) so that every
+-- writer sees every claim.
+-- ------------------------------------------------------------------------
+
+CREATE TABLE snowflake.node_registry (
+	node pg_catalog.int4 NOT NULL CHECK (node BETWEEN 1 AND 1023),
+	system_identifier pg_catalog.int8 NOT NULL,
+	database pg_catalog.name NOT NULL,
+	server pg_catalog.text NOT NULL,
+	claimed_at pg_catalog.timestamptz NOT NULL DEFAULT pg_catalog.clock_timestamp(),
+	PRIMARY KEY (node, system_identifier)
+);
+COMMENT ON TABLE snowflake.node_registry IS
+	'snowflake node numbers claimed by servers (system identifier of pg_control_system()); replicate it to every node';
+COMMENT ON COLUMN snowflake.node_registry.node IS 'the claimed snowflake.node';
+COMMENT ON COLUMN snowflake.node_registry.system_identifier IS
+	'system identifier of the claiming server (pg_control_system())';
+COMMENT ON COLUMN snowflake.node_registry.database IS 'database where the claim was made';
+COMMENT ON COLUMN snowflake.node_registry.server IS
+	'cluster_name of the claiming server, else its port: for messages';
+COMMENT ON COLUMN snowflake.node_registry.claimed_at IS
+	'claim time on the claiming server''s clock; of two claims of one number the earlier wins';
+GRANT SELECT ON snowflake.node_registry TO PUBLIC;
+-- pg_dump keeps the claims.
+SELECT pg_catalog.pg_extension_config_dump('snowflake.node_registry', '');
+
+-- This server's identity for the registry.
+CREATE FUNCTION snowflake.server_label()
+RETURNS pg_catalog.text
+LANGUAGE sql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+	SELECT coalesce(nullif(pg_catalog.current_setting('cluster_name'), ''),
+							   'port ' OPERATOR(pg_catalog.||) pg_catalog.current_setting('port'))
+$fn$;
+COMMENT ON FUNCTION snowflake.server_label() IS
+	'how the node registry names this server: cluster_name, else "port N"';
+
+-- Logical replication carries a claim back to where it came from (with a
+-- star, writer -> coordinator -> writers -> coordinator ...): an apply
+-- worker (session_replication_role = replica) skips a claim already held
+-- instead of failing on the primary key, which ends the echo.
+CREATE FUNCTION snowflake.node_registry_dedup()
+RETURNS trigger
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+BEGIN
+	IF pg_catalog.current_setting('session_replication_role') OPERATOR(pg_catalog.=) 'replica'
+	   AND EXISTS (SELECT 1 FROM snowflake.node_registry r
+				   WHERE r.node OPERATOR(pg_catalog.=) NEW.node
+					 AND r.system_identifier OPERATOR(pg_catalog.=) NEW.system_identifier) THEN
+		RETURN NULL;
+	END IF;
+	RETURN NEW;
+END
+$fn$;
+COMMENT ON FUNCTION snowflake.node_registry_dedup() IS
+	'trigger: logical replication skips a node claim the registry already holds';
+CREATE TRIGGER node_registry_dedup BEFORE INSERT ON snowflake.node_registry
+	FOR EACH ROW EXECUTE FUNCTION snowflake.node_registry_dedup();
+-- Apply workers fire only ALWAYS (or REPLICA) triggers.
+ALTER TABLE snowflake.node_registry ENABLE ALWAYS TRIGGER node_registry_dedup;
+
+-- Called by snowflake.nextval() the first time a backend mints under a
+-- number (and every 10 s after): raises when an earlier claim of
+-- snowflake.node by another server is visible, else registers this
+-- server's claim.  True when the claim was already there (committed),
+-- false when it was made now (or cannot be, read-only).  Takes no node
+-- argument: a caller can register only the number the server really uses.
+CREATE FUNCTION snowflake.check_node()
+RETURNS pg_catalog.bool
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+	v_node int4 := coalesce(pg_catalog.current_setting('snowflake.node', true), '0')::int4;
+	v_sysid int8;
+	v_mine snowflake.node_registry;
+	v_other snowflake.node_registry;
+BEGIN
+	IF v_node = 0 THEN
+		RAISE EXCEPTION 'snowflake.node is not set'
+			USING ERRCODE = 'object_not_in_prerequisite_state';
+	END IF;
+	SELECT c.system_identifier INTO v_sysid FROM pg_control_system() c;
+	SELECT * INTO v_mine FROM snowflake.node_registry r
+	 WHERE r.node = v_node AND r.system_identifier = v_sysid;
+	-- Of two claims the earlier wins (ties: the smaller identifier), so
+	-- both servers of a race reach the same verdict.
+	SELECT * INTO v_other FROM snowflake.node_registry r
+	 WHERE r.node = v_node AND r.system_identifier <> v_sysid
+	   AND (v_mine.node IS NULL
+			OR (r.claimed_at, r.system_identifier) < (v_mine.claimed_at, v_mine.system_identifier))
+	 ORDER BY r.claimed_at, r.system_identifier
+	 LIMIT 1;
+	IF FOUND THEN
+		RAISE EXCEPTION 'snowflake node % is already claimed by server "%" (system identifier %)',
+			v_node, v_other.server, v_other.system_identifier
+			USING ERRCODE = 'object_not_in_prerequisite_state',
+				  DETAIL = format('Server "%s" (system identifier %s, database %s) claimed node %s at %s; this server is "%s" (system identifier %s)%s.  IDs minted by both would collide.',
+								  v_other.server, v_other.system_identifier, v_other.database, v_node,
+								  v_other.claimed_at, snowflake.server_label(), v_sysid,
+								  CASE WHEN v_mine.node IS NULL THEN ''
+									   ELSE format(', whose own claim of %s is later', v_mine.claimed_at) END),
+				  HINT = 'Set snowflake.node to a free number (SELECT snowflake.claim_node(...) on the node that coordinates the registry returns one), or, if that server no longer mints under this number, run SELECT snowflake.release_node(' || v_node || ') there first.';
+	END IF;
+	IF v_mine.node IS NOT NULL THEN
+		RETURN true;
+	END IF;
+	IF pg_catalog.current_setting('transaction_read_only')::bool THEN
+		RETURN false;
+	END IF;
+	INSERT INTO snowflake.node_registry (node, system_identifier, database, server, claimed_at)
+	VALUES (v_node, v_sysid, pg_catalog.current_database(), snowflake.server_label(),
+			pg_catalog.clock_timestamp())
+	ON CONFLICT DO NOTHING;
+	RETURN false;
+END
+$fn$;
+COMMENT ON FUNCTION snowflake.check_node() IS
+	'verify that no other server claimed snowflake.node earlier and register this server''s claim (run by snowflake.nextval())';
+
+-- Claim a node number for a server: the given one or the lowest free one.
+-- Run it on the node that holds the registry every writer subscribes to,
+-- before setting snowflake.node on the new server: that closes the race of
+-- two servers claiming one number at once.
+CREATE FUNCTION snowflake.claim_node(p_node pg_catalog.int4 DEFAULT NULL,
+									 p_system_identifier pg_catalog.int8 DEFAULT NULL,
+									 p_server pg_catalog.text DEFAULT NULL)
+RETURNS pg_catalog.int4
+LANGUAGE plpgsql VOLATILE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+	v_sysid int8 := p_system_identifier;
+	v_server text := p_server;
+	v_node int4 := p_node;
+	v_holder snowflake.node_registry;
+BEGIN
+	IF NOT (SELECT r.rolsuper FROM pg_roles r WHERE r.rolname = current_user) THEN
+		RAISE EXCEPTION 'permission denied to claim a snowflake node'
+			USING ERRCODE = 'insufficient_privilege',
+				  DETAIL = 'Only superusers may claim snowflake node numbers.';
+	END IF;
+	IF v_sysid IS NULL THEN
+		SELECT c.system_identifier INTO v_sysid FROM pg_control_system() c;
+		v_server := coalesce(v_server, snowflake.server_label());
+	END IF;
+	v_server := coalesce(v_server, 'system ' || v_sysid);
+	-- One claimer at a time in this database.
+	LOCK TABLE snowflake.node_registry IN SHARE ROW EXCLUSIVE MODE;
+	IF v_node IS NULL THEN
+		SELECT min(g) INTO v_node FROM generate_series(1, 1023) g
+		 WHERE NOT EXISTS (SELECT 1 FROM snowflake.node_registry r WHERE r.node = g);
+		IF v_node IS NULL THEN
+			RAISE EXCEPTION 'no free snowflake node number'
+				USING ERRCODE = 'configuration_limit_exceeded',
+					  HINT = 'Release retired numbers with snowflake.release_node().';
+		END IF;
+	ELSIF v_node NOT BETWEEN 1 AND 1023 THEN
+		RAISE EXCEPTION 'snowflake node % is out of range', v_node
+			USING ERRCODE = 'numeric_value_out_of_range',
+				  DETAIL = 'Node numbers are 1 .. 1023.';
+	ELSE
+		SELECT * INTO v_holder FROM snowflake.node_registry r
+		 WHERE r.node = v_node AND r.system_identifier <> v_sysid
+		 ORDER BY r.claimed_at LIMIT 1;
+		IF FOUND THEN
+			RAISE EXCEPTION 'snowflake node % is already claimed by server "%" (system identifier %)',
+				v_node, v_holder.server, v_holder.system_identifier
+				USING ERRCODE = 'unique_violation',
+					  HINT = 'Leave out the number to get a free one, or release it with snowflake.release_node() if that server is retired.';
+		END IF;
+	END IF;
+	INSERT INTO snowflake.node_registry (node, system_identifier, database, server, claimed_at)
+	VALUES (v_node, v_sysid, current_database(), v_server, clock_timestamp())
+	ON CONFLICT DO NOTHING;
+	RETURN v_node;
+END
+$fn$;
+REVOKE EXECUTE ON FUNCTION snowflake.claim_node(pg_catalog.int4, pg_catalog.int8, pg_catalog.text) FROM PUBLIC;
+COMMENT ON FUNCTION snowflake.claim_node(pg_catalog.int4, pg_catalog.int8, pg_catalog.text) IS
+	'superuser: claim a node number (the given one, else the lowest free) for a server (default: this one) in the registry; returns it';
+
+-- Retire a number: every claim of it goes (and, replicated, everywhere).
+-- A server still minting under it claims it again within 10 seconds.
+CREATE FUNCTION snowflake.release_node(p_node pg_catalog.int4)
+RETURNS pg_catalog.bool
+LANGUAGE plpgsql VOLATILE STRICT
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+BEGIN
+	IF NOT (SELECT r.rolsuper FROM pg_roles r WHERE r.rolname = current_user) THEN
+		RAISE EXCEPTION 'permission denied to release a snowflake node'
+			USING ERRCODE = 'insufficient_privilege',
+				  DETAIL = 'Only superusers may release snowflake node numbers.';
+	END IF;
+	DELETE FROM snowflake.node_registry r WHERE r.node = p_node;
+	RETURN FOUND;
+END
+$fn$;
+REVOKE EXECUTE ON FUNCTION snowflake.release_node(pg_catalog.int4) FROM PUBLIC;
+COMMENT ON FUNCTION snowflake.release_node(pg_catalog.int4) IS
+	'superuser: remove every claim of a node number from the registry; true if there was one';

@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# tests/soak/run.sh — the long fault runs (`make soak`; docs/faults.md):
+# installs the extension, starts a throwaway cluster (scripts/pgcluster.sh)
+# and runs pg/test/scenarios/fault_load.sh with 8 clients for SOAK_SECONDS
+# (default 60) per kind of key, then fault_crash.sh and fault_clock.sh,
+# without and then with shared_preload_libraries = 'chronoid'.  Prints TAP
+# and a figures table; exits non-zero on any failure.  Run as root.
+set -uo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+scen=$root/pg/test/scenarios
+PG_CONFIG=${PG_CONFIG:-pg_config}
+secs=${SOAK_SECONDS:-60}
+
+n=0
+failed=0
+tap_ok() { n=$((n + 1)); echo "ok $n - $1"; }
+tap_not_ok() { n=$((n + 1)); failed=1; echo "not ok $n - $1"; }
+diag() { sed 's/^/# /'; }
+
+if [ "$(id -u)" -ne 0 ]; then
+    echo "1..0 # SKIP tests/soak/run.sh must run as root (it runs the server as postgres)"
+    exit 0
+fi
+if ! pgxs=$("$PG_CONFIG" --pgxs 2>/dev/null) || [ ! -f "$pgxs" ] || ! id postgres >/dev/null 2>&1; then
+    echo "1..0 # SKIP needs PostgreSQL server development files and a postgres OS user"
+    exit 0
+fi
+
+PGC_PREFIX=chronoid-soak
+. "$root/scripts/pgcluster.sh"
+pgc_mkdir
+tmp=$PGC_DIR
+figures=$tmp/figures
+: >"$figures"
+
+if make -C "$root/pg" PG_CONFIG="$PG_CONFIG" install >"$tmp/install.log" 2>&1; then
+    tap_ok "make -C pg install"
+else
+    tap_not_ok "make -C pg install"
+    tail -n 30 "$tmp/install.log" | diag
+    echo "1..$n"
+    exit 1
+fi
+if ! pgc_init "max_connections = 40" 2>"$tmp/init.err"; then
+    tap_not_ok "initdb"
+    diag <"$tmp/init.err"
+    echo "1..$n"
+    exit 1
+fi
+mkdir -p "$tmp/scratch"
+chown postgres: "$tmp/scratch" "$figures"
+export PGDATABASE=postgres PGDATA=$PGC_DATA PGBIN=$PGC_BIN PGLOG=$PGC_LOG
+export CHRONOID_TMP=$tmp/scratch
+export CHRONOID_PGCTL="runuser -u postgres -- $PGC_BIN/pg_ctl -D $PGC_DATA -l $PGC_LOG -w"
+export TZ=UTC LC_ALL=C
+
+# scenario MODE FILE [env...]: one scenario's TAP, renumbered (as run.sh)
+scenario() {
+    local mode=$1 s=$2 out line seen=0 planned='' name t0
+    shift 2
+    name=$(basename "$s" .sh)
+    t0=$(date +%s)
+    out=$(env "$@" CHRONOID_MODE="$mode" bash "$s" 2>&1)
+    while IFS= read -r line; do
+        case $line in
+            "not ok"*)
+                seen=$((seen + 1))
+                tap_not_ok "$mode: $name: $(sed -E 's/^not ok *[0-9]* *-? *//' <<<"$line")" ;;
+            ok*)
+                seen=$((seen + 1))
+                tap_ok "$mode: $name: $(sed -E 's/^ok *[0-9]* *-? *//' <<<"$line")" ;;
+            1..*)
+                planned=${line#1..}
+                planned=${planned%% *} ;;
+            *) echo "# $line" ;;
+        esac
+    done <<<"$out"
+    if [ -n "$planned" ] && [ "$planned" -gt "$seen" ]; then
+        tap_not_ok "$mode: $name: ran $seen of $planned planned cases"
+    elif [ "$seen" -eq 0 ]; then
+        tap_not_ok "$mode: $name: no TAP output"
+    fi
+    echo "# $mode: $name took $(($(date +%s) - t0)) s"
+}
+
+run_mode() {
+    scenario "$1" "$scen/fault_load.sh" FAULT_LOAD_SECONDS="$secs" FAULT_LOAD_CLIENTS=8 \
+        FAULT_FIGURES="$figures"
+    scenario "$1" "$scen/fault_crash.sh"
+    scenario "$1" "$scen/fault_clock.sh"
+}
+
+# shellcheck disable=SC2119 # no extra settings
+if pgc_start 2>"$tmp/start.err"; then
+    tap_ok "server starts without shared_preload_libraries"
+    run_mode plain
+    if pgc_restart "shared_preload_libraries = 'chronoid'" 2>"$tmp/start.err"; then
+        tap_ok "server restarts with shared_preload_libraries = 'chronoid'"
+        run_mode preload
+    else
+        tap_not_ok "server restarts with shared_preload_libraries = 'chronoid'"
+        diag <"$tmp/start.err"
+    fi
+else
+    tap_not_ok "server starts without shared_preload_libraries"
+    diag <"$tmp/start.err"
+fi
+
+# The figures: one line per mode and kind of key, then the totals.
+if [ -s "$figures" ]; then
+    echo "#"
+    echo "# PostgreSQL $("$PGC_BIN/postgres" --version | awk '{print $3}'), $(nproc) CPUs, fsync = off, 8 clients (pgbench -j 2), 10 rows per transaction"
+    awk -F'|' '
+        BEGIN {
+            name["sf"] = "snowflake.nextval()"; name["v7"] = "uuidv7()"
+            name["ulid"] = "gen_monotonic_ulid()"; name["serial"] = "bigserial (control)"
+            printf "# | %-7s | %-21s | %7s | %7s | %11s | %9s | %6s | %10s |\n", \
+                "mode", "key", "clients", "seconds", "IDs", "IDs/s", "errors", "duplicates"
+            printf "# |%s|%s|%s|%s|%s|%s|%s|%s|\n", "---------", "-----------------------", \
+                "--------:", "--------:", "------------:", "----------:", "-------:", "-----------:"
+        }
+        {
+            printf "# | %-7s | %-21s | %7d | %7d | %11d | %9d | %6d | %10d |\n", \
+                $1, name[$2], $3, $4, $5, $6, $7, $8
+            ids += $5; errs += $7; dups += $8
+        }
+        END { printf "# total: %d IDs, %d errors, %d duplicates\n", ids, errs, dups }
+    ' "$figures"
+fi
+
+echo "1..$n"
+exit "$failed"
