@@ -203,7 +203,7 @@ static int
 gen_uuidv4(uint64_t count)
 {
 	cid_uuid	u;
-	int			rc = CID_OK;
+	int			rc;
 
 	for (; count > 0; count--)
 	{

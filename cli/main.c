@@ -88,7 +88,9 @@ cli_resolve_layout(cid_layout *out, const char *text, const char *cmd)
 	int			rc;
 
 	err[0] = '\0';
-	rc = cid_layout_resolve(out, text != NULL ? text : "pgedge", err, sizeof(err));
+	if (text == NULL)
+		text = "pgedge";
+	rc = cid_layout_resolve(out, text, err, sizeof(err));
 	if (rc < 0)
 	{
 		cli_error_value(cmd, "invalid layout ", text, strlen(text), ": %s",

@@ -11,7 +11,7 @@
  * 1 MiB: a few hundred write(2) calls for ten million Snowflakes.  The
  * command writes to one stream only, so one static buffer is enough.
  */
-#define OUT_BUF_SIZE (1024 * 1024)
+#define OUT_BUF_SIZE ((size_t) 1024 * 1024)
 
 static char out_buf[OUT_BUF_SIZE];
 static size_t out_len;
@@ -98,7 +98,7 @@ cli_u64_to_dec(char *buf, uint64_t v)
 
 		v /= 100;
 		p -= 2;
-		memcpy(p, digit_pairs + 2 * r, 2);
+		memcpy(p, digit_pairs + 2 * (size_t) r, 2);
 	}
 	if (v >= 10)
 	{
