@@ -179,12 +179,14 @@ void		cli_report_bad_id(const char *cmd, const char *s, size_t len,
 int			cli_cmd_gen(int argc, char **argv);
 int			cli_cmd_inspect(int argc, char **argv);
 int			cli_cmd_convert(int argc, char **argv);
+int			cli_cmd_bench_pk(int argc, char **argv);
 
 /* Usage texts (usage.c), written to fp. */
 void		cli_usage_main(FILE *fp);
 void		cli_usage_gen(FILE *fp);
 void		cli_usage_inspect(FILE *fp);
 void		cli_usage_convert(FILE *fp);
+void		cli_usage_bench_pk(FILE *fp);
 
 /* Resolve --layout (NULL = "pgedge"); on failure print and return false. */
 bool		cli_resolve_layout(cid_layout *out, const char *text, const char *cmd);

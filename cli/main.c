@@ -18,6 +18,7 @@ static const cli_command commands[] = {
 	{"gen", cli_cmd_gen, cli_usage_gen},
 	{"inspect", cli_cmd_inspect, cli_usage_inspect},
 	{"convert", cli_cmd_convert, cli_usage_convert},
+	{"bench-pk", cli_cmd_bench_pk, cli_usage_bench_pk},
 	{NULL, NULL, NULL}
 };
 
@@ -117,7 +118,7 @@ static int
 unknown_command(const char *name)
 {
 	cli_error_value(NULL, "unknown command ", name, strlen(name),
-					" (commands: gen, inspect, convert; see 'chronoid --help')");
+					" (commands: gen, inspect, convert, bench-pk; see 'chronoid --help')");
 	return CLI_EXIT_USAGE;
 }
 

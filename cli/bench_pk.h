@@ -1,0 +1,132 @@
+/*
+ * bench_pk.h — private pieces of "chronoid bench-pk": the key table, the
+ * libpq helpers, the throwaway cluster, the concurrent load and the report.
+ */
+#ifndef CHRONOID_BENCH_PK_H
+#define CHRONOID_BENCH_PK_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <libpq-fe.h>
+
+#define BPK_CMD			"bench-pk"
+#define BPK_ERRLEN		512
+#define BPK_MAX_KEYS	32
+#define BPK_NAME_MAX	31		/* a key name: [a-z_][a-z0-9_]* */
+#define BPK_CURVE		50		/* points of the rate curve */
+#define BPK_NSETTINGS	12
+
+/* One key under test, with its measurements (negative: not measured). */
+typedef struct bpk_key
+{
+	char		name[BPK_NAME_MAX + 1];
+	char	   *expr;			/* DEFAULT expression; NULL: bigserial */
+	char	   *type;			/* column type */
+	bool		builtin;
+	bool		named;			/* named in --keys: unavailable is an error */
+	bool		available;
+	char		note[256];		/* why it is not available */
+	bool		random_order;	/* uuidv4: needs a created_at index */
+
+	double		secs;
+	double		rate;			/* rows/s overall */
+	double		rate_tail;		/* rows/s over the last 20% of rows */
+	double		p50_ms;
+	double		p99_ms;
+	double		wal_bytes;
+	double		fpi;			/* full-page images; -1: no pg_stat_wal */
+	double		index_bytes;
+	double		table_bytes;
+	double		leaf_density;	/* percent; -1: no pgstattuple */
+	double		leaf_pages;
+	double		latest_ms;		/* ORDER BY id DESC LIMIT 50 */
+	double		created_index_bytes;	/* uuidv4's created_at index */
+	double		latest_created_ms;
+	double		curve_rows[BPK_CURVE];
+	double		curve_rate[BPK_CURVE];
+} bpk_key;
+
+typedef struct bpk_setting
+{
+	const char *name;
+	char		value[128];
+} bpk_setting;
+
+/* The whole run: options, target, keys, results. */
+typedef struct bpk_run
+{
+	uint64_t	rows;
+	uint64_t	batch;
+	int			clients;
+	uint64_t	payload;
+	const char *conninfo;		/* NULL: throwaway cluster */
+	const char *out_dir;
+
+	char		target[256];	/* "throwaway cluster" or the server */
+	char		server_version[128];
+	int			server_num;		/* server_version_num */
+	bpk_setting settings[BPK_NSETTINGS];
+	int			nsettings;
+	bool		have_pgstattuple;
+	char		pgstattuple_note[256];
+	bool		have_checkpoint;
+	char		schema[64];
+	char		ext_schema[128];	/* chronoid's schema, quoted; "" when absent */
+	char		started_at[32];
+
+	bpk_key		keys[BPK_MAX_KEYS];
+	int			nkeys;
+} bpk_run;
+
+/* Set by SIGINT/SIGTERM/SIGHUP while a bench runs. */
+extern volatile sig_atomic_t bpk_interrupted;
+
+/* bench_pk_pg.c: libpq with one-line messages */
+PGconn	   *bpk_connect(const char *conninfo, char *err, size_t errlen);
+bool		bpk_exec(PGconn *conn, const char *sql, char *err, size_t errlen);
+bool		bpk_query(PGconn *conn, const char *sql, char *out, size_t outlen,
+					  char *err, size_t errlen);
+bool		bpk_query_num(PGconn *conn, const char *sql, double *out,
+						  char *err, size_t errlen);
+void		bpk_one_line(char *dst, size_t dstlen, const char *msg);
+void		bpk_result_error(PGconn *conn, PGresult *res, char *err, size_t errlen);
+double		bpk_now(void);
+
+/*
+ * snprintf that may cut: messages are bounded on purpose (and through
+ * vsnprintf, the compiler does not warn about each of them).
+ */
+void		bpk_fmt(char *dst, size_t len, const char *fmt,...)
+#if defined(__GNUC__) || defined(__clang__)
+			__attribute__((format(printf, 3, 4)))
+#endif
+			;
+
+/* bench_pk_cluster.c: a throwaway local cluster (started, always removed) */
+typedef struct bpk_cluster
+{
+	char		dir[256];
+	char		bindir[256];
+	int			port;
+	bool		started;
+	bool		have_ext;		/* chronoid installed: preloaded */
+	char		conninfo[512];
+	char		conf[512];		/* the settings written, one line each */
+} bpk_cluster;
+
+bool		bpk_cluster_start(bpk_cluster *c, char *err, size_t errlen);
+void		bpk_cluster_remove(bpk_cluster *c);
+
+/* bench_pk_load.c: N rows by K connections, with a progress bar */
+bool		bpk_load(const bpk_run *run, bpk_key *key, const char *insert_sql,
+					 const char *conninfo, char *err, size_t errlen);
+
+/* bench_pk_report.c: Markdown, JSON and the chart in run->out_dir */
+bool		bpk_write_report(const bpk_run *run, char *err, size_t errlen);
+void		bpk_print_markdown(const bpk_run *run, FILE *fp);
+
+#endif							/* CHRONOID_BENCH_PK_H */

@@ -1,0 +1,743 @@
+/*
+ * cmd_bench_pk.c — "chronoid bench-pk": what the primary key's kind does to
+ * a real PostgreSQL.  Options and keys, the target (a throwaway cluster or
+ * a given server, in a schema of its own), each key's table loaded and
+ * measured, and everything removed again whatever happened.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "bench_pk.h"
+
+volatile sig_atomic_t bpk_interrupted;
+
+enum
+{
+	OPT_ROWS = 1,
+	OPT_CLIENTS,
+	OPT_KEYS,
+	OPT_PAYLOAD,
+	OPT_BATCH,
+	OPT_CONNINFO,
+	OPT_OUT,
+	OPT_HELP
+};
+
+static const cli_option bpk_options[] = {
+	{"rows", 'n', true, OPT_ROWS},
+	{"clients", 'c', true, OPT_CLIENTS},
+	{"keys", 'k', true, OPT_KEYS},
+	{"payload", 0, true, OPT_PAYLOAD},
+	{"batch", 0, true, OPT_BATCH},
+	{"conninfo", 'd', true, OPT_CONNINFO},
+	{"out", 'o', true, OPT_OUT},
+	{"help", 'h', false, OPT_HELP},
+	{NULL, 0, false, 0}
+};
+
+/* The built-in keys, in report order; "%s" is chronoid's schema. */
+static const struct
+{
+	const char *name;
+	const char *type;
+	const char *expr;
+	bool		chronoid;
+}			builtin_keys[] = {
+	{"bigserial", "bigserial", NULL, false},
+	{"uuidv4", "uuid", "gen_random_uuid()", false},
+	{"uuidv7", "uuid", "%s.chronoid_uuidv7()", true},
+	{"ulid", "%s.ulid", "%s.gen_ulid()", true},
+	{"ulid_monotonic", "%s.ulid", "%s.gen_monotonic_ulid()", true},
+	{"snowflake", "bigint", "snowflake.nextval()", true},
+};
+#define NBUILTIN ((int) (sizeof(builtin_keys) / sizeof(builtin_keys[0])))
+
+static const char *const setting_names[] = {
+	"shared_buffers", "max_wal_size", "checkpoint_timeout", "full_page_writes",
+	"wal_compression", "fsync", "synchronous_commit", "autovacuum",
+	"shared_preload_libraries", "snowflake.node", NULL
+};
+#define NSETTING_NAMES ((int) (sizeof(setting_names) / sizeof(setting_names[0])))
+
+static char *
+xprintf(const char *fmt,...) CLI_PRINTF(1, 2);
+
+static char *
+xprintf(const char *fmt,...)
+{
+	va_list		ap;
+	int			n;
+	char	   *s;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (s = malloc((size_t) n + 1)) == NULL)
+	{
+		cli_error(BPK_CMD, "out of memory");
+		exit(CLI_EXIT_FAIL);
+	}
+	va_start(ap, fmt);
+	vsnprintf(s, (size_t) n + 1, fmt, ap);
+	va_end(ap);
+	return s;
+}
+
+static void
+on_signal(int sig)
+{
+	(void) sig;
+	bpk_interrupted = 1;
+}
+
+static bool
+parse_num(const char *opt, const char *text, uint64_t min, uint64_t max,
+		  uint64_t *out)
+{
+	if (!cli_parse_uint(text, max, out) || *out < min)
+	{
+		char		what[32];
+
+		bpk_fmt(what, sizeof(what), "invalid --%s ", opt);
+		cli_error_value(BPK_CMD, what, text, strlen(text), ": expected an integer from %llu to %llu",
+						(unsigned long long) min, (unsigned long long) max);
+		return false;
+	}
+	return true;
+}
+
+static bool
+valid_name(const char *s, size_t len)
+{
+	size_t		i;
+
+	if (len == 0 || len > BPK_NAME_MAX || (s[0] >= '0' && s[0] <= '9'))
+		return false;
+	for (i = 0; i < len; i++)
+	{
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '_'))
+			return false;
+	}
+	return true;
+}
+
+static int
+builtin_index(const char *s, size_t len)
+{
+	int			i;
+
+	for (i = 0; i < NBUILTIN; i++)
+	{
+		if (strlen(builtin_keys[i].name) == len && memcmp(builtin_keys[i].name, s, len) == 0)
+			return i;
+	}
+	return -1;
+}
+
+static bpk_key *
+add_key(bpk_run *run, const char *name, size_t len)
+{
+	bpk_key    *k;
+	int			i;
+
+	for (i = 0; i < run->nkeys; i++)
+	{
+		if (strlen(run->keys[i].name) == len && memcmp(run->keys[i].name, name, len) == 0)
+		{
+			cli_error_value(BPK_CMD, "key ", name, len, " named twice in --keys");
+			return NULL;
+		}
+	}
+	if (run->nkeys == BPK_MAX_KEYS)
+	{
+		cli_error(BPK_CMD, "too many keys (at most %d)", BPK_MAX_KEYS);
+		return NULL;
+	}
+	k = &run->keys[run->nkeys++];
+	memset(k, 0, sizeof(*k));
+	memcpy(k->name, name, len);
+	k->name[len] = '\0';
+	k->fpi = -1;
+	k->leaf_density = -1;
+	k->leaf_pages = -1;
+	k->created_index_bytes = -1;
+	k->latest_created_ms = -1;
+	return k;
+}
+
+/*
+ * --keys: comma-separated builtin names and name=SQL entries.  An
+ * expression may hold commas (f(a, b)): a piece without '=' that is not a
+ * known name continues the expression before it.
+ */
+static bool
+parse_keys(bpk_run *run, const char *list)
+{
+	const char *p = list;
+	bpk_key    *last_custom = NULL;
+
+	if (*list == '\0')
+	{
+		cli_error(BPK_CMD, "empty --keys");
+		return false;
+	}
+	while (*p != '\0' || p == list)
+	{
+		const char *end = strchr(p, ',');
+		size_t		len = end != NULL ? (size_t) (end - p) : strlen(p);
+		const char *eq = memchr(p, '=', len);
+		bpk_key    *k;
+
+		if (eq != NULL && valid_name(p, (size_t) (eq - p)))
+		{
+			if (builtin_index(p, (size_t) (eq - p)) >= 0)
+			{
+				cli_error_value(BPK_CMD, "key name ", p, (size_t) (eq - p),
+								" is a built-in key: give your expression another name");
+				return false;
+			}
+			if (eq + 1 == p + len)
+			{
+				cli_error_value(BPK_CMD, "key ", p, (size_t) (eq - p), " has an empty expression");
+				return false;
+			}
+			if ((k = add_key(run, p, (size_t) (eq - p))) == NULL)
+				return false;
+			k->expr = xprintf("%.*s", (int) (len - (size_t) (eq + 1 - p)), eq + 1);
+			k->named = true;
+			last_custom = k;
+		}
+		else if (eq == NULL && builtin_index(p, len) >= 0)
+		{
+			if ((k = add_key(run, p, len)) == NULL)
+				return false;
+			k->builtin = true;
+			k->named = true;
+			last_custom = NULL;
+		}
+		else if (last_custom != NULL)
+		{
+			char	   *e = xprintf("%s,%.*s", last_custom->expr, (int) len, p);
+
+			free(last_custom->expr);
+			last_custom->expr = e;
+		}
+		else
+		{
+			cli_error_value(BPK_CMD, "unknown key ", p, len,
+							" (keys: bigserial, uuidv4, uuidv7, ulid, ulid_monotonic, snowflake, or NAME=SQL-EXPRESSION)");
+			return false;
+		}
+		if (end == NULL)
+			break;
+		p = end + 1;
+	}
+	return true;
+}
+
+static void
+default_keys(bpk_run *run)
+{
+	int			i;
+
+	for (i = 0; i < NBUILTIN; i++)
+		add_key(run, builtin_keys[i].name, strlen(builtin_keys[i].name))->builtin = true;
+}
+
+/* A runtime failure: the message goes to err, "context: message". */
+static bool
+failf(char *err, size_t errlen, const char *ctx, const char *msg)
+{
+	char		tmp[BPK_ERRLEN];
+
+	bpk_fmt(tmp, sizeof(tmp), "%s", msg);
+	bpk_fmt(err, errlen, "%s: %s", ctx, tmp);
+	return false;
+}
+
+/*
+ * The server's version and settings, our schema, the chronoid extension,
+ * pgstattuple, and every key's type and expression, each tried once.
+ */
+static bool
+prepare_target(bpk_run *run, PGconn *conn, bool throwaway, char *err, size_t errlen)
+{
+	char		buf[BPK_ERRLEN],
+				msg[BPK_ERRLEN],
+				sql[1024];
+	double		num;
+	int			i;
+
+	if (!bpk_query(conn, "SELECT current_setting('server_version')", run->server_version,
+				   sizeof(run->server_version), msg, sizeof(msg)) ||
+		!bpk_query_num(conn, "SELECT current_setting('server_version_num')::int", &num, msg, sizeof(msg)))
+		return failf(err, errlen, "reading the server version", msg);
+	run->server_num = (int) num;
+	for (i = 0; i < BPK_NSETTINGS && i < NSETTING_NAMES && setting_names[i] != NULL; i++)
+	{
+		run->settings[i].name = setting_names[i];
+		bpk_fmt(sql, sizeof(sql), "SELECT coalesce(current_setting('%s', true), '(not set)')",
+				 setting_names[i]);
+		if (!bpk_query(conn, sql, run->settings[i].value, sizeof(run->settings[i].value), msg, sizeof(msg)))
+			return failf(err, errlen, "reading the settings", msg);
+		run->nsettings = i + 1;
+	}
+
+	if (throwaway)
+		bpk_fmt(run->schema, sizeof(run->schema), "chronoid_bench_pk");
+	else
+		bpk_fmt(run->schema, sizeof(run->schema), "chronoid_bench_pk_%ld", (long) getpid());
+	bpk_fmt(sql, sizeof(sql), "CREATE SCHEMA %s", run->schema);
+	if (!bpk_exec(conn, sql, msg, sizeof(msg)))
+	{
+		run->schema[0] = '\0';	/* not ours: never dropped */
+		return failf(err, errlen, "creating a schema for the benchmark", msg);
+	}
+
+	/* chronoid: created on the throwaway cluster, only used elsewhere. */
+	if (throwaway)
+		bpk_exec(conn, "CREATE EXTENSION IF NOT EXISTS chronoid", msg, sizeof(msg));
+	if (!bpk_query(conn, "SELECT coalesce((SELECT quote_ident(n.nspname) FROM pg_extension e "
+				   "JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'chronoid'), '')",
+				   run->ext_schema, sizeof(run->ext_schema), msg, sizeof(msg)))
+		return failf(err, errlen, "looking for the chronoid extension", msg);
+
+	/* pgstattuple: the one installed, else ours (dropped with the schema). */
+	if (!bpk_query(conn, "SELECT coalesce((SELECT quote_ident(n.nspname) FROM pg_extension e "
+				   "JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'pgstattuple'), '')",
+				   buf, sizeof(buf), msg, sizeof(msg)))
+		return failf(err, errlen, "looking for pgstattuple", msg);
+	if (buf[0] == '\0')
+	{
+		bpk_fmt(sql, sizeof(sql), "CREATE EXTENSION pgstattuple SCHEMA %s", run->schema);
+		if (bpk_exec(conn, sql, msg, sizeof(msg)))
+			bpk_fmt(buf, sizeof(buf), "%s", run->schema);
+		else
+			bpk_fmt(run->pgstattuple_note, sizeof(run->pgstattuple_note),
+					 "pgstattuple is not available (%s): no leaf density", msg);
+	}
+	if (buf[0] != '\0')
+	{
+		run->have_pgstattuple = true;
+		bpk_fmt(run->pgstattuple_note, sizeof(run->pgstattuple_note), "%s", buf);
+	}
+	run->have_checkpoint = bpk_exec(conn, "CHECKPOINT", msg, sizeof(msg));
+
+	for (i = 0; i < run->nkeys; i++)
+	{
+		bpk_key    *k = &run->keys[i];
+		const char *x = run->ext_schema;
+
+		if (k->builtin)
+		{
+			int			b = builtin_index(k->name, strlen(k->name));
+
+			if (builtin_keys[b].chronoid && x[0] == '\0')
+			{
+				bpk_fmt(k->note, sizeof(k->note), "the chronoid extension is not installed in this database");
+				if (k->named)
+				{
+					bpk_fmt(err, errlen, "key \"%s\": %s", k->name, k->note);
+					return false;
+				}
+				continue;
+			}
+			k->type = xprintf(builtin_keys[b].type, x);
+			k->expr = builtin_keys[b].expr != NULL ? xprintf(builtin_keys[b].expr, x) : NULL;
+			k->random_order = strcmp(k->name, "uuidv4") == 0;
+		}
+		if (k->expr == NULL)
+		{
+			k->available = true;
+			continue;
+		}
+		/* One call tells the type (for NAME=SQL) and that it works at all. */
+		bpk_fmt(sql, sizeof(sql), "SELECT pg_typeof((%s))::text", k->expr);
+		if (strlen(k->expr) > 900 || !bpk_query(conn, sql, buf, sizeof(buf), msg, sizeof(msg)))
+		{
+			if (strlen(k->expr) > 900)
+				bpk_fmt(msg, sizeof(msg), "expression too long");
+			bpk_fmt(k->note, sizeof(k->note), "%s fails: %s", k->expr, msg);
+			if (k->named)
+			{
+				bpk_fmt(err, errlen, "key \"%s\": expression %s", k->name, k->note);
+				return false;
+			}
+			continue;
+		}
+		if (!k->builtin)
+			k->type = xprintf("%s", buf);
+		k->available = true;
+	}
+	return true;
+}
+
+static bool
+timed_query(PGconn *conn, const char *sql, double *ms, char *err, size_t errlen)
+{
+	double		t[9];
+	int			i,
+				j;
+
+	/* The median of 9: the first run may read from disk. */
+	for (i = 0; i < 9; i++)
+	{
+		double		t1 = bpk_now();
+
+		if (!bpk_exec(conn, sql, err, errlen))
+			return false;
+		t[i] = 1000 * (bpk_now() - t1);
+		for (j = i; j > 0 && t[j - 1] > t[j]; j--)
+		{
+			double		s = t[j];
+
+			t[j] = t[j - 1];
+			t[j - 1] = s;
+		}
+	}
+	*ms = t[4];
+	return true;
+}
+
+#define Q(call, what) do { if (!(call)) return failf(err, errlen, what, msg); } while (0)
+
+static bool
+measure_key(bpk_run *run, PGconn *conn, const char *conninfo, bpk_key *k,
+			char *err, size_t errlen)
+{
+	char		sql[2048],
+				tbl[128],
+				idx[160],
+				lsn[64],
+				msg[BPK_ERRLEN],
+				ctx[128];
+	double		fpi0 = 0,
+				v;
+	bool		have_wal_stats = run->server_num >= 140000;
+
+	bpk_fmt(tbl, sizeof(tbl), "%s.k_%s", run->schema, k->name);
+	bpk_fmt(idx, sizeof(idx), "%s.k_%s_pkey", run->schema, k->name);
+	bpk_fmt(ctx, sizeof(ctx), "key \"%s\"", k->name);
+	/* The same shape for every key; autovacuum off: the inserts alone. */
+	if (k->expr == NULL)
+		bpk_fmt(sql, sizeof(sql), "CREATE TABLE %s (id bigserial PRIMARY KEY, ", tbl);
+	else
+		bpk_fmt(sql, sizeof(sql), "CREATE TABLE %s (id %s PRIMARY KEY DEFAULT (%s), ",
+				 tbl, k->type, k->expr);
+	bpk_fmt(sql + strlen(sql), sizeof(sql) - strlen(sql),
+			 "created_at timestamptz NOT NULL DEFAULT clock_timestamp(), "
+			 "payload text NOT NULL) WITH (autovacuum_enabled = off)");
+	Q(bpk_exec(conn, sql, msg, sizeof(msg)), ctx);
+
+	/* Every key starts after a checkpoint: full-page images alike. */
+	if (run->have_checkpoint)
+		Q(bpk_exec(conn, "CHECKPOINT", msg, sizeof(msg)), ctx);
+	Q(bpk_query(conn, "SELECT pg_current_wal_lsn()::text", lsn, sizeof(lsn), msg, sizeof(msg)), ctx);
+	if (have_wal_stats)
+		Q(bpk_query_num(conn, "SELECT wal_fpi FROM pg_stat_wal", &fpi0, msg, sizeof(msg)), ctx);
+
+	bpk_fmt(sql, sizeof(sql),
+			 "INSERT INTO %s (payload) SELECT $1::text FROM generate_series(1, $2::int)", tbl);
+	if (!bpk_load(run, k, sql, conninfo, msg, sizeof(msg)))
+		return failf(err, errlen, ctx, msg);
+
+	bpk_fmt(sql, sizeof(sql), "SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '%s')", lsn);
+	Q(bpk_query_num(conn, sql, &k->wal_bytes, msg, sizeof(msg)), ctx);
+	if (have_wal_stats)
+	{
+		Q(bpk_exec(conn, "SELECT pg_stat_clear_snapshot()", msg, sizeof(msg)), ctx);
+		Q(bpk_query_num(conn, "SELECT wal_fpi FROM pg_stat_wal", &v, msg, sizeof(msg)), ctx);
+		k->fpi = v - fpi0;
+	}
+	bpk_fmt(sql, sizeof(sql), "SELECT pg_relation_size('%s')", idx);
+	Q(bpk_query_num(conn, sql, &k->index_bytes, msg, sizeof(msg)), ctx);
+	bpk_fmt(sql, sizeof(sql), "SELECT pg_relation_size('%s')", tbl);
+	Q(bpk_query_num(conn, sql, &k->table_bytes, msg, sizeof(msg)), ctx);
+	if (run->have_pgstattuple)
+	{
+		bpk_fmt(sql, sizeof(sql), "SELECT avg_leaf_density FROM %s.pgstatindex('%s')",
+				 run->pgstattuple_note, idx);
+		if (bpk_query_num(conn, sql, &v, msg, sizeof(msg)))
+		{
+			k->leaf_density = v;
+			bpk_fmt(sql, sizeof(sql), "SELECT leaf_pages FROM %s.pgstatindex('%s')",
+					 run->pgstattuple_note, idx);
+			if (bpk_query_num(conn, sql, &v, msg, sizeof(msg)))
+				k->leaf_pages = v;
+		}
+		else
+		{
+			run->have_pgstattuple = false;
+			bpk_fmt(run->pgstattuple_note, sizeof(run->pgstattuple_note),
+					 "pgstatindex() failed (%s): no leaf density", msg);
+		}
+	}
+	bpk_fmt(sql, sizeof(sql), "ANALYZE %s", tbl);
+	Q(bpk_exec(conn, sql, msg, sizeof(msg)), ctx);
+	bpk_fmt(sql, sizeof(sql), "SELECT id FROM %s ORDER BY id DESC LIMIT 50", tbl);
+	Q(timed_query(conn, sql, &k->latest_ms, msg, sizeof(msg)), ctx);
+	if (k->random_order)
+	{
+		/* A random key cannot find the latest rows: it needs this index. */
+		bpk_fmt(sql, sizeof(sql), "CREATE INDEX k_%s_created ON %s (created_at)", k->name, tbl);
+		Q(bpk_exec(conn, sql, msg, sizeof(msg)), ctx);
+		bpk_fmt(sql, sizeof(sql), "SELECT pg_relation_size('%s.k_%s_created')", run->schema, k->name);
+		Q(bpk_query_num(conn, sql, &k->created_index_bytes, msg, sizeof(msg)), ctx);
+		bpk_fmt(sql, sizeof(sql), "SELECT id FROM %s ORDER BY created_at DESC LIMIT 50", tbl);
+		Q(timed_query(conn, sql, &k->latest_created_ms, msg, sizeof(msg)), ctx);
+	}
+	bpk_fmt(sql, sizeof(sql), "DROP TABLE %s", tbl);
+	Q(bpk_exec(conn, sql, msg, sizeof(msg)), ctx);
+	return true;
+}
+
+/*
+ * A fresh cluster has no WAL segments to recycle yet: whichever key came
+ * first would pay for creating them (and for a cold cache).  So write
+ * about as much WAL as one key will, unmeasured, before the first.
+ */
+static bool
+warm_up(bpk_run *run, PGconn *conn, char *err, size_t errlen)
+{
+	char		sql[512],
+				msg[BPK_ERRLEN];
+	uint64_t	n = run->rows < 4000000 ? run->rows : 4000000;
+
+	if (isatty(2))
+		fputs("chronoid bench-pk: warming up the throwaway cluster\n", stderr);
+	bpk_fmt(sql, sizeof(sql), "CREATE TABLE %s.warm_up (id bigint, payload text) "
+			"WITH (autovacuum_enabled = off)", run->schema);
+	if (!bpk_exec(conn, sql, msg, sizeof(msg)))
+		return failf(err, errlen, "warm-up", msg);
+	bpk_fmt(sql, sizeof(sql), "INSERT INTO %s.warm_up SELECT g, repeat('x', %llu) "
+			"FROM generate_series(1, %llu) g", run->schema,
+			(unsigned long long) run->payload, (unsigned long long) n);
+	if (!bpk_exec(conn, sql, msg, sizeof(msg)))
+		return failf(err, errlen, "warm-up", msg);
+	bpk_fmt(sql, sizeof(sql), "DROP TABLE %s.warm_up", run->schema);
+	if (!bpk_exec(conn, sql, msg, sizeof(msg)))
+		return failf(err, errlen, "warm-up", msg);
+	return true;
+}
+
+static bool
+pg_env_set(void)
+{
+	static const char *const vars[] = {"PGHOST", "PGHOSTADDR", "PGPORT", "PGDATABASE",
+	"PGUSER", "PGSERVICE", NULL};
+	int			i;
+
+	for (i = 0; vars[i] != NULL; i++)
+	{
+		const char *v = getenv(vars[i]);
+
+		if (v != NULL && *v != '\0')
+			return true;
+	}
+	return false;
+}
+
+static int
+usage_error(const char *msg)
+{
+	cli_error(BPK_CMD, "%s (see 'chronoid bench-pk --help')", msg);
+	return CLI_EXIT_USAGE;
+}
+
+int
+cli_cmd_bench_pk(int argc, char **argv)
+{
+	/* One run per process: static storage, nothing to free on any exit. */
+	static bpk_run run_storage;
+	bpk_run    *run = &run_storage;
+	bpk_cluster cluster;
+	cli_args	a;
+	const char *value,
+			   *keys = NULL;
+	char		err[BPK_ERRLEN] = "",
+				msg[BPK_ERRLEN];
+	const char *conninfo;
+	PGconn	   *conn = NULL;
+	bool		throwaway,
+				made_out = false,
+				ok = false;
+	struct sigaction sa;
+	struct stat st;
+	int			opt,
+				i;
+	uint64_t	v;
+
+	memset(&cluster, 0, sizeof(cluster));
+	run->rows = 1000000;
+	run->clients = 2;
+	run->payload = 100;
+	run->batch = 100;
+	run->out_dir = "bench-pk-out";
+	cli_args_init(&a, argc, argv, 1, BPK_CMD);
+	while ((opt = cli_next_arg(&a, bpk_options, &value)) != CLI_ARG_END)
+	{
+		switch (opt)
+		{
+			case OPT_ROWS:
+				if (!parse_num("rows", value, 1, UINT64_C(10000000000), &run->rows))
+					return CLI_EXIT_USAGE;
+				break;
+			case OPT_CLIENTS:
+				if (!parse_num("clients", value, 1, 64, &v))
+					return CLI_EXIT_USAGE;
+				run->clients = (int) v;
+				break;
+			case OPT_PAYLOAD:
+				if (!parse_num("payload", value, 0, 100000, &run->payload))
+					return CLI_EXIT_USAGE;
+				break;
+			case OPT_BATCH:
+				if (!parse_num("batch", value, 1, 100000, &run->batch))
+					return CLI_EXIT_USAGE;
+				break;
+			case OPT_KEYS:
+				keys = value;
+				break;
+			case OPT_CONNINFO:
+				run->conninfo = value;
+				break;
+			case OPT_OUT:
+				if (*value == '\0')
+					return usage_error("empty --out");
+				run->out_dir = value;
+				break;
+			case OPT_HELP:
+				cli_usage_bench_pk(stdout);
+				return CLI_EXIT_OK;
+			case CLI_ARG_OPERAND:
+				cli_error_value(BPK_CMD, "unexpected argument ", value, strlen(value),
+								" (see 'chronoid bench-pk --help')");
+				return CLI_EXIT_USAGE;
+			default:
+				return CLI_EXIT_USAGE;
+		}
+	}
+	if (keys == NULL)
+		default_keys(run);
+	else if (!parse_keys(run, keys))
+		return CLI_EXIT_USAGE;
+	if (run->batch > run->rows)
+		run->batch = run->rows;
+
+	/* The output directory first: a run must not end with nowhere to write. */
+	if (stat(run->out_dir, &st) != 0)
+	{
+		if (mkdir(run->out_dir, 0777) != 0)
+		{
+			cli_error(BPK_CMD, "cannot create output directory %s: %s", run->out_dir, strerror(errno));
+			return CLI_EXIT_FAIL;
+		}
+		made_out = true;
+	}
+	else if (!S_ISDIR(st.st_mode) || access(run->out_dir, W_OK | X_OK) != 0)
+	{
+		cli_error(BPK_CMD, "output directory %s is not a writable directory", run->out_dir);
+		return CLI_EXIT_FAIL;
+	}
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+
+	throwaway = run->conninfo == NULL && !pg_env_set();
+	if (throwaway)
+	{
+		if (isatty(2))
+			fputs("chronoid bench-pk: starting a throwaway PostgreSQL cluster\n", stderr);
+		if (!bpk_cluster_start(&cluster, msg, sizeof(msg)))
+		{
+			failf(err, sizeof(err), "throwaway cluster", msg);
+			goto done;
+		}
+		conninfo = cluster.conninfo;
+		bpk_fmt(run->target, sizeof(run->target), "a throwaway local cluster (%s)",
+				 cluster.have_ext ? "chronoid preloaded, snowflake.node = 1" :
+				 "chronoid not installed: its keys are skipped");
+	}
+	else
+	{
+		conninfo = run->conninfo != NULL ? run->conninfo : "";
+		bpk_fmt(run->target, sizeof(run->target), "%s",
+				 run->conninfo != NULL ? "the server given by --conninfo" :
+				 "the server given by the PG* environment variables");
+	}
+	conn = bpk_connect(conninfo, msg, sizeof(msg));
+	if (conn == NULL)
+	{
+		failf(err, sizeof(err), "cannot connect", msg);
+		goto done;
+	}
+	{
+		time_t		now = time(NULL);
+
+		strftime(run->started_at, sizeof(run->started_at), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+	}
+	if (!prepare_target(run, conn, throwaway, err, sizeof(err)))
+		goto done;
+	if (throwaway && !warm_up(run, conn, err, sizeof(err)))
+		goto done;
+	for (i = 0; i < run->nkeys; i++)
+	{
+		if (!run->keys[i].available)
+		{
+			fprintf(stderr, "chronoid: bench-pk: skipping key \"%s\": %s\n",
+					run->keys[i].name, run->keys[i].note);
+			continue;
+		}
+		if (!measure_key(run, conn, conninfo, &run->keys[i], err, sizeof(err)))
+			goto done;
+		if (bpk_interrupted)
+		{
+			bpk_fmt(err, sizeof(err), "interrupted");
+			goto done;
+		}
+	}
+	ok = true;
+
+done:
+	/* Nothing is left behind: our schema (with the tables), the cluster. */
+	if (conn != NULL && run->schema[0] != '\0' && !throwaway)
+	{
+		char		sql[128];
+
+		bpk_fmt(sql, sizeof(sql), "DROP SCHEMA IF EXISTS %s CASCADE", run->schema);
+		if (!bpk_exec(conn, sql, msg, sizeof(msg)) && ok)
+		{
+			failf(err, sizeof(err), "dropping the benchmark schema", msg);
+			ok = false;
+		}
+	}
+	if (conn != NULL)
+		PQfinish(conn);
+	if (throwaway)
+		bpk_cluster_remove(&cluster);
+	if (ok && !bpk_write_report(run, err, sizeof(err)))
+		ok = false;
+	if (!ok)
+	{
+		cli_error(BPK_CMD, "%s", err);
+		if (made_out)
+			rmdir(run->out_dir);
+		return CLI_EXIT_FAIL;
+	}
+	bpk_print_markdown(run, stdout);
+	if (fflush(stdout) != 0)
+		return CLI_EXIT_FAIL;
+	return CLI_EXIT_OK;
+}

@@ -1,0 +1,139 @@
+#!/usr/bin/env bash
+# bench_pk.sh — `chronoid bench-pk` end to end at a small size: a run on its
+# own throwaway cluster (report, JSON and chart written; every key there;
+# figures positive; index sizes ordered as sequential vs random keys must
+# be), then its error paths against a cluster of ours (unknown key,
+# unreachable server, a failing expression: one line, non-zero exit,
+# nothing left on the server).  Prints TAP.  No timing is asserted.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+root=$PWD
+bin=${CHRONOID_BIN:-$root/build/chronoid}
+n=0 failed=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+nok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "# $l"; done; }
+skip_all() { echo "1..0 # SKIP $1"; exit 0; }
+
+[ "$(id -u)" -eq 0 ] || skip_all "bench-pk's throwaway cluster is tested as root"
+[ -x "$bin" ] || skip_all "no $bin (build it first)"
+"$bin" bench-pk --help >/dev/null 2>&1 || skip_all "$bin has no bench-pk"
+bindir=$(pg_config --bindir 2>/dev/null) && [ -x "$bindir/initdb" ] || skip_all "no PostgreSQL server"
+[ -f "$(pg_config --sharedir)/extension/chronoid.control" ] || skip_all "the chronoid extension is not installed (make -C pg install)"
+command -v jq >/dev/null 2>&1 || skip_all "no jq"
+
+. "$root/scripts/pgcluster.sh"
+pgc_mkdir
+tmp=$PGC_DIR
+before=$(ls -d /tmp/chronoid-bpk.* 2>/dev/null | sort)
+
+# 1. A tiny run on its own throwaway cluster.
+out=$tmp/out
+if "$bin" bench-pk --rows 20000 --clients 2 --out "$out" >"$tmp/stdout" 2>"$tmp/stderr"; then
+    ok "bench-pk --rows 20000 --clients 2 exits 0"
+else
+    nok "bench-pk --rows 20000 --clients 2 exits 0" "$(tail -n 3 "$tmp/stderr")"
+fi
+after=$(ls -d /tmp/chronoid-bpk.* 2>/dev/null | sort)
+if [ "$before" = "$after" ]; then ok "throwaway cluster removed"; else nok "throwaway cluster removed" "left: $after"; fi
+if [ -s "$tmp/stderr" ]; then nok "stderr quiet when not a terminal" "$(head -n 3 "$tmp/stderr")"; else ok "stderr quiet when not a terminal"; fi
+for f in bench-pk.md bench-pk.json bench-pk.png bench-pk.svg; do
+    if [ -s "$out/$f" ]; then ok "$f written"; else nok "$f written"; fi
+done
+if [ "$(head -c 8 "$out/bench-pk.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ]; then
+    ok "chart is a PNG"
+else
+    nok "chart is a PNG"
+fi
+if grep -q '<svg' "$out/bench-pk.svg" && grep -q '</svg>' "$out/bench-pk.svg"; then ok "chart is an SVG"; else nok "chart is an SVG"; fi
+j=$out/bench-pk.json
+if jq -e . "$j" >/dev/null 2>&1; then ok "JSON parses"; else nok "JSON parses"; fi
+if jq -e '.rows == 20000 and .clients == 2 and (.server_version | length > 0) and (.settings.shared_buffers == "128MB")' "$j" >/dev/null 2>&1; then
+    ok "JSON names N, K, server version, settings"
+else
+    nok "JSON names N, K, server version, settings"
+fi
+keys=$(jq -r '[.keys[] | select(.available) | .name] | join(",")' "$j" 2>/dev/null)
+if [ "$keys" = "bigserial,uuidv4,uuidv7,ulid,ulid_monotonic,snowflake" ]; then
+    ok "every key measured"
+else
+    nok "every key measured" "got: $keys"
+fi
+bad=$(jq -r '.keys[] | select(.available) | select([.rows_per_s, .rows_per_s_last20, .wal_bytes_per_row, .batch_p99_ms,
+    .pk_index_bytes, .table_bytes, .leaf_density, .latest50_ms] | any(. == null or . <= 0)) | .name' "$j" 2>/dev/null)
+if [ -z "$bad" ] && [ -n "$keys" ]; then ok "all figures positive"; else nok "all figures positive" "keys: $bad"; fi
+if jq -e '.keys[] | select(.name == "uuidv4") | .created_at_index_bytes > 0 and .latest50_by_created_at_ms > 0' "$j" >/dev/null 2>&1; then
+    ok "uuidv4's created_at index measured"
+else
+    nok "uuidv4's created_at index measured"
+fi
+size() { jq -r --arg k "$1" '.keys[] | select(.name == $k) | .pk_index_bytes' "$j"; }
+dens() { jq -r --arg k "$1" '.keys[] | select(.name == $k) | .leaf_density' "$j"; }
+# Sequential keys fill their leaves (90% at the right edge); random ones
+# leave them about 70% full, so the same 16-byte keys take more pages; and
+# 8-byte keys take fewer than 16-byte ones.
+if [ "$(size uuidv4)" -gt "$(size uuidv7)" ] && [ "$(size ulid)" -gt "$(size ulid_monotonic)" ] &&
+   [ "$(size uuidv7)" -gt "$(size bigserial)" ] && [ "$(size uuidv7)" -eq "$(size ulid_monotonic)" ] &&
+   [ "$(size snowflake)" -eq "$(size bigserial)" ]; then
+    ok "index sizes: bigserial = snowflake < uuidv7 = ulid_monotonic < uuidv4, ulid"
+else
+    nok "index sizes ordered" "$(jq -c '[.keys[] | {(.name): .pk_index_bytes}]' "$j")"
+fi
+if awk -v r="$(dens uuidv4)" -v s="$(dens bigserial)" -v v="$(dens uuidv7)" 'BEGIN { exit !(r < s - 10 && v > s - 3) }'; then
+    ok "leaf density: uuidv4 well below bigserial, uuidv7 close to it"
+else
+    nok "leaf density ordered" "$(jq -c '[.keys[] | {(.name): .leaf_density}]' "$j")"
+fi
+md=$out/bench-pk.md
+if grep -q '^| key | rows/s |' "$md" && grep -q 'Relative to bigserial' "$md" && grep -q '^| shared_buffers | 128MB |' "$md" &&
+   [ "$(grep -cE '^\| (bigserial|uuidv4|uuidv7|ulid|ulid_monotonic|snowflake) \| [0-9,]+ \|' "$md")" -eq 6 ] &&
+   grep -q '(bench-pk.png)' "$md" && cmp -s <(grep -v '(bench-pk.png)' "$md") <(cat "$tmp/stdout"; echo); then
+    ok "Markdown report: table, ratios, settings; printed on stdout too"
+else
+    nok "Markdown report structure" "$(head -n 12 "$md")"
+fi
+
+# 2. Bad command lines: exit 2, one line, nothing created.
+expect_fail() {  # NAME CODE PATTERN ARGS...
+    local name=$1 code=$2 pat=$3 rc; shift 3
+    "$bin" bench-pk "$@" >"$tmp/o" 2>"$tmp/e"; rc=$?
+    if [ "$rc" -eq "$code" ] && [ "$(wc -l <"$tmp/e")" -eq 1 ] && grep -q -- "$pat" "$tmp/e" && [ ! -s "$tmp/o" ]; then
+        ok "$name: exit $code, one line"
+    else
+        nok "$name: exit $code, one line" "exit $rc" "$(head -n 3 "$tmp/e")"
+    fi
+}
+expect_fail "unknown key" 2 'unknown key "bogus"' --keys bigserial,bogus --out "$tmp/none"
+expect_fail "--clients 0" 2 'invalid --clients "0"' --clients 0 --out "$tmp/none"
+expect_fail "built-in name for an expression" 2 'built-in key' --keys 'uuidv4=gen_random_uuid()' --out "$tmp/none"
+if [ ! -e "$tmp/none" ]; then ok "no output directory left by usage errors"; else nok "no output directory left by usage errors"; fi
+
+# 3. A server of ours: runtime errors leave nothing behind.
+expect_fail "unreachable server" 1 'cannot connect' --conninfo "host=$tmp/nowhere port=1" --out "$tmp/none"
+if ! pgc_start >/dev/null 2>&1; then
+    nok "test cluster starts" "$(tail -n 5 "$PGC_LOG" 2>/dev/null)"
+    echo "1..$n"; exit 1
+fi
+ci="host=$PGHOST port=$PGPORT user=postgres dbname=postgres"
+expect_fail "failing expression" 1 'key "bad": expression 1/0 fails: division by zero' \
+    --conninfo "$ci" --keys 'bigserial,bad=1/0' --rows 1000 --out "$tmp/none"
+expect_fail "chronoid key without the extension" 1 'key "uuidv7": the chronoid extension is not installed' \
+    --conninfo "$ci" --keys uuidv7 --rows 1000 --out "$tmp/none"
+if [ ! -e "$tmp/none" ]; then ok "no output directory left by runtime errors"; else nok "no output directory left by runtime errors"; fi
+if PGOPTIONS= "$bin" bench-pk --keys 'bigserial,mine=(random() * 1e15)::bigint' --rows 3000 --clients 3 \
+    --out "$tmp/ext" >/dev/null 2>"$tmp/e2"; then
+    ok "PG* server: bigserial and NAME=SQL"
+else
+    nok "PG* server: bigserial and NAME=SQL" "$(head -n 3 "$tmp/e2")"
+fi
+if jq -e '[.keys[] | select(.available) | .name] == ["bigserial", "mine"] and (.keys[1].type == "bigint") and (.target | test("PG"))' \
+    "$tmp/ext/bench-pk.json" >/dev/null 2>&1; then
+    ok "NAME=SQL key measured with its expression's type"
+else
+    nok "NAME=SQL key measured with its expression's type"
+fi
+left=$(psql -XAtq -c "SELECT count(*) FROM pg_namespace WHERE nspname LIKE 'chronoid_bench%'" -c \
+    "SELECT count(*) FROM pg_extension WHERE extname <> 'plpgsql'" 2>&1 | tr '\n' ' ')
+if [ "$left" = "0 0 " ]; then ok "nothing left on the server (schema, tables, pgstattuple)"; else nok "nothing left on the server" "got: $left"; fi
+
+echo "1..$n"
+[ "$failed" -eq 0 ]
