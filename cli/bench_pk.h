@@ -19,6 +19,7 @@
 #define BPK_NAME_MAX	31		/* a key name: [a-z_][a-z0-9_]* */
 #define BPK_CURVE		50		/* points of the rate curve */
 #define BPK_NSETTINGS	12
+#define BPK_MAX_REPEAT	9		/* --repeat: rounds at most */
 
 /* One key under test, with its measurements (negative: not measured). */
 typedef struct bpk_key
@@ -48,6 +49,17 @@ typedef struct bpk_key
 	double		latest_created_ms;
 	double		curve_rows[BPK_CURVE];
 	double		curve_rate[BPK_CURVE];
+
+	/*
+	 * With --repeat, the figures above are medians over the rounds and the
+	 * curve is that of the round with the median tail rate; these keep
+	 * each round's rates, in round order, for the report.
+	 */
+	int			nrounds;
+	double		round_rate[BPK_MAX_REPEAT];
+	double		round_rate_tail[BPK_MAX_REPEAT];
+	double		round_p99_ms[BPK_MAX_REPEAT];
+	int			round_position[BPK_MAX_REPEAT];	/* 1-based place in its round */
 } bpk_key;
 
 typedef struct bpk_setting
@@ -62,6 +74,7 @@ typedef struct bpk_run
 	uint64_t	rows;
 	uint64_t	batch;
 	int			clients;
+	int			repeat;			/* rounds, key order rotated each round */
 	uint64_t	payload;
 	const char *conninfo;		/* NULL: throwaway cluster */
 	const char *out_dir;

@@ -82,6 +82,36 @@ num(char *buf, size_t len, const char *fmt, double v)
 	return buf;
 }
 
+/* With --repeat: each round's tail rate, with the key's place in its round. */
+static void
+print_rounds(const bpk_run *run, FILE *fp)
+{
+	char		b[64];
+	int			i,
+				r;
+
+	fprintf(fp, "\nRows/s over the last 20%% of the rows, per round (the key's place in that "
+			"round's order in brackets; p99 batch ms after the slash):\n\n| key |");
+	for (r = 0; r < run->repeat; r++)
+		fprintf(fp, " round %d |", r + 1);
+	fprintf(fp, "\n|---|");
+	for (r = 0; r < run->repeat; r++)
+		fprintf(fp, "--:|");
+	fputc('\n', fp);
+	for (i = 0; i < run->nkeys; i++)
+	{
+		const bpk_key *k = &run->keys[i];
+
+		if (!k->available)
+			continue;
+		fprintf(fp, "| %s |", k->name);
+		for (r = 0; r < k->nrounds; r++)
+			fprintf(fp, " %s (%d) / %.2f |", grouped(b, sizeof(b), k->round_rate_tail[r]),
+					k->round_position[r], k->round_p99_ms[r]);
+		fputc('\n', fp);
+	}
+}
+
 void
 bpk_print_markdown(const bpk_run *run, FILE *fp)
 {
@@ -96,6 +126,11 @@ bpk_print_markdown(const bpk_run *run, FILE *fp)
 			grouped(rows, sizeof(rows), (double) run->rows), run->clients,
 			(unsigned long long) run->batch, (unsigned long long) run->payload,
 			run->server_version, run->target, run->started_at);
+	if (run->repeat > 1)
+		fprintf(fp, "Each key ran %d times, the order of the keys rotated by one place each round; "
+				"every figure is the median of its %d rounds (the chart shows the round with the "
+				"median rate over the last 20%%), and each round's rates are listed below.\n\n",
+				run->repeat, run->repeat);
 
 	fprintf(fp, "| key | rows/s | rows/s, last 20%% | WAL bytes/row | full-page images | p99 batch ms | "
 			"PK index | table | index/table | leaf density | latest 50 ms |\n");
@@ -153,6 +188,8 @@ bpk_print_markdown(const bpk_run *run, FILE *fp)
 				size_text(b[1], 64, k->index_bytes + k->created_index_bytes), k->latest_created_ms);
 	}
 
+	if (run->repeat > 1)
+		print_rounds(run, fp);
 	fprintf(fp, "\n| key | column type | DEFAULT | p50 batch ms | seconds |\n|---|---|---|--:|--:|\n");
 	for (i = 0; i < run->nkeys; i++)
 	{
@@ -215,9 +252,9 @@ write_json(const bpk_run *run, FILE *fp)
 
 	fprintf(fp, "{\n  \"tool\": \"chronoid bench-pk\",\n  \"version\": \"%s\",\n", CID_VERSION_STRING);
 	fprintf(fp, "  \"started_at\": \"%s\",\n  \"rows\": %llu,\n  \"clients\": %d,\n"
-			"  \"batch\": %llu,\n  \"payload\": %llu,\n",
+			"  \"batch\": %llu,\n  \"payload\": %llu,\n  \"repeat\": %d,\n",
 			run->started_at, (unsigned long long) run->rows, run->clients,
-			(unsigned long long) run->batch, (unsigned long long) run->payload);
+			(unsigned long long) run->batch, (unsigned long long) run->payload, run->repeat);
 	fprintf(fp, "  \"server_version\": ");
 	json_str(fp, run->server_version);
 	fprintf(fp, ",\n  \"target\": ");
@@ -273,7 +310,17 @@ write_json(const bpk_run *run, FILE *fp)
 		json_num(fp, "latest50_ms", k->latest_ms, true);
 		json_num(fp, "created_at_index_bytes", k->created_index_bytes, true);
 		json_num(fp, "latest50_by_created_at_ms", k->latest_created_ms, true);
-		fprintf(fp, "\n     \"curve\": [");
+		fprintf(fp, "\n     \"rounds\": [");
+		for (j = 0; j < k->nrounds; j++)
+		{
+			fprintf(fp, "%s{", j > 0 ? ", " : "");
+			json_num(fp, "place", k->round_position[j], true);
+			json_num(fp, "rows_per_s", k->round_rate[j], true);
+			json_num(fp, "rows_per_s_last20", k->round_rate_tail[j], true);
+			json_num(fp, "batch_p99_ms", k->round_p99_ms[j], false);
+			fputc('}', fp);
+		}
+		fprintf(fp, "],\n     \"curve\": [");
 		for (j = 0; j < BPK_CURVE; j++)
 			fprintf(fp, "%s[%.0f, %.1f]", j > 0 ? ", " : "", k->curve_rows[j], k->curve_rate[j]);
 		fprintf(fp, "]}");

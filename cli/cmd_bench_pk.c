@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -28,6 +29,7 @@ enum
 	OPT_BATCH,
 	OPT_CONNINFO,
 	OPT_OUT,
+	OPT_REPEAT,
 	OPT_HELP
 };
 
@@ -39,6 +41,7 @@ static const cli_option bpk_options[] = {
 	{"batch", 0, true, OPT_BATCH},
 	{"conninfo", 'd', true, OPT_CONNINFO},
 	{"out", 'o', true, OPT_OUT},
+	{"repeat", 'r', true, OPT_REPEAT},
 	{"help", 'h', false, OPT_HELP},
 	{NULL, 0, false, 0}
 };
@@ -528,6 +531,111 @@ warm_up(bpk_run *run, PGconn *conn, char *err, size_t errlen)
 	return true;
 }
 
+/* Each key's figures per round; static: too big for the stack. */
+static bpk_key round_keys[BPK_MAX_REPEAT][BPK_MAX_KEYS];
+
+/* The per-round figures that are reduced to their median. */
+static const size_t median_fields[] = {
+	offsetof(bpk_key, secs), offsetof(bpk_key, rate), offsetof(bpk_key, rate_tail),
+	offsetof(bpk_key, p50_ms), offsetof(bpk_key, p99_ms), offsetof(bpk_key, wal_bytes),
+	offsetof(bpk_key, fpi), offsetof(bpk_key, index_bytes), offsetof(bpk_key, table_bytes),
+	offsetof(bpk_key, leaf_density), offsetof(bpk_key, leaf_pages),
+	offsetof(bpk_key, latest_ms), offsetof(bpk_key, created_index_bytes),
+	offsetof(bpk_key, latest_created_ms),
+};
+
+static double *
+field(bpk_key *k, size_t off)
+{
+	return (double *) (void *) ((char *) k + off);
+}
+
+/*
+ * Index (into v[0..n)) of the median; the lower middle one for even n, so
+ * that it is always a value that was measured.
+ */
+static int
+median_index(const double *v, int n)
+{
+	int			order[BPK_MAX_REPEAT];
+	int			i,
+				j;
+
+	for (i = 0; i < n; i++)
+	{
+		for (j = i; j > 0 && v[order[j - 1]] > v[i]; j--)
+			order[j] = order[j - 1];
+		order[j] = i;
+	}
+	return order[(n - 1) / 2];
+}
+
+/*
+ * Run every available key run->repeat times.  Round r starts r keys
+ * further down the list (a rotation), so that each key takes each place in
+ * the order as often as the others: on a server whose speed drifts during
+ * the run (WAL recycling, caches filling), a fixed order would favour the
+ * keys that come later.  The key keeps the median of each figure.
+ */
+static bool
+run_rounds(bpk_run *run, PGconn *conn, const char *conninfo, char *err, size_t errlen)
+{
+	double		v[BPK_MAX_REPEAT];
+	int			r,
+				j,
+				i,
+				f;
+
+	for (r = 0; r < run->repeat; r++)
+	{
+		int			place = 0;
+
+		for (j = 0; j < run->nkeys; j++)
+		{
+			i = (j + r) % run->nkeys;
+			if (!run->keys[i].available)
+				continue;
+			if (isatty(2) && run->repeat > 1)
+				fprintf(stderr, "chronoid bench-pk: round %d of %d, key %s\n",
+						r + 1, run->repeat, run->keys[i].name);
+			round_keys[r][i] = run->keys[i];
+			if (!measure_key(run, conn, conninfo, &round_keys[r][i], err, errlen))
+				return false;
+			run->keys[i].round_position[r] = ++place;
+			if (bpk_interrupted)
+			{
+				bpk_fmt(err, errlen, "interrupted");
+				return false;
+			}
+		}
+	}
+	for (i = 0; i < run->nkeys; i++)
+	{
+		bpk_key    *k = &run->keys[i];
+		int			m;
+
+		if (!k->available)
+			continue;
+		for (f = 0; f < (int) (sizeof(median_fields) / sizeof(median_fields[0])); f++)
+		{
+			for (r = 0; r < run->repeat; r++)
+				v[r] = *field(&round_keys[r][i], median_fields[f]);
+			*field(k, median_fields[f]) = v[median_index(v, run->repeat)];
+		}
+		for (r = 0; r < run->repeat; r++)
+		{
+			k->round_rate[r] = round_keys[r][i].rate;
+			k->round_rate_tail[r] = round_keys[r][i].rate_tail;
+			k->round_p99_ms[r] = round_keys[r][i].p99_ms;
+		}
+		k->nrounds = run->repeat;
+		m = median_index(k->round_rate_tail, run->repeat);
+		memcpy(k->curve_rows, round_keys[m][i].curve_rows, sizeof(k->curve_rows));
+		memcpy(k->curve_rate, round_keys[m][i].curve_rate, sizeof(k->curve_rate));
+	}
+	return true;
+}
+
 static bool
 pg_env_set(void)
 {
@@ -580,6 +688,7 @@ cli_cmd_bench_pk(int argc, char **argv)
 	run->clients = 2;
 	run->payload = 100;
 	run->batch = 100;
+	run->repeat = 1;
 	run->out_dir = "bench-pk-out";
 	cli_args_init(&a, argc, argv, 1, BPK_CMD);
 	while ((opt = cli_next_arg(&a, bpk_options, &value)) != CLI_ARG_END)
@@ -608,6 +717,11 @@ cli_cmd_bench_pk(int argc, char **argv)
 				break;
 			case OPT_CONNINFO:
 				run->conninfo = value;
+				break;
+			case OPT_REPEAT:
+				if (!parse_num("repeat", value, 1, BPK_MAX_REPEAT, &v))
+					return CLI_EXIT_USAGE;
+				run->repeat = (int) v;
 				break;
 			case OPT_OUT:
 				if (*value == '\0')
@@ -695,19 +809,11 @@ cli_cmd_bench_pk(int argc, char **argv)
 	for (i = 0; i < run->nkeys; i++)
 	{
 		if (!run->keys[i].available)
-		{
 			fprintf(stderr, "chronoid: bench-pk: skipping key \"%s\": %s\n",
 					run->keys[i].name, run->keys[i].note);
-			continue;
-		}
-		if (!measure_key(run, conn, conninfo, &run->keys[i], err, sizeof(err)))
-			goto done;
-		if (bpk_interrupted)
-		{
-			bpk_fmt(err, sizeof(err), "interrupted");
-			goto done;
-		}
 	}
+	if (!run_rounds(run, conn, conninfo, err, sizeof(err)))
+		goto done;
 	ok = true;
 
 done:

@@ -97,7 +97,7 @@ cli_usage_bench_pk(FILE *fp)
 {
 	fputs("usage: chronoid bench-pk [--rows N] [--clients K] [--keys LIST]\n"
 		  "                         [--payload BYTES] [--batch B] [--conninfo STR]\n"
-		  "                         [--out DIR]\n"
+		  "                         [--repeat R] [--out DIR]\n"
 		  "\n"
 		  "Insert N rows into a table per primary-key kind from K concurrent\n"
 		  "connections and measure insert rate (overall and over the last 20%),\n"
@@ -125,6 +125,8 @@ cli_usage_bench_pk(FILE *fp)
 		  "      --payload BYTES   payload text per row (default 100)\n"
 		  "      --batch B         rows per INSERT (default 100)\n"
 		  "  -d, --conninfo STR    libpq connection string or URI of the server\n"
+		  "  -r, --repeat R        run every key R times (at most 9), the order\n"
+		  "                        rotated each round; report the medians\n"
 		  "  -o, --out DIR         output directory (default bench-pk-out)\n"
 		  "  -h, --help            show this text and exit\n"
 		  "\n"

@@ -131,6 +131,25 @@ if jq -e '[.keys[] | select(.available) | .name] == ["bigserial", "mine"] and (.
 else
     nok "NAME=SQL key measured with its expression's type"
 fi
+# --repeat: every key once per round, the order rotated, medians kept.
+if "$bin" bench-pk --keys 'bigserial,r=(random() * 1e15)::bigint' --rows 2000 --repeat 3 \
+    --out "$tmp/rep" >"$tmp/rep.md" 2>"$tmp/e3"; then
+    ok "--repeat 3 exits 0"
+else
+    nok "--repeat 3 exits 0" "$(head -n 3 "$tmp/e3")"
+fi
+# Places per round: (1,2) (2,1) (1,2); the reported figure is one of the
+# rounds' and the median one (lower middle of three).
+if jq -e '.repeat == 3 and ([.keys[] | [.rounds[].place]] == [[1, 2, 1], [2, 1, 2]]) and
+    all(.keys[]; .rows_per_s_last20 == ([.rounds[].rows_per_s_last20] | sort | .[1]))' \
+    "$tmp/rep/bench-pk.json" >/dev/null 2>&1; then
+    ok "--repeat: order rotated each round, medians reported"
+else
+    nok "--repeat: order rotated each round, medians reported" "$(jq -c '[.keys[] | {name, rows_per_s_last20, rounds}]' "$tmp/rep/bench-pk.json" 2>&1 | head -c 600)"
+fi
+if grep -q '^| key | round 1 | round 2 | round 3 |$' "$tmp/rep.md"; then ok "--repeat: per-round table in the report"; else nok "--repeat: per-round table in the report"; fi
+expect_fail "--repeat 10" 2 'invalid --repeat "10"' --repeat 10 --out "$tmp/none"
+
 left=$(psql -XAtq -c "SELECT count(*) FROM pg_namespace WHERE nspname LIKE 'chronoid_bench%'" -c \
     "SELECT count(*) FROM pg_extension WHERE extname <> 'plpgsql'" 2>&1 | tr '\n' ' ')
 if [ "$left" = "0 0 " ]; then ok "nothing left on the server (schema, tables, pgstattuple)"; else nok "nothing left on the server" "got: $left"; fi
