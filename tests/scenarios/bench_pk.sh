@@ -118,6 +118,21 @@ expect_fail "failing expression" 1 'key "bad": expression 1/0 fails: division by
     --conninfo "$ci" --keys 'bigserial,bad=1/0' --rows 1000 --out "$tmp/none"
 expect_fail "chronoid key without the extension" 1 'key "uuidv7": the chronoid extension is not installed' \
     --conninfo "$ci" --keys uuidv7 --rows 1000 --out "$tmp/none"
+psql -XAtq -c "CREATE ROLE bpk_nopriv LOGIN" >/dev/null 2>&1
+expect_fail "missing privileges" 1 'permission denied' \
+    --conninfo "host=$PGHOST port=$PGPORT user=bpk_nopriv dbname=postgres" --keys bigserial --rows 1000 --out "$tmp/none"
+# An ordinary role that may create a schema: it runs, and the report says
+# what that role could not measure or read.
+psql -XAtq -c "CREATE ROLE bpk_user LOGIN" -c "GRANT CREATE ON DATABASE postgres TO bpk_user" >/dev/null 2>&1
+if "$bin" bench-pk --conninfo "host=$PGHOST port=$PGPORT user=bpk_user dbname=postgres" --keys bigserial \
+    --rows 1000 --out "$tmp/user" >/dev/null 2>"$tmp/e4" &&
+   jq -e '.pgstattuple == false and (.settings.shared_preload_libraries | test("not readable"))
+          and .keys[0].leaf_density == null and .keys[0].pk_index_bytes > 0' "$tmp/user/bench-pk.json" >/dev/null 2>&1; then
+    ok "ordinary role: runs; no leaf density, hidden setting reported as such"
+else
+    nok "ordinary role: runs; no leaf density, hidden setting reported as such" "$(head -n 3 "$tmp/e4")" \
+        "$(jq -c '{pgstattuple, settings}' "$tmp/user/bench-pk.json" 2>&1 | head -c 400)"
+fi
 if [ ! -e "$tmp/none" ]; then ok "no output directory left by runtime errors"; else nok "no output directory left by runtime errors"; fi
 if PGOPTIONS= "$bin" bench-pk --keys 'bigserial,mine=(random() * 1e15)::bigint' --rows 3000 --clients 3 \
     --out "$tmp/ext" >/dev/null 2>"$tmp/e2"; then
@@ -151,8 +166,8 @@ if grep -q '^| key | round 1 | round 2 | round 3 |$' "$tmp/rep.md"; then ok "--r
 expect_fail "--repeat 10" 2 'invalid --repeat "10"' --repeat 10 --out "$tmp/none"
 
 left=$(psql -XAtq -c "SELECT count(*) FROM pg_namespace WHERE nspname LIKE 'chronoid_bench%'" -c \
-    "SELECT count(*) FROM pg_extension WHERE extname <> 'plpgsql'" 2>&1 | tr '\n' ' ')
-if [ "$left" = "0 0 " ]; then ok "nothing left on the server (schema, tables, pgstattuple)"; else nok "nothing left on the server" "got: $left"; fi
+    "SELECT count(*) FROM pg_extension WHERE extname <> 'plpgsql'" -c "SELECT count(*) FROM pg_class WHERE relowner IN ('bpk_nopriv'::regrole, 'bpk_user'::regrole)" 2>&1 | tr '\n' ' ')
+if [ "$left" = "0 0 0 " ]; then ok "nothing left on the server (schema, tables, pgstattuple)"; else nok "nothing left on the server" "got: $left"; fi
 
 echo "1..$n"
 [ "$failed" -eq 0 ]
