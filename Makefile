@@ -6,6 +6,7 @@
 #   make demo            install what is missing, show the main job
 #   make bench           benchmark table (docs/benchmarks.md)
 #   make bench-pg        PostgreSQL extension benchmark (docs/benchmarks-pg.md)
+#   make bench-pk        primary-key kinds on PostgreSQL (docs/benchmarks-pk.md)
 #   make install PREFIX=/usr/local
 #
 # Variables: BUILD (output dir), SAN (e.g. address,undefined or thread),
@@ -52,6 +53,15 @@ SHARED_LIB := $(BUILD)/libchronoid.so.$(VERSION)
 CLI_BIN    := $(BUILD)/chronoid
 PC_FILE    := $(BUILD)/chronoid.pc
 
+# libchronoid_lease (include/chronoid_lease.h, src/lease/): node numbers
+# leased from PostgreSQL; links libpq and the core, which stays I/O-free.
+LEASE_SRCS   := $(sort $(wildcard src/lease/*.c))
+LEASE_OBJS   := $(LEASE_SRCS:src/lease/%.c=$(BUILD)/obj/src/lease/%.o)
+LEASE_STATIC := $(BUILD)/libchronoid_lease.a
+LEASE_SHARED := $(BUILD)/libchronoid_lease.so.$(VERSION)
+LEASE_PC     := $(BUILD)/chronoid-lease.pc
+LEASE_MINTER := $(BUILD)/tests/lease_minter
+
 # The extension builds only where PGXS is really there: pg_config, and even
 # pgxs.mk, come with Debian's client package; the server headers do not.
 PG_CONFIG ?= pg_config
@@ -63,15 +73,19 @@ HAVE_PGXS := $(shell f=$$($(PG_CONFIG) --pgxs 2>/dev/null) && test -f "$$f" && \
 
 all: lib cli $(if $(HAVE_PGXS),ext)
 
-lib: $(STATIC_LIB) $(SHARED_LIB) $(PC_FILE)
+lib: $(STATIC_LIB) $(SHARED_LIB) $(PC_FILE) $(LEASE_STATIC) $(LEASE_SHARED) $(LEASE_PC)
 cli: $(CLI_BIN)
-tests: $(TEST_BINS)
+tests: $(TEST_BINS) $(LEASE_MINTER)
 
 $(BUILD)/obj/src/%.o: src/%.c include/chronoid.h $(wildcard src/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(CID_CFLAGS) -c $< -o $@
 
-$(BUILD)/obj/cli/%.o: cli/%.c include/chronoid.h $(wildcard cli/*.h)
+$(BUILD)/obj/src/lease/%.o: src/lease/%.c include/chronoid.h include/chronoid_lease.h $(wildcard src/lease/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(CID_CFLAGS) $(PQ_CFLAGS) -c $< -o $@
+
+$(BUILD)/obj/cli/%.o: cli/%.c include/chronoid.h include/chronoid_lease.h $(wildcard cli/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(CID_CFLAGS) $(PQ_CFLAGS) -c $< -o $@
 
@@ -99,8 +113,37 @@ $(PC_FILE): Makefile $(BUILD)/.dirs
 	  'Version: $(VERSION)' 'Libs: -L$${libdir} -lchronoid' 'Libs.private: -pthread' \
 	  'Cflags: -I$${includedir}' > $@
 
-$(CLI_BIN): $(CLI_OBJS) $(STATIC_LIB)
-	$(CC) $(CID_LDFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJS) $(STATIC_LIB) -lpq -lm
+$(LEASE_STATIC): $(LEASE_OBJS)
+	@mkdir -p $(@D)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+$(LEASE_SHARED): $(LEASE_OBJS) $(SHARED_LIB)
+	$(CC) -shared -Wl,-soname,libchronoid_lease.so.$(SOVERSION) $(CID_LDFLAGS) $(LDFLAGS) -o $@ \
+	  $(LEASE_OBJS) -L$(BUILD) -lchronoid -lpq
+	ln -sf libchronoid_lease.so.$(VERSION) $(BUILD)/libchronoid_lease.so.$(SOVERSION)
+	ln -sf libchronoid_lease.so.$(SOVERSION) $(BUILD)/libchronoid_lease.so
+
+$(LEASE_PC): Makefile $(BUILD)/.dirs
+	@mkdir -p $(@D)
+	printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$(LIBDIR)' 'includedir=$(INCDIR)' '' \
+	  'Name: chronoid-lease' 'Description: Snowflake node numbers leased from PostgreSQL (chronoid)' \
+	  'Version: $(VERSION)' 'Requires: chronoid' 'Requires.private: libpq' \
+	  'Libs: -L$${libdir} -lchronoid_lease' 'Libs.private: -lpq -pthread' \
+	  'Cflags: -I$${includedir}' > $@
+
+$(CLI_BIN): $(CLI_OBJS) $(LEASE_STATIC) $(STATIC_LIB)
+	$(CC) $(CID_LDFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJS) $(LEASE_STATIC) $(STATIC_LIB) -lpq -lm
+
+# Lease tests see the lease internals and link libpq; the minter drives
+# tests/scenarios/lease.sh.
+$(BUILD)/tests/test_lease%: tests/unit/test_lease%.c tests/tap.h tests/testutil.h src/lease/lease_internal.h $(LEASE_STATIC) $(STATIC_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(CID_CFLAGS) -Isrc -Isrc/lease -Itests -o $@ $< $(LEASE_STATIC) $(STATIC_LIB) $(CID_LDFLAGS) -lpq -lm
+
+$(LEASE_MINTER): tests/lease/minter.c $(LEASE_STATIC) $(STATIC_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(CID_CFLAGS) -o $@ $< $(LEASE_STATIC) $(STATIC_LIB) $(CID_LDFLAGS) -lpq -lm
 
 $(BUILD)/tests/%: tests/unit/%.c tests/tap.h tests/testutil.h $(STATIC_LIB)
 	@mkdir -p $(@D)
@@ -111,19 +154,25 @@ ext:
 
 install: lib cli
 	install -d $(DESTDIR)$(INCDIR) $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
-	install -m 644 include/chronoid.h $(DESTDIR)$(INCDIR)/
+	install -m 644 include/chronoid.h include/chronoid_lease.h $(DESTDIR)$(INCDIR)/
 	install -m 644 $(STATIC_LIB) $(DESTDIR)$(LIBDIR)/
 	install -m 755 $(SHARED_LIB) $(DESTDIR)$(LIBDIR)/
 	ln -sf libchronoid.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libchronoid.so.$(SOVERSION)
 	ln -sf libchronoid.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libchronoid.so
-	install -m 644 $(PC_FILE) $(DESTDIR)$(LIBDIR)/pkgconfig/
+	install -m 644 $(LEASE_STATIC) $(DESTDIR)$(LIBDIR)/
+	install -m 755 $(LEASE_SHARED) $(DESTDIR)$(LIBDIR)/
+	ln -sf libchronoid_lease.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libchronoid_lease.so.$(SOVERSION)
+	ln -sf libchronoid_lease.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libchronoid_lease.so
+	install -m 644 $(PC_FILE) $(LEASE_PC) $(DESTDIR)$(LIBDIR)/pkgconfig/
 	install -m 755 $(CLI_BIN) $(DESTDIR)$(BINDIR)/
 	install -m 644 docs/chronoid.1 $(DESTDIR)$(MANDIR)/man1/
 	$(if $(HAVE_PGXS),$(MAKE) -C pg install PG_CONFIG=$(PG_CONFIG))
 
 uninstall:
-	rm -f $(DESTDIR)$(INCDIR)/chronoid.h $(DESTDIR)$(LIBDIR)/libchronoid.* \
-	      $(DESTDIR)$(LIBDIR)/pkgconfig/chronoid.pc $(DESTDIR)$(BINDIR)/chronoid \
+	rm -f $(DESTDIR)$(INCDIR)/chronoid.h $(DESTDIR)$(INCDIR)/chronoid_lease.h \
+	      $(DESTDIR)$(LIBDIR)/libchronoid.* $(DESTDIR)$(LIBDIR)/libchronoid_lease.* \
+	      $(DESTDIR)$(LIBDIR)/pkgconfig/chronoid.pc $(DESTDIR)$(LIBDIR)/pkgconfig/chronoid-lease.pc \
+	      $(DESTDIR)$(BINDIR)/chronoid \
 	      $(DESTDIR)$(MANDIR)/man1/chronoid.1
 
 setup:
@@ -149,6 +198,16 @@ $(BUILD)/bench/bench: bench/bench.c $(STATIC_LIB)
 .PHONY: bench-pg
 bench-pg: setup
 	@bench/pg/run.sh
+
+# Primary-key kinds on a throwaway cluster, as in docs/benchmarks-pk.md
+# (about 6 minutes; BENCH_PK_ROWS and BENCH_PK_REPEAT to change the size).
+BENCH_PK_ROWS   ?= 5000000
+BENCH_PK_REPEAT ?= 3
+.PHONY: bench-pk
+bench-pk: setup all
+	@$(if $(HAVE_PGXS),$(MAKE) -s --no-print-directory -C pg install PG_CONFIG=$(PG_CONFIG) >/dev/null &&) \
+	$(CLI_BIN) bench-pk --rows $(BENCH_PK_ROWS) --clients 2 --repeat $(BENCH_PK_REPEAT) \
+		--out $(BUILD)/bench-pk
 
 # Unit tests alone, for a quick loop.
 test-unit: tests

@@ -180,6 +180,7 @@ int			cli_cmd_gen(int argc, char **argv);
 int			cli_cmd_inspect(int argc, char **argv);
 int			cli_cmd_convert(int argc, char **argv);
 int			cli_cmd_bench_pk(int argc, char **argv);
+int			cli_cmd_lease(int argc, char **argv);
 
 /* Usage texts (usage.c), written to fp. */
 void		cli_usage_main(FILE *fp);
@@ -187,6 +188,7 @@ void		cli_usage_gen(FILE *fp);
 void		cli_usage_inspect(FILE *fp);
 void		cli_usage_convert(FILE *fp);
 void		cli_usage_bench_pk(FILE *fp);
+void		cli_usage_lease(FILE *fp);
 
 /* Resolve --layout (NULL = "pgedge"); on failure print and return false. */
 bool		cli_resolve_layout(cid_layout *out, const char *text, const char *cmd);

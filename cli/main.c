@@ -19,6 +19,7 @@ static const cli_command commands[] = {
 	{"inspect", cli_cmd_inspect, cli_usage_inspect},
 	{"convert", cli_cmd_convert, cli_usage_convert},
 	{"bench-pk", cli_cmd_bench_pk, cli_usage_bench_pk},
+	{"lease", cli_cmd_lease, cli_usage_lease},
 	{NULL, NULL, NULL}
 };
 
@@ -118,7 +119,7 @@ static int
 unknown_command(const char *name)
 {
 	cli_error_value(NULL, "unknown command ", name, strlen(name),
-					" (commands: gen, inspect, convert, bench-pk; see 'chronoid --help')");
+					" (commands: gen, inspect, convert, bench-pk, lease; see 'chronoid --help')");
 	return CLI_EXIT_USAGE;
 }
 

@@ -15,12 +15,12 @@ pg_inc=$("$PG_CONFIG" --includedir-server 2>/dev/null || true)
 have_pg=
 [ -n "$pg_inc" ] && [ -f "$pg_inc/postgres.h" ] && have_pg=yes
 
-core_files=(src/*.c cli/*.c)
+core_files=(src/*.c src/lease/*.c cli/*.c)
 pg_files=(pg/src/*.c)
 n=0
 echo "1..2"
 
-# cppcheck: src/ and cli/.  Not pg/src/: without PostgreSQL's headers it
+# cppcheck: src/ (src/lease/ too) and cli/.  Not pg/src/: without PostgreSQL's headers it
 # takes ereport(ERROR) for a call that returns and reports the code after
 # it; with them it needs minutes per run.  clang-tidy covers pg/src/.
 # variableScope is off: PostgreSQL style declares variables at the top of

@@ -17,7 +17,9 @@ check "make install DESTDIR=... PREFIX=$prefix" \
     make -s --no-print-directory install DESTDIR="$stage" PREFIX="$prefix"
 root=$stage$prefix
 for f in include/chronoid.h lib/libchronoid.a lib/libchronoid.so lib/libchronoid.so.0 \
-         lib/pkgconfig/chronoid.pc bin/chronoid share/man/man1/chronoid.1; do
+         lib/pkgconfig/chronoid.pc bin/chronoid share/man/man1/chronoid.1 \
+         include/chronoid_lease.h lib/libchronoid_lease.a lib/libchronoid_lease.so \
+         lib/libchronoid_lease.so.0 lib/pkgconfig/chronoid-lease.pc; do
     check "installed $f" test -e "$root/$f"
 done
 check "pkg-config file names the install prefix" grep -qx "prefix=$prefix" "$root/lib/pkgconfig/chronoid.pc"
@@ -33,6 +35,12 @@ check "docs/example.c builds against the installed shared library" \
     cc -std=c11 -Wall -Wextra -Werror $cflags docs/example.c $libs -o "$stage/ex-shared"
 check "docs/example.c builds against the installed static library" \
     cc -std=c11 -Wall -Wextra -Werror $cflags docs/example.c "$root/lib/libchronoid.a" -pthread -o "$stage/ex-static"
+printf '%s\n' '#include <chronoid_lease.h>' \
+    'int main(void) { cid_lease_opts o; uint64_t lo, hi; cid_lease_opts_default(&o);' \
+    '  return cid_lease_parse_range("1-9", &lo, &hi) && o.ttl_ms == 30000 && hi == 9 ? 0 : 1; }' >"$stage/lease.c"
+check "a program against the installed chronoid_lease.h and chronoid-lease.pc builds and runs" \
+    bash -c "cc -std=c11 -Wall -Werror \$(pkg-config --cflags chronoid-lease) '$stage/lease.c' \
+             \$(pkg-config --libs chronoid-lease) -o '$stage/lease' && LD_LIBRARY_PATH='$root/lib' '$stage/lease'"
 for v in shared static; do
     if out=$(LD_LIBRARY_PATH=$root/lib "$stage/ex-$v" 2>&1) &&
        [[ $out =~ ^[0-9]{15,19}\ [0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$ ]]; then

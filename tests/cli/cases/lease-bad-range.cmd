@@ -1,0 +1,1 @@
+lease acquire --range 9-3

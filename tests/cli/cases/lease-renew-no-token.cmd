@@ -1,0 +1,1 @@
+lease renew --node 3
