@@ -562,7 +562,7 @@ field(bpk_key *k, size_t off)
 static int
 median_index(const double *v, int n)
 {
-	int			order[BPK_MAX_REPEAT];
+	int			order[BPK_MAX_REPEAT] = {0};
 	int			i,
 				j;
 
