@@ -650,8 +650,19 @@ Datum
 snowflake_currval(PG_FUNCTION_ARGS)
 {
 	Oid			relid = sf_seq_arg(fcinfo, "snowflake.currval()");
+	char		relkind = get_rel_relkind(relid);
 	sf_seq_entry *e;
 
+	/* As core currval(): the kind first, then the privilege. */
+	if (relkind == '\0')
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("relation with OID %u does not exist", relid)));
+	if (relkind != RELKIND_SEQUENCE)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("\"%s\" is not a sequence", get_rel_name(relid)),
+				 errhint("snowflake.currval() takes a sequence, such as snowflake.id_seq.")));
 	if (pg_class_aclcheck(relid, GetUserId(), ACL_SELECT | ACL_USAGE) != ACLCHECK_OK)
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),

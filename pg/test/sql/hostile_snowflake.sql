@@ -159,9 +159,7 @@ INSERT INTO hostile (fn, label, q, expect, needle) VALUES
 ('snowflake.nextval(regclass)', 'nextval: node unset', $q$SELECT pg_temp.node_unset($$SELECT snowflake.nextval('hostile_seq')$$)$q$, '55000', 'snowflake.node'),
 ('snowflake.currval(regclass)', 'currval: NULL', $q$SELECT snowflake.currval(NULL)::text$q$, '22004', 'snowflake.currval'),
 ('snowflake.currval(regclass)', 'currval: OID 0', $q$SELECT snowflake.currval(0)::text$q$, '42P01', 'OID 0 '),
--- (core currval() says 42809 "not a sequence" here; snowflake.currval()
--- only knows it never minted from that relation)
-('snowflake.currval(regclass)', 'currval: a table', $q$SELECT snowflake.currval('hostile_tab')::text$q$, '55000', '"hostile_tab"'),
+('snowflake.currval(regclass)', 'currval: a table', $q$SELECT snowflake.currval('hostile_tab')::text$q$, '42809', '"hostile_tab"'),
 ('snowflake.currval(regclass)', 'currval: before the first nextval', $q$SELECT snowflake.currval('hostile_fresh')::text$q$, '55000', '"hostile_fresh"'),
 ('snowflake.currval(regclass)', 'currval: after nextval', $q$SELECT (snowflake.currval('hostile_seq') > 0)::text$q$, 'true', NULL),
 -- convert_sequence_to_snowflake: STRICT; only sequences.
