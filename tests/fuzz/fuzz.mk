@@ -17,6 +17,9 @@ FUZZ_TARGETS := uuid ulid snowflake layout time inspect cli_inspect
 
 LIB_SRCS := $(sort $(wildcard src/*.c))
 LIB_OBJS := $(LIB_SRCS:src/%.c=$(FUZZ_BUILD)/obj/src/%.o)
+# The lease library (libpq): the CLI's lease command links it.
+LEASE_SRCS := $(sort $(wildcard src/lease/*.c))
+LEASE_OBJS := $(LEASE_SRCS:src/lease/%.c=$(FUZZ_BUILD)/obj/src/lease/%.o)
 # Every CLI file but main.c, which holds main(); cli_main.o below is main.c
 # with its main() renamed, for the command table and message helpers it
 # defines.  bench-pk needs libpq, as in the top Makefile.
@@ -31,6 +34,10 @@ $(FUZZ_BUILD)/obj/src/%.o: src/%.c include/chronoid.h $(wildcard src/*.h)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
 
+$(FUZZ_BUILD)/obj/src/lease/%.o: src/lease/%.c include/chronoid.h include/chronoid_lease.h $(wildcard src/lease/*.h)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) $(PQ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+
 $(FUZZ_BUILD)/obj/cli/%.o: cli/%.c include/chronoid.h $(wildcard cli/*.h)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) $(PQ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
@@ -40,8 +47,8 @@ $(FUZZ_BUILD)/obj/cli/cli_main.o: cli/main.c include/chronoid.h $(wildcard cli/*
 	$(FUZZ_CC) $(FUZZ_FLAGS) -Wno-missing-prototypes -Dmain=cli_main_unused \
 	  -fsanitize=fuzzer-no-link -c $< -o $@
 
-$(FUZZ_BUILD)/fuzz_cli_inspect: tests/fuzz/fuzz_cli_inspect.c tests/fuzz/fuzz.h $(LIB_OBJS) $(CLI_OBJS)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $< $(CLI_OBJS) $(LIB_OBJS) -lpq -lm
+$(FUZZ_BUILD)/fuzz_cli_inspect: tests/fuzz/fuzz_cli_inspect.c tests/fuzz/fuzz.h $(LIB_OBJS) $(LEASE_OBJS) $(CLI_OBJS)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $< $(CLI_OBJS) $(LEASE_OBJS) $(LIB_OBJS) -lpq -lm
 
 $(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(LIB_OBJS)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $< $(LIB_OBJS) -lm
