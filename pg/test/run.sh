@@ -101,6 +101,8 @@ for f in "$here"/sql/*.sql; do
     fi
 done
 cp "$here"/expected/*_[0-9].out "$input/expected/" 2>/dev/null
+# Pieces the suites share (\ir include/...), not suites themselves.
+[ -d "$here/sql/include" ] && cp -r "$here/sql/include" "$input/sql/"
 chown -R postgres: "$input"
 
 # run_suite LABEL [INPUTDIR TEST...]: a fresh database, pg_regress over
@@ -118,7 +120,9 @@ run_suite() {
         diag <"$tmp/createdb.log"
         return
     fi
-    out=$("$regress" --use-existing --host="$sock" --port="$port" --user=postgres \
+    # From the suites' directory: psql reads each file on standard input,
+    # so \ir include/... resolves against the working directory.
+    out=$(cd "$in/sql" && "$regress" --use-existing --host="$sock" --port="$port" --user=postgres \
         --bindir="$bindir" --inputdir="$in" --outputdir="$dir" \
         --dbname=chronoid_regress "${list[@]}" 2>&1)
     for t in "${list[@]}"; do
