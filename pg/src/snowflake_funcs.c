@@ -338,17 +338,6 @@ sf_check_sequence(Oid relid, sf_seq_entry *e)
 						 sf_qualified_name(relid))));
 }
 
-/* This backend's local transaction id (17 moved it into MyProc->vxid). */
-static inline LocalTransactionId
-sf_current_lxid(void)
-{
-#if PG_VERSION_NUM >= 170000
-	return MyProc->vxid.lxid;
-#else
-	return MyProc->lxid;
-#endif
-}
-
 /*
  * Run snowflake.check_node(): it raises when another server claimed
  * snowflake.node earlier, else registers this server's claim.  The hot
@@ -372,7 +361,7 @@ sf_registry_check(int64 now_body)
 			if (likely(Abs(now_ms - sf_reg_checked_ms) < CID_SF_REG_RECHECK_MS))
 				return false;
 		}
-		else if (sf_reg_lxid == sf_current_lxid())
+		else if (sf_reg_lxid == cid_sf_current_lxid())
 			return false;
 	}
 
@@ -391,7 +380,7 @@ sf_registry_check(int64 now_body)
 
 	sf_reg_node = snowflake_node;
 	sf_reg_confirmed = confirmed;
-	sf_reg_lxid = sf_current_lxid();
+	sf_reg_lxid = cid_sf_current_lxid();
 	sf_reg_checked_ms = now_ms;
 	return true;
 }
@@ -517,7 +506,7 @@ sf_seq_arg(FunctionCallInfo fcinfo, const char *fname)
 static void
 sf_lock_sequence(sf_seq_entry *e)
 {
-	LocalTransactionId thislxid = sf_current_lxid();
+	LocalTransactionId thislxid = cid_sf_current_lxid();
 
 	if (e->lxid != thislxid)
 	{

@@ -8,6 +8,7 @@
 
 #include "cid_pg.h"
 
+#include "storage/proc.h"
 #include "utils/rel.h"
 
 /*
@@ -40,6 +41,20 @@ int64		cid_sf_page_read_write(Relation rel, int64 (*mark_for) (int64 page_last, 
 
 /* The last taken body, read under a share lock (no change). */
 int64		cid_sf_page_peek(Relation rel);
+
+/*
+ * This backend's local transaction id: what the per-transaction caches of
+ * the snowflake files are keyed on (17 moved it into MyProc->vxid).
+ */
+static inline LocalTransactionId
+cid_sf_current_lxid(void)
+{
+#if PG_VERSION_NUM >= 170000
+	return MyProc->vxid.lxid;
+#else
+	return MyProc->lxid;
+#endif
+}
 
 /* snowflake_shared.c: register the shared slots (from _PG_init). */
 void		cid_sf_shared_init(void);

@@ -140,21 +140,10 @@ static struct
 	NameData	relname;
 }			sf_held;
 
-static LocalTransactionId
-sf_current_lxid(void)
-{
-	/* 17 moved the local transaction id into MyProc->vxid */
-#if PG_VERSION_NUM >= 170000
-	return MyProc->vxid.lxid;
-#else
-	return MyProc->lxid;
-#endif
-}
-
 static void
 sf_held_release(void)
 {
-	if (sf_held.valid && sf_held.lxid == sf_current_lxid() &&
+	if (sf_held.valid && sf_held.lxid == cid_sf_current_lxid() &&
 		TopTransactionResourceOwner != NULL)
 	{
 		ResourceOwner save = CurrentResourceOwner;
@@ -204,7 +193,7 @@ cid_sf_page_next(Oid relid, int64 now_body)
 	int64		covered;
 
 	if (sf_held.valid &&
-		(sf_held.stale || sf_held.relid != relid || sf_held.lxid != sf_current_lxid()))
+		(sf_held.stale || sf_held.relid != relid || sf_held.lxid != cid_sf_current_lxid()))
 		sf_held_release();
 	if (!sf_held.valid)
 	{
@@ -226,7 +215,7 @@ cid_sf_page_next(Oid relid, int64 now_body)
 		namestrcpy(&sf_held.relname, RelationGetRelationName(rel));
 		relation_close(rel, NoLock);
 		sf_held.relid = relid;
-		sf_held.lxid = sf_current_lxid();
+		sf_held.lxid = cid_sf_current_lxid();
 		sf_held.stale = false;
 		sf_held.valid = true;
 	}
