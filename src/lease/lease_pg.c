@@ -214,6 +214,33 @@ get_cfg(lease_cfg *c, const cid_lease_opts *opts, char *errbuf, size_t errlen)
  * Setup
  * ------------------------------------------------------------------------ */
 
+/*
+ * The start of every one-shot call (setup, the by-token calls, list):
+ * clear errbuf, check the options, then args_ok (the caller's own
+ * arguments: CID_EINVAL), then connect (CID_ELEASE_DB).  NULL with *rc set
+ * on failure.
+ */
+static PGconn *
+call_begin(lease_cfg *c, const cid_lease_opts *opts, bool args_ok,
+		   char *errbuf, size_t errlen, int *rc)
+{
+	PGconn	   *conn;
+
+	cid_lease_seterr(errbuf, errlen, "%s", "");
+	*rc = get_cfg(c, opts, errbuf, errlen);
+	if (*rc < 0)
+		return NULL;
+	if (!args_ok)
+	{
+		*rc = CID_EINVAL;
+		return NULL;
+	}
+	conn = pq_connect(c->conninfo, CALL_TIMEOUT_MS, errbuf, errlen);
+	if (conn == NULL)
+		*rc = CID_ELEASE_DB;
+	return conn;
+}
+
 int
 cid_lease_setup(const cid_lease_opts *opts, char *errbuf, size_t errlen)
 {
@@ -222,13 +249,9 @@ cid_lease_setup(const cid_lease_opts *opts, char *errbuf, size_t errlen)
 	char		sql[1536];
 	int			rc;
 
-	cid_lease_seterr(errbuf, errlen, "%s", "");
-	rc = get_cfg(&c, opts, errbuf, errlen);
-	if (rc < 0)
-		return rc;
-	conn = pq_connect(c.conninfo, CALL_TIMEOUT_MS, errbuf, errlen);
+	conn = call_begin(&c, opts, true, errbuf, errlen, &rc);
 	if (conn == NULL)
-		return CID_ELEASE_DB;
+		return rc;
 
 	/*
 	 * IF NOT EXISTS is not safe against itself: two sessions creating the
@@ -941,15 +964,9 @@ cid_lease_renew_token(const cid_lease_opts *opts, uint64_t node, const char *hol
 	bool		broken;
 	int			rc;
 
-	cid_lease_seterr(errbuf, errlen, "%s", "");
-	rc = get_cfg(&c, opts, errbuf, errlen);
-	if (rc < 0)
-		return rc;
-	if (!holder_ok(holder) || node > INT32_MAX)
-		return CID_EINVAL;
-	conn = pq_connect(c.conninfo, CALL_TIMEOUT_MS, errbuf, errlen);
+	conn = call_begin(&c, opts, holder_ok(holder) && node <= INT32_MAX, errbuf, errlen, &rc);
 	if (conn == NULL)
-		return CID_ELEASE_DB;
+		return rc;
 	snprintf(sql, sizeof(sql), renew_sql, c.schema);
 	snprintf(p_node, sizeof(p_node), "%" PRIu64, node);
 	snprintf(p_ttl, sizeof(p_ttl), "%" PRId64, c.o.ttl_ms);
@@ -987,15 +1004,9 @@ cid_lease_release_token(const cid_lease_opts *opts, uint64_t node, const char *h
 	PGconn	   *conn;
 	int			rc;
 
-	cid_lease_seterr(errbuf, errlen, "%s", "");
-	rc = get_cfg(&c, opts, errbuf, errlen);
-	if (rc < 0)
-		return rc;
-	if (!holder_ok(holder) || node > INT32_MAX)
-		return CID_EINVAL;
-	conn = pq_connect(c.conninfo, CALL_TIMEOUT_MS, errbuf, errlen);
+	conn = call_begin(&c, opts, holder_ok(holder) && node <= INT32_MAX, errbuf, errlen, &rc);
 	if (conn == NULL)
-		return CID_ELEASE_DB;
+		return rc;
 	rc = release_on(conn, c.schema, node, holder, wall_ms(&c.o), errbuf, errlen);
 	PQfinish(conn);
 	return rc;
@@ -1015,15 +1026,9 @@ cid_lease_list(const cid_lease_opts *opts, cid_lease_row_fn fn, void *ctx,
 	int			rc,
 				i;
 
-	cid_lease_seterr(errbuf, errlen, "%s", "");
-	rc = get_cfg(&c, opts, errbuf, errlen);
-	if (rc < 0)
-		return rc;
-	if (fn == NULL)
-		return CID_EINVAL;
-	conn = pq_connect(c.conninfo, CALL_TIMEOUT_MS, errbuf, errlen);
+	conn = call_begin(&c, opts, fn != NULL, errbuf, errlen, &rc);
 	if (conn == NULL)
-		return CID_ELEASE_DB;
+		return rc;
 	snprintf(sql, sizeof(sql),
 			 "SELECT node, holder, coalesce(owner, ''),"
 			 " coalesce(to_char(acquired_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"'), ''),"
