@@ -358,6 +358,24 @@ int			cid_snowflake_next(cid_snowflake_gen *gen, uint64_t *id) CID_MUST_CHECK;
 int			cid_snowflake_next_at(cid_snowflake_gen *gen, int64_t now_ns,
 								  uint64_t *id) CID_MUST_CHECK;
 
+/* The position before any: what cid_snowflake_step() takes for "none yet". */
+#define CID_SNOWFLAKE_NONE UINT64_MAX
+
+/*
+ * The pure decision of cid_snowflake_next_at, for callers that keep the
+ * state themselves (in shared memory, on a database page) and make a step
+ * stick with their own atomic operation or lock: the position to issue
+ * after last (tick << sequence bits | sequence, as gen->state holds it;
+ * CID_SNOWFLAKE_NONE when nothing was issued yet) for clock reading now_ns,
+ * by gen's layout and policies.  gen->state is neither read nor written.
+ * Returns as cid_snowflake_next_at, with *next set when the status is not
+ * negative; CID_EAGAIN where the driver would wait.  A caller racing others
+ * should load last before reading the clock, as the driver does: a reading
+ * older than last otherwise looks like a clock that went back.
+ */
+int			cid_snowflake_step(const cid_snowflake_gen *gen, uint64_t last,
+							   int64_t now_ns, uint64_t *next) CID_MUST_CHECK;
+
 /*
  * Fill ids[0..n) with increasing IDs, reserving whole runs of a tick's
  * sequence numbers with one atomic operation.  Returns as cid_snowflake_next

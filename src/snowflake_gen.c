@@ -20,7 +20,7 @@
  * fetch-and-add path of cid_snowflake_next may leave the state on a
  * position it burnt (never issued): gaps are allowed, duplicates never.
  */
-#define STATE_NONE UINT64_MAX
+#define STATE_NONE CID_SNOWFLAKE_NONE
 
 /* A run of consecutive sequence numbers reserved in one tick. */
 typedef struct run
@@ -331,6 +331,22 @@ cid_snowflake_next_at(cid_snowflake_gen *gen, int64_t now_ns, uint64_t *id)
 	if (rc >= 0)
 		*id = make_id(gen, r.tick, r.seq);
 	return rc;
+}
+
+int
+cid_snowflake_step(const cid_snowflake_gen *gen, uint64_t last, int64_t now_ns,
+				   uint64_t *next)
+{
+	run			r;
+	uint64_t	now_tick;
+	int			rc;
+
+	if (gen == NULL || next == NULL)
+		return CID_EINVAL;
+	rc = tick_of(&gen->layout, now_ns, &now_tick);
+	if (rc < 0)
+		return rc;
+	return decide(gen, last, now_tick, 1, &r, next);
 }
 
 /*

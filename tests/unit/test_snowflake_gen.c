@@ -664,6 +664,82 @@ test_borrow_driver_matches_pure_step(void)
 }
 
 /*
+ * cid_snowflake_step() with the state kept outside the generator (as the
+ * PostgreSQL extension keeps it in shared memory or on a sequence page)
+ * decides exactly as cid_snowflake_next_at() over the same clock script,
+ * every policy outcome included, and never touches gen->state.
+ */
+static void
+test_pure_step_outside_state(void)
+{
+	static const int64_t script[][2] = {
+		{500, 6}, {500, 4500}, {1590, 6}, {1700, 5}, {300, 3}, {100, 2},
+		{1701, 3}, {1702, 8}
+	};
+	cid_snowflake_gen ref,
+				ext;
+	cid_snowflake_opts o;
+	fake		f1,
+				f2;
+	uint64_t	last = CID_SNOWFLAKE_NONE;
+	int			calls = 0,
+				mismatches = 0;
+	bool		seen[5] = {false, false, false, false, false};
+
+	cid_snowflake_opts_default(&o);
+	o.on_exhausted = CID_EXHAUST_BORROW;
+	o.max_borrow_ticks = 1100;
+	o.max_drift_ms = 1500;
+	EXPECT_EQ_INT(make_gen(&ref, &f1, "time:41,node:20,seq:2", 3, &o), CID_OK);
+	EXPECT_EQ_INT(make_gen(&ext, &f2, "time:41,node:20,seq:2", 3, &o), CID_OK);
+	for (size_t i = 0; i < sizeof(script) / sizeof(script[0]); i++)
+		for (int64_t k = 0; k < script[i][1]; k++)
+		{
+			int64_t		ns = ns_at(&ref, script[i][0]);
+			uint64_t	a = 0,
+						next = 0;
+			int			ra = cid_snowflake_next_at(&ref, ns, &a);
+			int			rb = cid_snowflake_step(&ext, last, ns, &next);
+			uint64_t	b = 0;
+
+			if (rb >= 0)
+			{
+				/* the caller's own "atomic operation": keep the position */
+				last = next;
+				b = (next >> 2) << 22 | (uint64_t) 3 << 2 | (next & 3);
+			}
+			calls++;
+			if (ra != rb || (ra >= 0 && a != b))
+			{
+				if (mismatches < 5)
+					printf("#     call %d: next_at %d %llu, step %d %llu\n",
+						   calls, ra, (unsigned long long) a, rb,
+						   (unsigned long long) b);
+				mismatches++;
+			}
+			if (ra == CID_OK || ra == CID_WTICK_BORROWED || ra == CID_WCLOCK_BEHIND)
+				seen[ra] = true;
+			seen[3] |= ra == CID_EEXHAUSTED;
+			seen[4] |= ra == CID_EDRIFT;
+		}
+	EXPECT_EQ_INT(mismatches, 0);
+	EXPECT(seen[0] && seen[1] && seen[2] && seen[3] && seen[4]);
+	EXPECT_EQ_U64(atomic_load(&ext.state), CID_SNOWFLAKE_NONE);
+	EXPECT_EQ_INT(f2.reads, 0);
+
+	/* nothing issued yet: the clock's tick, sequence 0; bad arguments */
+	{
+		uint64_t	next = 1;
+
+		EXPECT_EQ_INT(cid_snowflake_step(&ext, CID_SNOWFLAKE_NONE, ns_at(&ext, 0), &next), CID_OK);
+		EXPECT_EQ_U64(next, 0);
+		EXPECT_EQ_INT(cid_snowflake_step(&ext, 0, ns_at(&ext, -1), &next), CID_ETIME_RANGE);
+		EXPECT_EQ_INT(cid_snowflake_step(NULL, 0, 0, &next), CID_EINVAL);
+		EXPECT_EQ_INT(cid_snowflake_step(&ext, 0, 0, NULL), CID_EINVAL);
+	}
+}
+
+/*
  * Calls that fail at the borrow bound issue nothing and use up nothing: a
  * retry loop must not push the state ahead, so once the clock moves on the
  * next ID is the very next position.
@@ -779,6 +855,7 @@ main(void)
 	TAP_CASE(test_borrow_zero_ticks);
 	TAP_CASE(test_borrow_driver_matches_pure_step);
 	TAP_CASE(test_borrow_failures_burn_nothing);
+	TAP_CASE(test_pure_step_outside_state);
 	TAP_CASE(test_borrow_bound_under_race);
 	TAP_CASE(test_stale_reading_is_not_behind);
 	TAP_CASE(test_behind_run_ahead);
