@@ -1,8 +1,9 @@
 /*
  * snowflake_seqpage.c — read-modify-write of a sequence's single tuple for
- * snowflake.nextval(), the way core nextval_internal() does it (PostgreSQL
- * src/backend/commands/sequence.c), with a WAL record per time margin
- * instead of per SEQ_LOG_VALS values.
+ * snowflake.nextval() (the ID space's mark, snowflake.node_mark) the way
+ * core nextval_internal() does it (PostgreSQL src/backend/commands/
+ * sequence.c), with a WAL record per time margin instead of per
+ * SEQ_LOG_VALS values; and the share-locked read of a floor.
  */
 #include "snowflake_int.h"
 
@@ -180,17 +181,19 @@ cid_sf_page_forget(void)
  * sequence stays consistent with it.  A new record is due when the body
  * passes last_value + log_cnt, or when no record came since the last
  * checkpoint's redo pointer (a crash would restore the checkpointed page,
- * not our later in-memory values: core's rule).
+ * not our later in-memory values: core's rule).  Nothing is written when
+ * decide fails or asks to wait.
  */
-int64
-cid_sf_page_next(Oid relid, int64 now_body)
+int
+cid_sf_page_step(Oid relid, cid_sf_decide_fn decide, void *arg, int64 *next)
 {
 	static bool registered = false;
 	HeapTupleData tup;
 	Form_pg_sequence_data seq;
 	int64		last;
-	int64		body;
+	int64		body = 0;
 	int64		covered;
+	int			rc;
 
 	if (sf_held.valid &&
 		(sf_held.stale || sf_held.relid != relid || sf_held.lxid != cid_sf_current_lxid()))
@@ -221,19 +224,23 @@ cid_sf_page_next(Oid relid, int64 now_body)
 	}
 
 	LockBuffer(sf_held.buf, BUFFER_LOCK_EXCLUSIVE);
+	/* an error in decide releases the lock with the transaction's abort */
 	seq = sf_locked_tuple(NameStr(sf_held.relname), sf_held.buf, &tup);
 	last = seq->is_called ? seq->last_value : seq->last_value - 1;
-	body = Max(now_body, last + 1);
-	covered = seq->is_called ? seq->last_value + seq->log_cnt : 0;
-
-	if (body > covered || PageGetLSN(BufferGetPage(sf_held.buf)) <= GetRedoRecPtr())
-		sf_write_tuple(sf_held.needs_wal, &sf_held.xlrec, sf_held.buf, &tup, seq,
-					   body, CID_SF_MARGIN, body + CID_SF_MARGIN);
-	else
-		sf_write_tuple(sf_held.needs_wal, &sf_held.xlrec, sf_held.buf, &tup, seq,
-					   body, covered - body, 0);
+	rc = decide(last, arg, &body);
+	if (rc >= 0)
+	{
+		covered = seq->is_called ? seq->last_value + seq->log_cnt : 0;
+		if (body > covered || PageGetLSN(BufferGetPage(sf_held.buf)) <= GetRedoRecPtr())
+			sf_write_tuple(sf_held.needs_wal, &sf_held.xlrec, sf_held.buf, &tup, seq,
+						   body, CID_SF_MARGIN, body + CID_SF_MARGIN);
+		else
+			sf_write_tuple(sf_held.needs_wal, &sf_held.xlrec, sf_held.buf, &tup, seq,
+						   body, covered - body, 0);
+		*next = body;
+	}
 	LockBuffer(sf_held.buf, BUFFER_LOCK_UNLOCK);
-	return body;
+	return rc;
 }
 
 int64

@@ -1,8 +1,8 @@
 /*
  * snowflake_shared.c — the preloaded mode of snowflake.nextval(): one
- * shared slot per (database, sequence) whose body advances by
- * compare-and-swap, with the sequence page as the durable mark, written
- * (with WAL) only when the issued body passes it.
+ * shared slot per database holding its ID space's state, advanced by
+ * compare-and-swap, with the page of snowflake.node_mark as the durable
+ * mark, written (with WAL) only when the issued body passes it.
  */
 #include "snowflake_int.h"
 
@@ -11,25 +11,26 @@
 #include "port/atomics.h"
 #include "storage/lwlock.h"
 #include "utils/guc.h"
+#include "utils/syscache.h"
 
 /*
- * A slot.  Key (dboid, relid) is written once, under the allocation
- * lock, before the slot is published by nused; it never changes
- * afterwards (slots live as long as the server).  body is the last issued
- * body; mark the highest body the sequence page holds with its WAL record
- * inserted; mark never goes down.  The rest is written under the slot's
- * LWLock (and read without it only as a hint that a sync is due).  Padded
- * so that two sequences never share a cache line.
+ * A slot.  dboid is written under the allocation lock, before the slot is
+ * published (by nused, or by the dboid store itself when a dropped
+ * database's slot is reused); the rest of the key and the load state are
+ * written under the slot's LWLock.  state is the last issued body (-1:
+ * none), mark the highest body the page of snowflake.node_mark holds with
+ * its WAL record inserted; neither ever goes down while the server runs.
+ * Padded so that two databases never share a cache line.
  */
 typedef struct cid_sf_slot
 {
-	pg_atomic_uint64 body;
+	pg_atomic_uint64 state;
 	pg_atomic_uint64 mark;
 	Oid			dboid;
-	Oid			relid;
 	int			index;			/* of its LWLock: locks[1 + index] */
-	bool		loaded;			/* page read since server start */
-	Oid			relfilenode;	/* of the page last read */
+	bool		loaded;			/* page read since the slot was taken */
+	Oid			relid;			/* snowflake.node_mark last read */
+	Oid			relfilenode;	/* its storage then */
 	int64		page_value;		/* last_value as we last wrote it */
 } cid_sf_slot;
 
@@ -45,17 +46,39 @@ typedef struct sf_shared_state
 	sf_padded_slot slots[FLEXIBLE_ARRAY_MEMBER];
 } sf_shared_state;
 
-/* snowflake.max_shared_sequences (PGC_POSTMASTER) */
-static int	sf_max_slots = 128;
+/* snowflake.max_shared_databases (PGC_POSTMASTER) */
+static int	sf_max_slots = 64;
 
 static sf_shared_state *sf_shared = NULL;
 static LWLockPadded *sf_locks = NULL;
+
+/* state and mark hold int64 bodies; -1 (none) is stored as all ones */
+#define SF_NONE		PG_UINT64_MAX
+
+static int64
+sf_load(pg_atomic_uint64 *a)
+{
+	uint64		v = pg_atomic_read_u64(a);
+
+	return v == SF_NONE ? -1 : (int64) v;
+}
 
 static Size
 sf_shared_size(void)
 {
 	return add_size(offsetof(sf_shared_state, slots),
 					mul_size(sizeof(sf_padded_slot), sf_max_slots));
+}
+
+static void
+sf_slot_reset(cid_sf_slot *s)
+{
+	pg_atomic_write_u64(&s->state, SF_NONE);
+	pg_atomic_write_u64(&s->mark, 0);
+	s->loaded = false;
+	s->relid = InvalidOid;
+	s->relfilenode = InvalidOid;
+	s->page_value = 0;
 }
 
 static void
@@ -72,14 +95,11 @@ sf_shared_startup(void *zone, LWLockPadded *locks, bool found)
 		{
 			cid_sf_slot *s = &sf_shared->slots[i].slot;
 
-			pg_atomic_init_u64(&s->body, 0);
+			pg_atomic_init_u64(&s->state, SF_NONE);
 			pg_atomic_init_u64(&s->mark, 0);
 			s->dboid = InvalidOid;
-			s->relid = InvalidOid;
 			s->index = i;
-			s->loaded = false;
-			s->relfilenode = InvalidOid;
-			s->page_value = 0;
+			sf_slot_reset(s);
 		}
 	}
 }
@@ -97,12 +117,12 @@ cid_sf_shared_init(void)
 	if (!process_shared_preload_libraries_in_progress)
 		return;
 
-	DefineCustomIntVariable("snowflake.max_shared_sequences",
-							"Sequences that get a shared lock-free slot for snowflake.nextval() when preloaded.",
-							"Slots are taken per database and sequence on first use and kept until "
-							"the server stops; beyond them snowflake.nextval() uses the sequence page.",
+	DefineCustomIntVariable("snowflake.max_shared_databases",
+							"Databases whose snowflake.nextval() gets a shared lock-free slot when preloaded.",
+							"A database takes a slot on its first snowflake and keeps it until it is "
+							"dropped; beyond them snowflake.nextval() locks the page of snowflake.node_mark.",
 							&sf_max_slots,
-							128,
+							64,
 							1,
 							65536,
 							PGC_POSTMASTER,
@@ -122,56 +142,86 @@ cid_sf_shared_ready(void)
 }
 
 cid_sf_slot *
-cid_sf_slot_find(Oid relid)
+cid_sf_slot_find(void)
 {
 	uint32		n;
 	uint32		i;
 	cid_sf_slot *s;
 
-	/* Published slots are immutable in their key: search without a lock. */
+	/* A published slot's dboid changes only when its database is gone. */
 	n = pg_atomic_read_u32(&sf_shared->nused);
 	pg_read_barrier();
 	for (i = 0; i < n; i++)
 	{
 		s = &sf_shared->slots[i].slot;
-		if (s->relid == relid && s->dboid == MyDatabaseId)
+		if (s->dboid == MyDatabaseId)
 			return s;
 	}
 
 	LWLockAcquire(&sf_locks[0].lock, LW_EXCLUSIVE);
 	n = pg_atomic_read_u32(&sf_shared->nused);
-	for (; i < n; i++)
+	for (i = 0; i < n; i++)
 	{
 		s = &sf_shared->slots[i].slot;
-		if (s->relid == relid && s->dboid == MyDatabaseId)
+		if (s->dboid == MyDatabaseId)
 		{
 			LWLockRelease(&sf_locks[0].lock);
 			return s;
 		}
 	}
-	if (n >= (uint32) sf_max_slots)
+	if (n < (uint32) sf_max_slots)
 	{
+		s = &sf_shared->slots[n].slot;
+		s->dboid = MyDatabaseId;
+		pg_write_barrier();
+		pg_atomic_write_u32(&sf_shared->nused, n + 1);
 		LWLockRelease(&sf_locks[0].lock);
-		return NULL;
+		return s;
 	}
-	s = &sf_shared->slots[n].slot;
-	s->dboid = MyDatabaseId;
-	s->relid = relid;
-	pg_write_barrier();
-	pg_atomic_write_u32(&sf_shared->nused, n + 1);
+
 	LWLockRelease(&sf_locks[0].lock);
-	return s;
+
+	/*
+	 * All taken: reuse the slot of a dropped database.  No backend of it
+	 * is left to use the slot (DROP DATABASE waits for them), and ours
+	 * finds it only after the reset (the barrier before the dboid store).
+	 * The catalog is read without holding an LWLock; the candidate is
+	 * checked again under the allocation lock.
+	 */
+	for (i = 0; i < n; i++)
+	{
+		Oid			gone = sf_shared->slots[i].slot.dboid;
+
+		if (SearchSysCacheExists1(DATABASEOID, ObjectIdGetDatum(gone)))
+			continue;
+		LWLockAcquire(&sf_locks[0].lock, LW_EXCLUSIVE);
+		s = &sf_shared->slots[i].slot;
+		if (s->dboid == gone)
+		{
+			LWLock	   *lock = &sf_locks[1 + s->index].lock;
+
+			LWLockAcquire(lock, LW_EXCLUSIVE);
+			sf_slot_reset(s);
+			pg_write_barrier();
+			s->dboid = MyDatabaseId;
+			LWLockRelease(lock);
+			LWLockRelease(&sf_locks[0].lock);
+			return s;
+		}
+		LWLockRelease(&sf_locks[0].lock);
+	}
+	return NULL;
 }
 
 /* Raise an atomic to at least v. */
 static void
-sf_atomic_max(pg_atomic_uint64 *a, uint64 v)
+sf_atomic_max(pg_atomic_uint64 *a, int64 v)
 {
 	uint64		cur = pg_atomic_read_u64(a);
 
-	while (cur < v)
+	while (cur == SF_NONE || (int64) cur < v)
 	{
-		if (pg_atomic_compare_exchange_u64(a, &cur, v))
+		if (pg_atomic_compare_exchange_u64(a, &cur, (uint64) v))
 			break;
 	}
 }
@@ -180,17 +230,18 @@ typedef struct sf_sync_arg
 {
 	cid_sf_slot *slot;
 	int64		need;			/* the mark must cover this body */
+	Oid			relid;
 	Oid			relfilenode;
 	int64		mark;			/* out: what was written */
 } sf_sync_arg;
 
 /*
  * Under the buffer lock, with the slot's LWLock held: fold a page changed
- * by someone else (core setval()/nextval(), a restart, a rewrite) into the
- * body, then choose the mark to write: one margin above the body, the page
- * and need, and never below the previous mark (a backend may be issuing
- * bodies under it right now).  A setval() backwards is thus overwritten,
- * never followed.
+ * by someone else (a backend on the page path, a restart, a restore's
+ * setval(), a rewrite) into the state, then choose the mark to write: one
+ * margin above the state, the page and need, and never below the previous
+ * mark (a backend may be issuing bodies under it right now).  So the state
+ * never goes down, even when the page does.
  */
 static int64
 sf_mark_for(int64 page_last, void *arg)
@@ -200,10 +251,11 @@ sf_mark_for(int64 page_last, void *arg)
 	int64		base;
 
 	if (!s->loaded || page_last != s->page_value ||
-		s->relfilenode != a->relfilenode)
-		sf_atomic_max(&s->body, (uint64) Max(page_last, 0));
-	base = Max((int64) pg_atomic_read_u64(&s->body), page_last);
+		s->relid != a->relid || s->relfilenode != a->relfilenode)
+		sf_atomic_max(&s->state, page_last);
+	base = Max(sf_load(&s->state), page_last);
 	base = Max(base, a->need);
+	base = Max(base, 0);
 	a->mark = Max(base + CID_SF_MARGIN, (int64) pg_atomic_read_u64(&s->mark));
 	return a->mark;
 }
@@ -215,14 +267,14 @@ sf_mark_for(int64 page_last, void *arg)
  * record with its own commit (WAL positions are reserved in order).
  */
 static void
-sf_slot_sync(cid_sf_slot *s, Oid relid, Oid relfilenode, int64 need, bool force)
+sf_slot_sync(cid_sf_slot *s, Oid relid, Oid relfilenode, int64 need)
 {
 	LWLock	   *lock = &sf_locks[1 + s->index].lock;
 	Relation	rel;
 	sf_sync_arg a;
 
 	LWLockAcquire(lock, LW_EXCLUSIVE);
-	if (!force && s->loaded && s->relfilenode == relfilenode &&
+	if (s->loaded && s->relid == relid && s->relfilenode == relfilenode &&
 		(int64) pg_atomic_read_u64(&s->mark) >= need)
 	{
 		/* another backend did it while we waited */
@@ -231,6 +283,7 @@ sf_slot_sync(cid_sf_slot *s, Oid relid, Oid relfilenode, int64 need, bool force)
 	}
 	a.slot = s;
 	a.need = need;
+	a.relid = relid;
 	a.relfilenode = relfilenode;
 	a.mark = 0;
 	/* the caller holds RowExclusiveLock for the transaction */
@@ -239,46 +292,43 @@ sf_slot_sync(cid_sf_slot *s, Oid relid, Oid relfilenode, int64 need, bool force)
 	relation_close(rel, NoLock);
 	s->page_value = a.mark;
 	s->loaded = true;
+	s->relid = relid;
 	s->relfilenode = relfilenode;
 	pg_write_barrier();
 	pg_atomic_write_u64(&s->mark, (uint64) a.mark);
 	LWLockRelease(lock);
 }
 
-/*
- * check_page: the caller's first ID of a statement.  Core setval() (or
- * nextval()) changes the page behind the slot's back and tells no one, so
- * each statement first reads the page under a share lock: a page that is
- * not what the slot last wrote is folded in (a setval() forward is
- * honoured from the next statement on).
- */
-int64
-cid_sf_slot_next(cid_sf_slot *s, Oid relid, Oid relfilenode, int64 now_body,
-				 bool check_page)
+int
+cid_sf_slot_step(cid_sf_slot *s, Oid mark_relid, Oid relfilenode, int64 floor,
+				 int64 *next)
 {
-	uint64		cur;
-	uint64		next;
+	int64		body = 0;
+	int			rc;
 
-	if (!s->loaded || s->relfilenode != relfilenode)
-		sf_slot_sync(s, relid, relfilenode, 0, false);
-	else if (check_page)
-	{
-		Relation	rel = relation_open(relid, NoLock);
-		int64		page_last = cid_sf_page_peek(rel);
+	if (!s->loaded || s->relid != mark_relid || s->relfilenode != relfilenode)
+		sf_slot_sync(s, mark_relid, relfilenode, 0);
 
-		relation_close(rel, NoLock);
-		if (page_last != s->page_value)
-			sf_slot_sync(s, relid, relfilenode, 0, true);
-	}
-
-	cur = pg_atomic_read_u64(&s->body);
 	for (;;)
 	{
-		next = Max((uint64) now_body, cur + 1);
-		if (pg_atomic_compare_exchange_u64(&s->body, &cur, next))
+		uint64		cur = pg_atomic_read_u64(&s->state);
+		int64_t		now_ns;
+
+		/*
+		 * The state is loaded before the clock is read (as the core's
+		 * driver does): whoever issued it read the clock earlier, so a
+		 * state ahead of this reading is a clock that really went back.
+		 */
+		pg_read_barrier();
+		now_ns = cid_sf_clock_ns();
+		rc = cid_sf_decide(cur == SF_NONE ? -1 : (int64) cur, floor, now_ns, &body);
+		if (rc < 0)
+			return rc;
+		if (pg_atomic_compare_exchange_u64(&s->state, &cur, (uint64) body))
 			break;
 	}
-	if (next > pg_atomic_read_u64(&s->mark))
-		sf_slot_sync(s, relid, relfilenode, (int64) next, false);
-	return (int64) next;
+	if (body > (int64) pg_atomic_read_u64(&s->mark))
+		sf_slot_sync(s, mark_relid, relfilenode, body);
+	*next = body;
+	return rc;
 }

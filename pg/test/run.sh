@@ -120,6 +120,18 @@ run_suite() {
         diag <"$tmp/createdb.log"
         return
     fi
+    # SUITE_INIT: SQL run in the fresh database first (e.g. installing an
+    # older version and updating it: the suites' CREATE EXTENSION IF NOT
+    # EXISTS then finds the updated extension).
+    if [ -n "${SUITE_INIT:-}" ]; then
+        if "$bindir/psql" -XAtq -v ON_ERROR_STOP=1 -d chronoid_regress -c "$SUITE_INIT" >"$tmp/init.log" 2>&1; then
+            tap_ok "$label: $SUITE_INIT"
+        else
+            tap_not_ok "$label: $SUITE_INIT"
+            diag <"$tmp/init.log"
+            return
+        fi
+    fi
     # From the suites' directory: psql reads each file on standard input,
     # so \ir include/... resolves against the working directory.
     out=$(cd "$in/sql" && "$regress" --use-existing --host="$sock" --port="$port" --user=postgres \
@@ -207,6 +219,13 @@ if pgc_start 2>/dev/null; then
     started=1
     tap_ok "server starts without shared_preload_libraries"
     run_suite sql
+    # The same suites on 0.1.0 updated in place: every upgrade script
+    # must end where a fresh install does (objects, comments, behaviour).
+    for old in $(cd "$root/pg/sql" && ls chronoid--*.sql | sed -nE 's/^chronoid--([0-9.]+)\.sql$/\1/p'); do
+        [ "$old" = "$(sed -n "s/^default_version *= *'\(.*\)'/\1/p" "$root/pg/chronoid.control")" ] && continue
+        SUITE_INIT="CREATE EXTENSION chronoid VERSION '$old'; ALTER EXTENSION chronoid UPDATE" \
+            run_suite "sql-from-$old"
+    done
     run_sql16 sql16
     run_scenarios plain
 else

@@ -410,8 +410,11 @@ measure_offsets
 report_deviation 1
 
 # ------------------------------------------------------------------------
-# Phase 2: w3's clock 2 s behind (libfaketime, restarted under it); a fresh
-# sequence so that its snowflakes follow its clock at once.
+# Phase 2: w3's clock 2 s behind (libfaketime, restarted under it), minting
+# from a fresh sequence into the same tables.  The sequence is only a floor:
+# w3's IDs continue above every ID of its database's ID space (phase 1's
+# included, which 0.1.0 repeated), running ahead of its clock until the
+# clock catches up with the mark, then following it.
 # ------------------------------------------------------------------------
 if [ -z "$faketime_lib" ]; then
     ok "phase 2 # SKIP libfaketime not installed (Debian package faketime)"

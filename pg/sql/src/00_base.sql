@@ -10,6 +10,6 @@ CREATE FUNCTION @extschema@.chronoid_version()
 RETURNS pg_catalog.text
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
-AS $$ SELECT '0.1.0'::pg_catalog.text $$;
+AS $$ SELECT '0.2.0'::pg_catalog.text $$;
 COMMENT ON FUNCTION @extschema@.chronoid_version() IS
 'version of the chronoid extension';

@@ -2,18 +2,30 @@
 -- ------------------------------------------------------------------------
 -- Snowflake IDs, compatible with pgEdge snowflake 2.6: schema snowflake,
 -- 41-bit ms since 2023-01-01 | 10-bit node (GUC snowflake.node) | 12-bit
--- counter.  The sequence is the durable high-water mark (docs/postgresql.md).
+-- counter.  Every sequence of a database draws from one ID space, whose
+-- durable high-water mark is snowflake.node_mark (docs/postgresql.md).
 -- ------------------------------------------------------------------------
 
 CREATE SCHEMA snowflake;
 COMMENT ON SCHEMA snowflake IS 'pgEdge-compatible snowflake IDs (chronoid)';
 GRANT USAGE ON SCHEMA snowflake TO PUBLIC;
 
+-- The ID space of this database: last_value is the last body (ms << 12 |
+-- counter) issued from any sequence, WAL-logged up to a second ahead, so
+-- no snowflake repeats across sequences, restarts and crashes.  Only
+-- snowflake.nextval() writes it; nobody else needs any privilege on it.
+CREATE SEQUENCE snowflake.node_mark AS pg_catalog.int8 INCREMENT BY 1 MINVALUE 0 CACHE 1;
+COMMENT ON SEQUENCE snowflake.node_mark IS
+	'high-water mark of every snowflake minted in this database (ms since 2023-01-01 << 12 | counter); written only by snowflake.nextval()';
+REVOKE ALL ON SEQUENCE snowflake.node_mark FROM PUBLIC;
+-- pg_dump keeps it, so a restored database never repeats an ID.
+SELECT pg_catalog.pg_extension_config_dump('snowflake.node_mark', '');
+
 CREATE SEQUENCE snowflake.id_seq AS pg_catalog.int8 INCREMENT BY 1 CACHE 1;
 COMMENT ON SEQUENCE snowflake.id_seq IS
-	'default high-water mark of snowflake.nextval() (ms since 2023-01-01 << 12 | counter)';
+	'default sequence of snowflake.nextval(); setval() forward sets a floor for its next ID';
 GRANT USAGE ON SEQUENCE snowflake.id_seq TO PUBLIC;
--- pg_dump keeps its state, so a restored database never repeats an ID.
+-- pg_dump keeps its state (as pgEdge's).
 SELECT pg_catalog.pg_extension_config_dump('snowflake.id_seq', '');
 
 CREATE FUNCTION snowflake.nextval(pg_catalog.regclass DEFAULT 'snowflake.id_seq'::pg_catalog.regclass)
@@ -21,7 +33,7 @@ RETURNS pg_catalog.int8
 AS 'MODULE_PATHNAME', 'snowflake_nextval'
 LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL UNSAFE;
 COMMENT ON FUNCTION snowflake.nextval(pg_catalog.regclass) IS
-	'next snowflake of a sequence (default snowflake.id_seq); needs snowflake.node';
+	'next snowflake of a sequence (default snowflake.id_seq), unique across all sequences of the database; needs snowflake.node';
 
 CREATE FUNCTION snowflake.currval(pg_catalog.regclass DEFAULT 'snowflake.id_seq'::pg_catalog.regclass)
 RETURNS pg_catalog.int8
@@ -269,62 +281,72 @@ CREATE TRIGGER node_registry_dedup BEFORE INSERT ON snowflake.node_registry
 -- Apply workers fire only ALWAYS (or REPLICA) triggers.
 ALTER TABLE snowflake.node_registry ENABLE ALWAYS TRIGGER node_registry_dedup;
 
--- Called by snowflake.nextval() the first time a backend mints under a
--- number (and every 10 s after): raises when an earlier claim of
--- snowflake.node by another server is visible, else registers this
--- server's claim.  True when the claim was already there (committed),
--- false when it was made now (or cannot be, read-only).  Takes no node
--- argument: a caller can register only the number the server really uses.
-CREATE FUNCTION snowflake.check_node()
+-- The registry logic for snowflake.check_node(): raises when an earlier
+-- claim of p_node by another server is visible, else (p_insert) records
+-- this server's claim.  True when the claim was already there
+-- (committed), false when it was made now or could not be.  Not for
+-- PUBLIC: the node must come from the module's own snowflake.node.
+CREATE FUNCTION snowflake.register_node(p_node pg_catalog.int4, p_insert pg_catalog.bool)
 RETURNS pg_catalog.bool
-LANGUAGE plpgsql VOLATILE SECURITY DEFINER
+LANGUAGE plpgsql VOLATILE STRICT
 SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
-	v_node int4 := coalesce(pg_catalog.current_setting('snowflake.node', true), '0')::int4;
 	v_sysid int8;
 	v_mine snowflake.node_registry;
 	v_other snowflake.node_registry;
 BEGIN
-	IF v_node = 0 THEN
-		RAISE EXCEPTION 'snowflake.node is not set'
-			USING ERRCODE = 'object_not_in_prerequisite_state';
-	END IF;
 	SELECT c.system_identifier INTO v_sysid FROM pg_control_system() c;
 	SELECT * INTO v_mine FROM snowflake.node_registry r
-	 WHERE r.node = v_node AND r.system_identifier = v_sysid;
+	 WHERE r.node = p_node AND r.system_identifier = v_sysid;
 	-- Of two claims the earlier wins (ties: the smaller identifier), so
 	-- both servers of a race reach the same verdict.
 	SELECT * INTO v_other FROM snowflake.node_registry r
-	 WHERE r.node = v_node AND r.system_identifier <> v_sysid
+	 WHERE r.node = p_node AND r.system_identifier <> v_sysid
 	   AND (v_mine.node IS NULL
 			OR (r.claimed_at, r.system_identifier) < (v_mine.claimed_at, v_mine.system_identifier))
 	 ORDER BY r.claimed_at, r.system_identifier
 	 LIMIT 1;
 	IF FOUND THEN
 		RAISE EXCEPTION 'snowflake node % is already claimed by server "%" (system identifier %)',
-			v_node, v_other.server, v_other.system_identifier
+			p_node, v_other.server, v_other.system_identifier
 			USING ERRCODE = 'object_not_in_prerequisite_state',
 				  DETAIL = format('Server "%s" (system identifier %s, database %s) claimed node %s at %s; this server is "%s" (system identifier %s)%s.  IDs minted by both would collide.',
-								  v_other.server, v_other.system_identifier, v_other.database, v_node,
+								  v_other.server, v_other.system_identifier, v_other.database, p_node,
 								  v_other.claimed_at, snowflake.server_label(), v_sysid,
 								  CASE WHEN v_mine.node IS NULL THEN ''
 									   ELSE format(', whose own claim of %s is later', v_mine.claimed_at) END),
-				  HINT = 'Set snowflake.node to a free number (SELECT snowflake.claim_node(...) on the node that coordinates the registry returns one), or, if that server no longer mints under this number, run SELECT snowflake.release_node(' || v_node || ') there first.';
+				  HINT = 'Set snowflake.node to a free number (SELECT snowflake.claim_node(...) on the node that coordinates the registry returns one), or, if that server no longer mints under this number, run SELECT snowflake.release_node(' || p_node || ') there first.';
 	END IF;
 	IF v_mine.node IS NOT NULL THEN
 		RETURN true;
 	END IF;
-	IF pg_catalog.current_setting('transaction_read_only')::bool THEN
+	IF NOT p_insert OR pg_catalog.current_setting('transaction_read_only')::bool THEN
 		RETURN false;
 	END IF;
 	INSERT INTO snowflake.node_registry (node, system_identifier, database, server, claimed_at)
-	VALUES (v_node, v_sysid, pg_catalog.current_database(), snowflake.server_label(),
+	VALUES (p_node, v_sysid, pg_catalog.current_database(), snowflake.server_label(),
 			pg_catalog.clock_timestamp())
 	ON CONFLICT DO NOTHING;
 	RETURN false;
 END
 $fn$;
+REVOKE EXECUTE ON FUNCTION snowflake.register_node(pg_catalog.int4, pg_catalog.bool) FROM PUBLIC;
+COMMENT ON FUNCTION snowflake.register_node(pg_catalog.int4, pg_catalog.bool) IS
+	'internal to snowflake.check_node(): verify a node claim and record this server''s';
+
+-- Run by snowflake.nextval() the first time a backend mints under a
+-- number (and every 10 s after).  C, so that calling it loads the module
+-- and the node it registers is the value the server really uses (never a
+-- placeholder an ordinary role set before the module was loaded).  It
+-- records a claim only when no other session is recording one right now
+-- (a conditional lock on snowflake.node_mark, which PUBLIC cannot take),
+-- so a session idle in its transaction never blocks another's minting.
+CREATE FUNCTION snowflake.check_node()
+RETURNS pg_catalog.bool
+AS 'MODULE_PATHNAME', 'snowflake_check_node'
+LANGUAGE C VOLATILE SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp;
 COMMENT ON FUNCTION snowflake.check_node() IS
 	'verify that no other server claimed snowflake.node earlier and register this server''s claim (run by snowflake.nextval())';
 

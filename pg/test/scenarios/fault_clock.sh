@@ -91,6 +91,8 @@ after_jump="AND c >= (SELECT m.c + 2 FROM mark m WHERE m.s = f_KIND.s)"
 fl_wait_rows 1 "$(($(fl_rows 1) + 1000))" || not_ok "run 1: sessions keep inserting after the jump"
 fl_stop
 check "run 1: no client error across the jump" "$(fl_errors 1 | head -c 300)" ""
+check "run 1: the clock set back gives a WARNING naming the drift" \
+    "$([ "$(fl_clock_warnings 1)" -gt 0 ] && echo t || echo f)"
 for k in sf serial v7 ulid; do
     w=${after_jump//KIND/$k}
     got=$(q -c "SELECT (SELECT id FROM f_$k WHERE run = 1 $w ORDER BY id LIMIT 1)

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# snowflake_dump.sh — pg_dump/pg_restore keep the snowflake state: the
-# high-water mark in snowflake.id_seq (pg_extension_config_dump) and a
-# table converted with snowflake.convert_sequence_to_snowflake(); the
-# restored database mints IDs above every dumped one.  TAP on stdout; run
+# snowflake_dump.sh — pg_dump/pg_restore keep the snowflake state: the ID
+# space's mark snowflake.node_mark and snowflake.id_seq
+# (pg_extension_config_dump) and a table converted with
+# snowflake.convert_sequence_to_snowflake(); the restored database mints
+# IDs above every dumped one.  TAP on stdout; run
 # by pg/test/run.sh (PGHOST, PGPORT, PGBIN, CHRONOID_TMP set).
 set -uo pipefail
 
@@ -10,7 +11,7 @@ set -uo pipefail
 src=sf_scenario_dump
 dst=sf_scenario_restore
 dump=$CHRONOID_TMP/sf_dump.pgdump
-export PGOPTIONS="-c snowflake.node=1 -c client_min_messages=warning"
+export PGOPTIONS="-c snowflake.node=1 -c client_min_messages=error"
 n=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
 not_ok() { n=$((n + 1)); echo "not ok $n - $1"; }
@@ -24,8 +25,22 @@ if ! "$PGBIN/createdb" "$src" || ! q -d "$src" -c "CREATE EXTENSION chronoid"; t
     exit 1
 fi
 
-# The default sequence an hour ahead of the clock: only a dumped state can
-# keep the restored database's IDs above the old ones.
+# An hour of run-ahead allowed for this scenario only (put back at exit).
+set_run_ahead() {
+    # (ALTER SYSTEM knows the setting only once the module is loaded)
+    q -d postgres -c "LOAD 'chronoid'" -c "ALTER SYSTEM ${1}" -c "SELECT pg_reload_conf()" >/dev/null
+    for _ in $(seq 1 100); do
+        [ "$(q -d postgres -c "LOAD 'chronoid'" -c "SHOW snowflake.max_run_ahead")" = "$2" ] && return 0
+        sleep 0.1
+    done
+    return 1
+}
+trap 'set_run_ahead "RESET snowflake.max_run_ahead" 1s' EXIT
+set_run_ahead "SET snowflake.max_run_ahead = '2h'" 2h || not_ok "snowflake.max_run_ahead = 2h after a reload"
+
+# The default sequence an hour ahead of the clock, and with it the whole ID
+# space: only the dumped mark can keep the restored database's IDs above
+# the old ones (t_conv's own sequence holds a small serial value).
 q -d "$src" >/dev/null <<'SQL'
 CREATE TABLE t_default (id int8 PRIMARY KEY DEFAULT snowflake.nextval(), v int4);
 SELECT setval('snowflake.id_seq',
@@ -40,6 +55,7 @@ SQL
 max_default=$(q -d "$src" -c "SELECT max(id) FROM t_default")
 max_conv=$(q -d "$src" -c "SELECT max(id) FROM t_conv")
 seq_last=$(q -d "$src" -c "SELECT last_value FROM snowflake.id_seq")
+mark_last=$(q -d "$src" -c "SELECT last_value FROM snowflake.node_mark")
 
 if "$PGBIN/pg_dump" -Fc -d "$src" -f "$dump" 2>"$dump.err" &&
     "$PGBIN/createdb" "$dst" &&
@@ -52,6 +68,10 @@ fi
 
 check "snowflake.id_seq keeps its high-water mark" \
     "$(q -d "$dst" -c "SELECT last_value = $seq_last FROM snowflake.id_seq")"
+check "snowflake.node_mark keeps the ID space's mark" \
+    "$(q -d "$dst" -c "SELECT last_value = $mark_last FROM snowflake.node_mark")"
+check "converted sequence is still a small serial value (only the mark protects its IDs)" \
+    "$(q -d "$dst" -c "SELECT last_value < 1000000 FROM t_conv_id_seq")"
 check "next snowflake.nextval() is above every dumped ID" \
     "$(q -d "$dst" -c "SELECT snowflake.nextval() > $max_default")"
 check "converted column keeps its snowflake.nextval() default and bigint type" \

@@ -1,6 +1,8 @@
 -- Every object the extension creates carries a COMMENT (the list of those
 -- without one must be empty), and the objects are the expected kinds.
+SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS chronoid;
+RESET client_min_messages;
 SELECT pg_describe_object(d.classid, d.objid, d.objsubid) AS uncommented
 FROM pg_depend d
 JOIN pg_extension e ON d.refclassid = 'pg_extension'::regclass AND d.refobjid = e.oid

@@ -99,6 +99,8 @@ INSERT INTO hostile (fn, label, q, expect, needle) VALUES
 -- The node registry's functions.
 ('snowflake.server_label()', 'server_label: never NULL', $q$SELECT (snowflake.server_label() IS NOT NULL)::text$q$, 'true', NULL),
 ('snowflake.check_node()', 'check_node: node unset', $q$SELECT pg_temp.node_unset('SELECT snowflake.check_node()')$q$, '55000', 'snowflake.node'),
+('snowflake.register_node(integer,boolean)', 'register_node: NULL', $q$SELECT snowflake.register_node(NULL, true)::text$q$, 'null', NULL),
+('snowflake.register_node(integer,boolean)', 'register_node: 1024, no insert (nothing claimed)', $q$SELECT snowflake.register_node(1024, false)::text$q$, 'false', NULL),
 ('snowflake.claim_node(integer,bigint,text)', 'claim_node: 0', $q$SELECT snowflake.claim_node(0)::text$q$, '22003', 'node 0 '),
 ('snowflake.claim_node(integer,bigint,text)', 'claim_node: 1024', $q$SELECT snowflake.claim_node(1024)::text$q$, '22003', 'node 1024 '),
 ('snowflake.claim_node(integer,bigint,text)', 'claim_node: int4 min', $q$SELECT snowflake.claim_node(-2147483648)::text$q$, '22003', 'node -2147483648 '),

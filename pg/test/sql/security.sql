@@ -61,9 +61,9 @@ SELECT p.oid::regprocedure AS unpinned
   JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'chronoid'
  WHERE l.lanname NOT IN ('c', 'internal')
    AND NOT EXISTS (SELECT 1 FROM unnest(p.proconfig) c WHERE c = 'search_path=pg_catalog, pg_temp')
- ORDER BY 1;
+ ORDER BY p.oid::regprocedure::text;
 SELECT l.lanname, count(*) AS functions,
-       bool_and('search_path=pg_catalog, pg_temp' = ANY (p.proconfig)) AS all_pinned
+       count(*) FILTER (WHERE 'search_path=pg_catalog, pg_temp' = ANY (p.proconfig)) AS pinned
   FROM pg_proc p
   JOIN pg_language l ON l.oid = p.prolang
   JOIN pg_depend d ON d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e'
@@ -72,22 +72,23 @@ SELECT l.lanname, count(*) AS functions,
 
 -- 3. SECURITY DEFINER: only snowflake.check_node(), which snowflake.nextval()
 -- runs to record this server's claim of its node in a table PUBLIC may
--- only read; it takes no argument (the node is the superuser-only GUC) and
--- pins search_path.
+-- only read; it takes no argument (the node is the module's own
+-- superuser-only GUC: the function is C, so calling it loads the module)
+-- and pins search_path.
 SELECT p.oid::regprocedure AS security_definer, p.proconfig,
        pg_get_userbyid(p.proowner) = 'postgres' AS owned_by_bootstrap_superuser
   FROM pg_proc p
   JOIN pg_depend d ON d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e'
   JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'chronoid'
  WHERE p.prosecdef
- ORDER BY 1;
+ ORDER BY p.oid::regprocedure::text;
 -- Functions PUBLIC may not execute.
 SELECT p.oid::regprocedure AS not_for_public
   FROM pg_proc p
   JOIN pg_depend d ON d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e'
   JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'chronoid'
  WHERE NOT has_function_privilege('chronoid_sec_user', p.oid, 'EXECUTE')
- ORDER BY 1;
+ ORDER BY p.oid::regprocedure::text;
 
 -- 4. search_path attack: an unprivileged role plants look-alikes of the
 -- catalog functions the extension's SQL calls, a sequence named like

@@ -142,18 +142,69 @@ SELECT count(*) AS n,
 SELECT count(DISTINCT id) AS distinct_ids
   FROM (SELECT snowflake.nextval('sf_seq') AS id FROM generate_series(1, 20000)) s;
 
+-- One ID space per database: sequences never share an ID, not even in
+-- the same millisecond, and each still counts up on its own.
+CREATE SEQUENCE sf_a;
+CREATE SEQUENCE sf_b;
+SELECT count(*) FILTER (WHERE a = b) AS equal_pairs, count(*) AS pairs,
+       bool_and(a < b) AS a_before_b
+  FROM (SELECT snowflake.nextval('sf_a') AS a, snowflake.nextval('sf_b') AS b
+          FROM generate_series(1, 1000)) s;
+SELECT count(*) = count(DISTINCT id) AS unique_across_sequences,
+       bool_and(id > prev) FILTER (WHERE prev IS NOT NULL) AS each_increasing
+  FROM (SELECT id, lag(id) OVER (PARTITION BY s ORDER BY i) AS prev
+          FROM (SELECT i, s, CASE s WHEN 1 THEN snowflake.nextval('sf_a')
+                                   WHEN 2 THEN snowflake.nextval('sf_b')
+                                   ELSE snowflake.nextval() END AS id
+                  FROM generate_series(1, 3000) i, LATERAL (SELECT i % 3 + 1) x(s)) q) t;
+
+-- Moving a sequence back (setval, RESTART) never lowers the ID space:
+-- its next ID is above every ID of the database.
+SELECT greatest(snowflake.currval('sf_a'), snowflake.currval('sf_b')) AS top \gset
+SELECT setval('sf_a', 1) AS back;
+SELECT snowflake.nextval('sf_a') > :top AS above_after_setval_back;
+ALTER SEQUENCE sf_b RESTART;
+SELECT snowflake.nextval('sf_b') > snowflake.currval('sf_a') AS above_after_restart;
+
+-- After ALTER SEQUENCE and a pause, the next ID carries the clock's time
+-- and counter 0: a sequence only sets a floor, and the ID space is not
+-- pushed ahead by the change.
+ALTER SEQUENCE sf_a CACHE 7;
+SELECT pg_sleep(0.01);
+SELECT clock_timestamp() AS before \gset
+SELECT snowflake.nextval('sf_a') AS v \gset
+SELECT snowflake.get_count(:v) AS count_after_alter,
+       snowflake.to_timestamp(:v) BETWEEN date_trunc('milliseconds', :'before'::timestamptz)
+                                      AND clock_timestamp() AS time_is_the_clocks;
+DROP SEQUENCE sf_a, sf_b;
+
 -- Counter overflow: with the sequence at counter 4090 of a millisecond
--- a minute ahead of the clock, the counter carries into the time field.
+-- 900 ms ahead of the clock (within snowflake.max_run_ahead, 1 s), the
+-- counter carries into the time field.
 SELECT setval('sf_seq',
               (((extract(epoch FROM clock_timestamp()) * 1000)::int8
-                - 1672531200000 + 60000) << 12) | 4090) IS NOT NULL AS set;
+                - 1672531200000 + 900) << 12) | 4090) IS NOT NULL AS set;
 SELECT i, snowflake.get_count(id) AS count,
        snowflake.to_timestamp(id) - min(snowflake.to_timestamp(id)) OVER () AS ahead,
        id > lag(id) OVER (ORDER BY i) AS increasing
   FROM (SELECT i, snowflake.nextval('sf_seq') AS id FROM generate_series(1, 8) i) s
  ORDER BY i;
--- A clock behind the high-water mark: IDs continue from the sequence.
-SELECT snowflake.to_timestamp(snowflake.nextval('sf_seq')) > clock_timestamp() + interval '50 seconds' AS runs_ahead;
+-- A clock behind the high-water mark: IDs continue from it.
+SELECT snowflake.to_timestamp(snowflake.nextval('sf_seq')) > clock_timestamp() AS runs_ahead;
+
+-- A sequence moved further ahead than snowflake.max_run_ahead is refused
+-- (22023, naming the value), so no sequence owner can push the database's
+-- IDs into the future; moving it back (any amount) is always harmless.
+CREATE SEQUENCE sf_far;
+SELECT setval('sf_far', ((extract(epoch FROM clock_timestamp()) * 1000)::int8
+                         - 1672531200000 + 3600000) << 12) AS far \gset
+SELECT regexp_replace(regexp_replace(pg_temp.err($$SELECT snowflake.nextval('sf_far')$$),
+                                     'value [0-9]+', 'value V'),
+                      '[0-9]{4}-[0-9-]+ [0-9:.]+\+00, [0-9]+ ms', 'T, N ms') AS beyond_bound;
+SELECT strpos(pg_temp.err($$SELECT snowflake.nextval('sf_far')$$), :'far') > 0 AS names_value;
+SELECT setval('sf_far', 1) AS moved_back;
+SELECT snowflake.nextval('sf_far') > snowflake.currval('sf_seq') AS above_every_earlier;
+DROP SEQUENCE sf_far;
 
 -- Little WAL: a record per second of bodies, not per ID (core nextval()
 -- writes one per 32 values).
@@ -161,11 +212,12 @@ SELECT pg_current_wal_insert_lsn() AS wal_before \gset
 SELECT count(snowflake.nextval('sf_seq')) AS n FROM generate_series(1, 10000);
 SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), :'wal_before') < 10000 AS under_a_byte_per_id;
 
--- The page holds a mark at or above every ID handed out, so pg_dump and
--- a crash restart from above them.
+-- snowflake.node_mark holds a mark at or above every ID handed out, so
+-- pg_dump and a crash restart from above them.  Nobody mints from it.
 SELECT last_value >= (snowflake.currval('sf_seq') >> 22 << 12)
-                     + (snowflake.currval('sf_seq') & 4095) AS page_covers_ids
-  FROM sf_seq;
+                     + (snowflake.currval('sf_seq') & 4095) AS mark_covers_ids
+  FROM snowflake.node_mark;
+SELECT pg_temp.err($$SELECT snowflake.nextval('snowflake.node_mark')$$);
 
 -- nextval is not transactional: a rolled-back ID is never handed out again.
 BEGIN;
@@ -173,20 +225,21 @@ SELECT snowflake.nextval('sf_seq') AS rb \gset
 ROLLBACK;
 SELECT snowflake.nextval('sf_seq') > :rb AS after_rollback;
 
--- Read-only transactions: refused as core nextval() is, except for a
--- temporary sequence.
+-- Read-only transactions: refused as core nextval() is, for a temporary
+-- sequence too, since its IDs come from the database's ID space.
 BEGIN READ ONLY;
 SELECT pg_temp.err($$SELECT snowflake.nextval('sf_seq')$$);
 ROLLBACK;
 CREATE TEMP SEQUENCE sf_temp_seq;
 BEGIN READ ONLY;
+SELECT pg_temp.err($$SELECT snowflake.nextval('sf_temp_seq')$$);
+ROLLBACK;
 SELECT snowflake.get_node(snowflake.nextval('sf_temp_seq')) AS temp_seq_node;
-COMMIT;
 DROP SEQUENCE sf_temp_seq;
 
 -- Within one transaction: a subtransaction rolled back, ALTER and DROP of
--- the sequence after using it (the page path keeps its buffer pinned for
--- the transaction, never a relcache reference).
+-- the sequence after using it (the page path keeps the mark's buffer
+-- pinned for the transaction, never a relcache reference).
 CREATE SEQUENCE sf_tx;
 BEGIN;
 SELECT snowflake.get_node(snowflake.nextval('sf_tx')) AS in_tx;
