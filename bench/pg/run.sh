@@ -4,7 +4,8 @@
 # and then with shared_preload_libraries = 'chronoid'.  Markdown on stdout,
 # progress on stderr.  Run as root (the server runs as postgres).
 #
-# Protocol (issue 3, "Measure"), for each function f in bench/pg/*.sql:
+# Protocol (issue 3, "Measure"), for each function f in bench/pg/*.sql
+# (snowflake_nextval_own.sql: each pgbench client on its own sequence):
 #   1 session:  SELECT count(x) FROM (SELECT f x FROM generate_series(1, 1000000)) s
 #               in one psql session, median of 5 repetitions; the repetitions
 #               are interleaved (round 1 runs every function once, then round
@@ -43,6 +44,7 @@ funcs=(
     "nextval('bench_seq')|nextval"
     "gen_random_uuid()|gen_random_uuid"
     "snowflake.nextval()|snowflake_nextval"
+    "snowflake.nextval('bench_sf_0')|snowflake_nextval_own"
     "uuidv7()|uuidv7"
     "gen_ulid()|gen_ulid"
     "gen_monotonic_ulid()|gen_monotonic_ulid"
@@ -73,7 +75,8 @@ pgc_start "fsync = on" "snowflake.node = 1" "max_connections = 20"
 export PGDATABASE=chronoid_bench
 "$PGC_BIN/createdb" chronoid_bench
 psql() { "$PGC_BIN/psql" -X -q -v ON_ERROR_STOP=1 "$@"; }
-psql -c "CREATE EXTENSION chronoid" -c "CREATE SEQUENCE bench_seq"
+psql -c "CREATE EXTENSION chronoid" -c "CREATE SEQUENCE bench_seq" \
+    -c "CREATE SEQUENCE bench_sf_0" -c "CREATE SEQUENCE bench_sf_1"
 
 # Measure whatever is installed: a function this build lacks is left out.
 have=()
@@ -106,7 +109,7 @@ one_session() {
             done
         done
     } >"$drv"
-    psql -At -v ids="$ids" -f "$drv" >"$work/one_$mode.out"
+    psql -At -v ids="$ids" -v client_id=0 -f "$drv" >"$work/one_$mode.out"
     awk -v mode="$mode" '
         /^@measure/ { on = 1; next }
         on && /^@f / { f = $2; next }
