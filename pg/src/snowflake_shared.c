@@ -253,6 +253,18 @@ sf_mark_for(int64 page_last, void *arg)
 	if (!s->loaded || page_last != s->page_value ||
 		s->relid != a->relid || s->relfilenode != a->relfilenode)
 		sf_atomic_max(&s->state, page_last);
+
+	/*
+	 * A page that already covers everything the slot has issued or may
+	 * issue under its published mark is the mark as it is (the first use
+	 * after a start or a crash): nothing is written, so a call that then
+	 * fails (a clock past the layout's end) leaves no trace.
+	 */
+	if (Max(Max(sf_load(&s->state), a->need), (int64) pg_atomic_read_u64(&s->mark)) <= page_last)
+	{
+		a->mark = page_last;
+		return 0;
+	}
 	base = Max(sf_load(&s->state), page_last);
 	base = Max(base, a->need);
 	base = Max(base, 0);

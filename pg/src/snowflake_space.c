@@ -220,6 +220,7 @@ cid_sf_space_next(int64 floor, Oid seqrelid)
 	static bool slot_looked = false;
 	int64		next = 0;
 	int64_t		wait_start = 0;
+	int64		slept_us = 0;
 	bool		waited = false;
 	int			rc;
 
@@ -257,7 +258,9 @@ cid_sf_space_next(int64 floor, Oid seqrelid)
 
 		/*
 		 * The bound: as the core's wait policy, wait for the clock's next
-		 * tick, and give up on a clock that does not advance.
+		 * tick, and give up on a clock that does not advance.  The wait
+		 * counts by the clock or by the time slept, whichever is more, so
+		 * a stopped clock cannot hold a call forever.
 		 */
 		now_ns = cid_sf_clock_ns();
 		if (!waited)
@@ -265,7 +268,7 @@ cid_sf_space_next(int64 floor, Oid seqrelid)
 			waited = true;
 			wait_start = now_ns;
 		}
-		else if (now_ns - wait_start >= CID_SF_MAX_WAIT_MS * 1000000)
+		else if (Max(now_ns - wait_start, slept_us * 1000) >= CID_SF_MAX_WAIT_MS * 1000000)
 			ereport(ERROR,
 					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 					 errmsg("snowflake.nextval() waited " INT64_FORMAT " ms for the clock to advance",
@@ -273,7 +276,12 @@ cid_sf_space_next(int64 floor, Oid seqrelid)
 					 errdetail("The IDs of this database are snowflake.max_run_ahead (%d ms) "
 							   "ahead of the clock.", cid_sf_max_run_ahead)));
 		CHECK_FOR_INTERRUPTS();
-		pg_usleep(1000 - (long) ((now_ns / 1000) % 1000));
+		{
+			long		us = 1000 - (long) ((now_ns / 1000) % 1000);
+
+			pg_usleep(us);
+			slept_us += us;
+		}
 		CHECK_FOR_INTERRUPTS();
 	}
 
