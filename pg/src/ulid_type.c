@@ -9,6 +9,7 @@
 #include "common/hashfn.h"
 #include "fmgr.h"
 #include "libpq/pqformat.h"
+#include "mb/pg_wchar.h"
 #include "utils/builtins.h"
 #include "utils/sortsupport.h"
 #include "utils/timestamp.h"
@@ -65,6 +66,12 @@ ulid_datum(const cid_ulid *u)
 	return PointerGetDatum(out);
 }
 
+/*
+ * Lengths and positions in messages count characters of the server
+ * encoding, as a user counts them ("...FAé" is 26 characters, 27 bytes);
+ * the core parser works on bytes, which for 26 ASCII characters are the
+ * same.
+ */
 Datum
 chronoid_ulid_in(PG_FUNCTION_ARGS)
 {
@@ -73,6 +80,7 @@ chronoid_ulid_in(PG_FUNCTION_ARGS)
 	size_t		pos = 0;
 	cid_ulid	u;
 	int			rc = cid_ulid_parse(&u, s, len, &pos);
+	int			nchars;
 	unsigned char c;
 
 	if (rc == CID_OK)
@@ -83,32 +91,50 @@ chronoid_ulid_in(PG_FUNCTION_ARGS)
 						  errmsg("value \"%s\" is out of range for type ulid", s),
 						  errdetail("The largest ULID is 7ZZZZZZZZZZZZZZZZZZZZZZZZZ "
 									"(the first character is at most 7).")));
+	/* the length first, in characters */
+	nchars = pg_mbstrlen_with_len(s, (int) len);
+	if (nchars != CID_ULID_STRLEN)
+		ULID_INPUT_ERROR(fcinfo,
+						 (errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+						  errmsg("invalid input syntax for type ulid: \"%s\"", s),
+						  errdetail("A ULID has %d characters, not %d.",
+									CID_ULID_STRLEN, nchars)));
+	if (rc == CID_ELENGTH)
+	{
+		/* 26 characters, some of them multibyte: report the first one */
+		for (pos = 0; pos < len && !IS_HIGHBIT_SET(s[pos]); pos++)
+			;
+		rc = CID_ESYNTAX;
+	}
 	if (rc == CID_ESYNTAX && pos < len)
 	{
 		c = (unsigned char) s[pos];
-		/* a lone byte of a multibyte character must not reach the client */
+		if (IS_HIGHBIT_SET(c))
+			ULID_INPUT_ERROR(fcinfo,
+							 (errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+							  errmsg("invalid input syntax for type ulid: \"%s\"", s),
+							  errdetail("Character \"%.*s\" at position %d is not in the "
+										"Crockford base32 alphabet "
+										"(0-9 and A-Z without I, L, O, U).",
+										pg_mblen(s + pos), s + pos,
+										pg_mbstrlen_with_len(s, (int) pos) + 1)));
+		/* before a multibyte character, bytes and characters differ */
 		if (c >= 0x20 && c < 0x7f)
 			ULID_INPUT_ERROR(fcinfo,
 							 (errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
 							  errmsg("invalid input syntax for type ulid: \"%s\"", s),
-							  errdetail("Character \"%c\" at position %zu is not in the "
+							  errdetail("Character \"%c\" at position %d is not in the "
 										"Crockford base32 alphabet "
 										"(0-9 and A-Z without I, L, O, U).",
-										c, pos + 1)));
+										c, pg_mbstrlen_with_len(s, (int) pos) + 1)));
 		ULID_INPUT_ERROR(fcinfo,
 						 (errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
 						  errmsg("invalid input syntax for type ulid: \"%s\"", s),
-						  errdetail("Byte 0x%02X at position %zu is not in the "
+						  errdetail("Byte 0x%02X at position %d is not in the "
 									"Crockford base32 alphabet "
 									"(0-9 and A-Z without I, L, O, U).",
-									c, pos + 1)));
+									c, pg_mbstrlen_with_len(s, (int) pos) + 1)));
 	}
-	if (rc == CID_ELENGTH)
-		ULID_INPUT_ERROR(fcinfo,
-						 (errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
-						  errmsg("invalid input syntax for type ulid: \"%s\"", s),
-						  errdetail("A ULID has %d characters, not %zu.",
-									CID_ULID_STRLEN, len)));
 	ULID_INPUT_ERROR(fcinfo,
 					 (errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
 					  errmsg("invalid input syntax for type ulid: \"%s\"", s),
