@@ -4,7 +4,9 @@
 # and runs pg/test/scenarios/fault_load.sh with 8 clients for SOAK_SECONDS
 # (default 60) per kind of key, then fault_crash.sh and fault_clock.sh,
 # without and then with shared_preload_libraries = 'chronoid'.  Prints TAP
-# and a figures table; exits non-zero on any failure.  Run as root.
+# and a figures table, then the state-machine test (statemachine.sh) with
+# 10,000 random steps (SOAK_SM_STEPS), in both modes; exits non-zero on any
+# failure.  Run as root.
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -90,6 +92,9 @@ run_mode() {
         FAULT_FIGURES="$figures"
     scenario "$1" "$scen/fault_crash.sh"
     scenario "$1" "$scen/fault_clock.sh"
+    # The invariants under random steps: 10,000 per mode (SOAK_SM_STEPS).
+    scenario "$1" "$scen/statemachine.sh" CHRONOID_SM_STEPS="${SOAK_SM_STEPS:-10000}" \
+        CHRONOID_SM_TIMEOUT=3600
 }
 
 # shellcheck disable=SC2119 # no extra settings
