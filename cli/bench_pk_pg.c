@@ -81,6 +81,26 @@ bpk_connect(const char *conninfo, char *err, size_t errlen)
 		return NULL;
 	}
 	PQsetNoticeProcessor(conn, quiet_notices, NULL);
+
+	/*
+	 * Pin the search path first, whatever the conninfo's options or the
+	 * role's settings say: only pg_catalog (pg_temp is never searched for
+	 * functions or operators), so no function, operator or type a user
+	 * created can be chosen for a name in bench-pk's own SQL.  Key
+	 * expressions (NAME=SQL) run under it too: qualify your own functions.
+	 */
+	{
+		PGresult   *res = PQexec(conn, "SELECT pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', false)");
+
+		if (PQresultStatus(res) != PGRES_TUPLES_OK)
+		{
+			bpk_result_error(conn, res, err, errlen);
+			PQclear(res);
+			PQfinish(conn);
+			return NULL;
+		}
+		PQclear(res);
+	}
 	return conn;
 }
 

@@ -58,6 +58,7 @@ typedef struct lease_cmd
 	int64_t		kill_after_ms;	/* -1: default */
 	const char *token;
 	char	  **command;		/* run: COMMAND ARGS..., NULL-terminated */
+	bool		header_done;	/* list: the table's header is out */
 } lease_cmd;
 
 static bool
@@ -271,10 +272,21 @@ row_state(const cid_lease_row *r)
 	return r->live ? "lapsed" : "free";
 }
 
+/* The list's header, once, and only when the rows are there to follow. */
+static void
+list_header(lease_cmd *c)
+{
+	if (!c->json && !c->header_done)
+		cli_out_str("  node  state     expires_in_ms  holder                            owner\n");
+	c->header_done = true;
+}
+
 static void
 list_row(const cid_lease_row *r, void *ctx)
 {
-	const lease_cmd *c = ctx;
+	lease_cmd  *c = ctx;
+
+	list_header(c);
 
 	if (c->json)
 	{
@@ -321,11 +333,11 @@ lease_list(lease_cmd *c)
 	char		err[512];
 	int			rc;
 
-	if (!c->json)
-		cli_out_str("  node  state     expires_in_ms  holder                            owner\n");
+	/* nothing on stdout when the call fails (no header before the error) */
 	rc = cid_lease_list(&c->opts, list_row, c, err, sizeof(err));
 	if (rc < 0)
 		return fail(c, rc, err);
+	list_header(c);
 	return cli_out_flush() ? CLI_EXIT_OK : CLI_EXIT_FAIL;
 }
 

@@ -46,7 +46,7 @@ pq_err(char *errbuf, size_t errlen, const char *what, const char *msg)
 }
 
 static PGconn *
-pq_connect(const char *conninfo, int64_t timeout_ms, char *errbuf, size_t errlen)
+pq_connect_raw(const char *conninfo, int64_t timeout_ms, char *errbuf, size_t errlen)
 {
 	char		tmo[24];
 	const char *keys[] = {"dbname", "application_name", "connect_timeout", NULL};
@@ -165,6 +165,113 @@ pq_do(PGconn *conn, const char *sql, char *errbuf, size_t errlen)
 	return ok;
 }
 
+/*
+ * Every connection first pins its search path, whatever the conninfo's
+ * options or the role's settings say: with only pg_catalog (and pg_temp,
+ * which is never searched for functions or operators) on it, no function,
+ * operator or type that a user created can be chosen for a name in our
+ * SQL, however exact its match (a public.*(bigint, interval) once made a
+ * superuser's acquire run an ordinary role's code).  The statements also
+ * qualify every function and table.
+ */
+static const char pin_sql[] =
+"SELECT pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', false)";
+
+/*
+ * Trust check: the schema and chronoid's table in it, when they exist,
+ * must be owned by the connecting role or by a superuser (a role that
+ * could alter them could add a trigger or rule that runs as whoever uses
+ * the table), and the table must have the shape setup gives it: an
+ * ordinary table with exactly its columns and primary key, no trigger,
+ * rule, policy, row-level security or inheritance.  One row per problem.
+ */
+static const char trust_sql[] =
+"WITH me AS (SELECT r.oid FROM pg_catalog.pg_roles r WHERE r.rolname = CURRENT_USER),"
+" n AS (SELECT n.oid, n.nspowner FROM pg_catalog.pg_namespace n WHERE n.nspname = $1),"
+" t AS (SELECT c.* FROM pg_catalog.pg_class c, n"
+"        WHERE c.relnamespace = n.oid AND c.relname = 'node_lease')"
+" SELECT pg_catalog.format('schema %s is owned by %s, which is neither you (%s) nor a superuser',"
+"               $1, pg_catalog.pg_get_userbyid(n.nspowner), CURRENT_USER)"
+"   FROM n, pg_catalog.pg_roles o"
+"  WHERE o.oid = n.nspowner AND n.nspowner <> (SELECT oid FROM me) AND NOT o.rolsuper"
+" UNION ALL"
+" SELECT pg_catalog.format('table %s.node_lease is owned by %s, which is neither you (%s) nor a superuser',"
+"               $1, pg_catalog.pg_get_userbyid(t.relowner), CURRENT_USER)"
+"   FROM t, pg_catalog.pg_roles o"
+"  WHERE o.oid = t.relowner AND t.relowner <> (SELECT oid FROM me) AND NOT o.rolsuper"
+" UNION ALL"
+" SELECT pg_catalog.format('%s.node_lease is not an ordinary table', $1) FROM t WHERE t.relkind <> 'r'"
+" UNION ALL"
+" SELECT pg_catalog.format('table %s.node_lease has row-level security', $1) FROM t WHERE t.relrowsecurity"
+" UNION ALL"
+" SELECT pg_catalog.format('table %s.node_lease has triggers (%s)', $1, pg_catalog.string_agg(g.tgname, ', '))"
+"   FROM t JOIN pg_catalog.pg_trigger g ON g.tgrelid = t.oid AND NOT g.tgisinternal HAVING pg_catalog.count(*) > 0"
+" UNION ALL"
+" SELECT pg_catalog.format('table %s.node_lease has rules (%s)', $1, pg_catalog.string_agg(w.rulename, ', '))"
+"   FROM t JOIN pg_catalog.pg_rewrite w ON w.ev_class = t.oid HAVING pg_catalog.count(*) > 0"
+" UNION ALL"
+" SELECT pg_catalog.format('table %s.node_lease has policies (%s)', $1, pg_catalog.string_agg(p.polname, ', '))"
+"   FROM t JOIN pg_catalog.pg_policy p ON p.polrelid = t.oid HAVING pg_catalog.count(*) > 0"
+" UNION ALL"
+" SELECT pg_catalog.format('table %s.node_lease takes part in inheritance', $1)"
+"   FROM t WHERE EXISTS (SELECT 1 FROM pg_catalog.pg_inherits i"
+"                        WHERE i.inhrelid = t.oid OR i.inhparent = t.oid)"
+" UNION ALL"
+" SELECT pg_catalog.format('table %s.node_lease has other columns than chronoid lease init makes: %s', $1, cols)"
+"   FROM (SELECT pg_catalog.string_agg(a.attname || ' ' || pg_catalog.format_type(a.atttypid, NULL),"
+"                                      ', ' ORDER BY a.attnum) AS cols"
+"           FROM t JOIN pg_catalog.pg_attribute a ON a.attrelid = t.oid"
+"          WHERE a.attnum > 0 AND NOT a.attisdropped) x"
+"  WHERE cols IS NOT NULL AND cols <> 'node integer, holder text, owner text,"
+" acquired_at timestamp with time zone, renewed_at timestamp with time zone,"
+" expires_at timestamp with time zone, last_ms bigint, ttl_ms bigint'"
+" UNION ALL"
+" SELECT pg_catalog.format('table %s.node_lease has no primary key on node', $1)"
+"   FROM t WHERE NOT EXISTS (SELECT 1 FROM pg_catalog.pg_index i"
+"                            WHERE i.indrelid = t.oid AND i.indisprimary"
+"                              AND i.indnatts = 1 AND i.indkey[0] = 1)";
+
+/* Pin and check conn; false with errbuf set (refusal or failure). */
+static bool
+pq_trust(PGconn *conn, const char *schema, char *errbuf, size_t errlen)
+{
+	bool		broken;
+	PGresult   *res;
+	const char *params[1] = {schema};
+	bool		ok;
+
+	if (!pq_do(conn, pin_sql, errbuf, errlen))
+		return false;
+	res = pq_exec(conn, trust_sql, 1, params, CALL_TIMEOUT_MS, &broken, errbuf, errlen);
+	if (!res_ok(res))
+	{
+		PQclear(res);
+		return false;
+	}
+	ok = PQntuples(res) == 0;
+	if (!ok)
+		cid_lease_seterr(errbuf, errlen, "refusing to use %s: %s (it must belong to you or a "
+						 "superuser, as chronoid lease init creates it; drop it or change its owner)",
+						 schema, PQgetvalue(res, 0, 0));
+	PQclear(res);
+	return ok;
+}
+
+/* A connection whose search path is pinned and whose schema is trusted. */
+static PGconn *
+pq_connect(const char *conninfo, const char *schema, int64_t timeout_ms,
+		   char *errbuf, size_t errlen)
+{
+	PGconn	   *conn = pq_connect_raw(conninfo, timeout_ms, errbuf, errlen);
+
+	if (conn != NULL && !pq_trust(conn, schema, errbuf, errlen))
+	{
+		PQfinish(conn);
+		return NULL;
+	}
+	return conn;
+}
+
 static int64_t
 wall_ms(const cid_lease_opts *opts)
 {
@@ -235,7 +342,7 @@ call_begin(lease_cfg *c, const cid_lease_opts *opts, bool args_ok,
 		*rc = CID_EINVAL;
 		return NULL;
 	}
-	conn = pq_connect(c->conninfo, CALL_TIMEOUT_MS, errbuf, errlen);
+	conn = pq_connect(c->conninfo, c->schema, CALL_TIMEOUT_MS, errbuf, errlen);
 	if (conn == NULL)
 		*rc = CID_ELEASE_DB;
 	return conn;
@@ -273,11 +380,21 @@ cid_lease_setup(const cid_lease_opts *opts, char *errbuf, size_t errlen)
 			 "'chronoid node leases for application servers (docs/cluster.md)'",
 			 c.schema, c.schema, c.schema);
 	rc = CID_OK;
+
+	/*
+	 * The trust check ran at connect; it runs again after the CREATEs, in
+	 * their transaction, since IF NOT EXISTS takes whatever someone else
+	 * created meanwhile.
+	 */
 	if (!pq_do(conn, "BEGIN", errbuf, errlen) ||
-		!pq_do(conn, "SELECT pg_advisory_xact_lock(hashtext('chronoid.node_lease'))", errbuf, errlen) ||
+		!pq_do(conn, "SELECT pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtext('chronoid.node_lease'))", errbuf, errlen) ||
 		!pq_do(conn, sql, errbuf, errlen) ||
+		!pq_trust(conn, c.schema, errbuf, errlen) ||
 		!pq_do(conn, "COMMIT", errbuf, errlen))
+	{
+		(void) pq_do(conn, "ROLLBACK", NULL, 0);
 		rc = CID_ELEASE_DB;
+	}
 	PQfinish(conn);
 	return rc;
 }
@@ -351,7 +468,7 @@ acquire_once(PGconn *conn, const lease_cfg *c, const char *holder, const char *o
 		return rc;
 	}
 	PQclear(res);
-	res = pq_exec(conn, "SELECT to_regclass('snowflake.node_registry') IS NOT NULL",
+	res = pq_exec(conn, "SELECT pg_catalog.to_regclass('snowflake.node_registry') IS NOT NULL",
 				  0, NULL, CALL_TIMEOUT_MS, &broken, errbuf, errlen);
 	if (!res_ok(res))
 	{
@@ -370,10 +487,10 @@ acquire_once(PGconn *conn, const lease_cfg *c, const char *holder, const char *o
 	params[2] = p_grace;
 	/* The lapse test runs on the server's clock only (docs/cluster.md). */
 	snprintf(sql, sizeof(sql),
-			 "SELECT g.n, l.last_ms, l.ttl_ms FROM generate_series($1::int, $2::int) AS g(n)"
+			 "SELECT g.n, l.last_ms, l.ttl_ms FROM pg_catalog.generate_series($1::int, $2::int) AS g(n)"
 			 " LEFT JOIN %s.node_lease l ON l.node = g.n"
 			 " WHERE (l.node IS NULL OR l.expires_at + $3::bigint * interval '1 millisecond'"
-			 "        < clock_timestamp())"
+			 "        < pg_catalog.clock_timestamp())"
 			 "%s ORDER BY g.n LIMIT 1",
 			 c->schema,
 			 registry ? " AND NOT EXISTS (SELECT 1 FROM snowflake.node_registry r WHERE r.node = g.n)" : "");
@@ -390,11 +507,11 @@ acquire_once(PGconn *conn, const lease_cfg *c, const char *holder, const char *o
 
 		PQclear(res);
 		snprintf(sql, sizeof(sql),
-				 "SELECT (SELECT count(*) FROM %s.node_lease WHERE node BETWEEN $1::int AND $2::int"
-				 " AND expires_at + $3::bigint * interval '1 millisecond' >= clock_timestamp()),"
+				 "SELECT (SELECT pg_catalog.count(*) FROM %s.node_lease WHERE node BETWEEN $1::int AND $2::int"
+				 " AND expires_at + $3::bigint * interval '1 millisecond' >= pg_catalog.clock_timestamp()),"
 				 " %s",
 				 c->schema,
-				 registry ? "(SELECT count(DISTINCT node) FROM snowflake.node_registry"
+				 registry ? "(SELECT pg_catalog.count(DISTINCT node) FROM snowflake.node_registry"
 				 " WHERE node BETWEEN $1::int AND $2::int)" : "0");
 		cnt = pq_exec(conn, sql, 3, params, CALL_TIMEOUT_MS, &broken, errbuf, errlen);
 		if (res_ok(cnt))
@@ -438,8 +555,8 @@ acquire_once(PGconn *conn, const lease_cfg *c, const char *holder, const char *o
 	snprintf(sql, sizeof(sql),
 			 "INSERT INTO %s.node_lease AS t"
 			 " (node, holder, owner, acquired_at, renewed_at, expires_at, last_ms, ttl_ms)"
-			 " VALUES ($1::int, $2, $3, clock_timestamp(), clock_timestamp(),"
-			 "  clock_timestamp() + $4::bigint * interval '1 millisecond', $5::bigint, $4::bigint)"
+			 " VALUES ($1::int, $2, $3, pg_catalog.clock_timestamp(), pg_catalog.clock_timestamp(),"
+			 "  pg_catalog.clock_timestamp() + $4::bigint * interval '1 millisecond', $5::bigint, $4::bigint)"
 			 " ON CONFLICT (node) DO UPDATE SET holder = excluded.holder, owner = excluded.owner,"
 			 "  acquired_at = excluded.acquired_at, renewed_at = excluded.renewed_at,"
 			 "  expires_at = excluded.expires_at, last_ms = excluded.last_ms,"
@@ -570,7 +687,7 @@ cid_lease_acquire(cid_lease **out, const cid_lease_opts *opts, char *errbuf, siz
 		snprintf(owner, sizeof(owner), "%s:%ld", host, (long) getpid());
 	}
 
-	l->conn = pq_connect(l->conninfo, CALL_TIMEOUT_MS, errbuf, errlen);
+	l->conn = pq_connect(l->conninfo, l->schema, CALL_TIMEOUT_MS, errbuf, errlen);
 	if (l->conn == NULL)
 	{
 		lease_destroy(l, true);
@@ -654,11 +771,11 @@ forked(const cid_lease *l)
 
 /* The UPDATE shared by renewals: only an unexpired row of this holder. */
 static const char renew_sql[] =
-"UPDATE %s.node_lease SET renewed_at = clock_timestamp(),"
-" expires_at = clock_timestamp() + $3::bigint * interval '1 millisecond',"
+"UPDATE %s.node_lease SET renewed_at = pg_catalog.clock_timestamp(),"
+" expires_at = pg_catalog.clock_timestamp() + $3::bigint * interval '1 millisecond',"
 " last_ms = GREATEST(coalesce(last_ms, 0), $4::bigint), ttl_ms = $3::bigint"
-" WHERE node = $1::int AND holder = $2 AND expires_at > clock_timestamp()"
-" RETURNING (extract(epoch FROM expires_at - clock_timestamp()) * 1000)::bigint";
+" WHERE node = $1::int AND holder = $2 AND expires_at > pg_catalog.clock_timestamp()"
+" RETURNING (extract(epoch FROM expires_at - pg_catalog.clock_timestamp()) * 1000)::bigint";
 
 static int
 renew_on(cid_lease *l, PGconn **connp, char *errbuf, size_t errlen)
@@ -681,7 +798,7 @@ renew_on(cid_lease *l, PGconn **connp, char *errbuf, size_t errlen)
 	left = (atomic_load(&l->deadline_ns) - t0) / 1000000;
 	if (*connp == NULL)
 	{
-		*connp = pq_connect(l->conninfo, left < l->ttl_ms / 3 ? left : l->ttl_ms / 3,
+		*connp = pq_connect(l->conninfo, l->schema, left < l->ttl_ms / 3 ? left : l->ttl_ms / 3,
 							errbuf, errlen);
 		if (*connp == NULL)
 			return CID_ELEASE_DB;
@@ -866,10 +983,10 @@ release_on(PGconn *conn, const char *schema, uint64_t node, const char *holder,
 
 	snprintf(sql, sizeof(sql),
 			 "UPDATE %s.node_lease SET holder = '', expires_at = '-infinity',"
-			 " renewed_at = clock_timestamp(),"
+			 " renewed_at = pg_catalog.clock_timestamp(),"
 			 " last_ms = GREATEST(coalesce(last_ms, 0), $3::bigint), ttl_ms = 0"
 			 " WHERE node = $1::int AND holder = $2 AND holder <> ''"
-			 " AND expires_at > clock_timestamp() RETURNING 1",
+			 " AND expires_at > pg_catalog.clock_timestamp() RETURNING 1",
 			 schema);
 	snprintf(p_node, sizeof(p_node), "%" PRIu64, node);
 	snprintf(p_last, sizeof(p_last), "%" PRId64, last_ms);
@@ -914,7 +1031,7 @@ cid_lease_release(cid_lease *l, char *errbuf, size_t errlen)
 	stop_renewer(l);
 	cid_lease_fence(l, CID_ELEASE_RELEASED);
 	if (l->conn == NULL)
-		l->conn = pq_connect(l->conninfo, CALL_TIMEOUT_MS, errbuf, errlen);
+		l->conn = pq_connect(l->conninfo, l->schema, CALL_TIMEOUT_MS, errbuf, errlen);
 	if (l->conn == NULL)
 		rc = CID_ELEASE_DB;
 	else
@@ -1031,13 +1148,13 @@ cid_lease_list(const cid_lease_opts *opts, cid_lease_row_fn fn, void *ctx,
 		return rc;
 	snprintf(sql, sizeof(sql),
 			 "SELECT node, holder, coalesce(owner, ''),"
-			 " coalesce(to_char(acquired_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"'), ''),"
-			 " CASE WHEN isfinite(expires_at) THEN"
-			 "  to_char(expires_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"') ELSE '' END,"
-			 " CASE WHEN isfinite(expires_at) THEN"
-			 "  (extract(epoch FROM expires_at - clock_timestamp()) * 1000)::bigint END,"
+			 " coalesce(pg_catalog.to_char(acquired_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"'), ''),"
+			 " CASE WHEN pg_catalog.isfinite(expires_at) THEN"
+			 "  pg_catalog.to_char(expires_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"') ELSE '' END,"
+			 " CASE WHEN pg_catalog.isfinite(expires_at) THEN"
+			 "  (extract(epoch FROM expires_at - pg_catalog.clock_timestamp()) * 1000)::bigint END,"
 			 " coalesce(last_ms, 0), ttl_ms,"
-			 " expires_at + $1::bigint * interval '1 millisecond' >= clock_timestamp()"
+			 " expires_at + $1::bigint * interval '1 millisecond' >= pg_catalog.clock_timestamp()"
 			 " FROM %s.node_lease ORDER BY node",
 			 c.schema);
 	snprintf(p_grace, sizeof(p_grace), "%" PRId64, c.o.grace_ms);
