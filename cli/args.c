@@ -16,6 +16,7 @@ cli_args_init(cli_args *a, int argc, char **argv, int first, const char *cmd)
 	a->operands_only = false;
 	a->short_pos = 0;
 	a->noperands = 0;
+	a->nseen = 0;
 }
 
 static const cli_option *
@@ -123,8 +124,51 @@ next_short(cli_args *a, const cli_option *opts, const char **value)
 	return o->id;
 }
 
+/* An option with a value, the second time: exit 2, naming both values. */
+static int
+check_repeat(cli_args *a, const cli_option *opts, int id, const char *value)
+{
+	const cli_option *o;
+	int			i;
+
+	for (o = opts; o->id != 0 && o->id != id; o++)
+		;
+	for (i = 0; i < a->nseen; i++)
+	{
+		if (a->seen_id[i] != id)
+			continue;
+		if (o->long_name != NULL)
+			cli_error(a->cmd, "option '--%s' given twice (\"%.64s\" and \"%.64s\"): give it once",
+					  o->long_name, a->seen_value[i], value);
+		else
+			cli_error(a->cmd, "option '-%c' given twice (\"%.64s\" and \"%.64s\"): give it once",
+					  o->short_name, a->seen_value[i], value);
+		return CLI_ARG_ERROR;
+	}
+	if (a->nseen < CLI_MAX_SEEN)
+	{
+		a->seen_id[a->nseen] = id;
+		a->seen_value[a->nseen] = value;
+		a->nseen++;
+	}
+	return id;
+}
+
+static int
+next_arg(cli_args *a, const cli_option *opts, const char **value);
+
 int
 cli_next_arg(cli_args *a, const cli_option *opts, const char **value)
+{
+	int			id = next_arg(a, opts, value);
+
+	if (id > 0 && *value != NULL)
+		return check_repeat(a, opts, id, *value);
+	return id;
+}
+
+static int
+next_arg(cli_args *a, const cli_option *opts, const char **value)
 {
 	const char *arg;
 
@@ -147,7 +191,7 @@ cli_next_arg(cli_args *a, const cli_option *opts, const char **value)
 		if (arg[2] == '\0')
 		{
 			a->operands_only = true;
-			return cli_next_arg(a, opts, value);
+			return next_arg(a, opts, value);
 		}
 		return next_long(a, opts, arg, value);
 	}

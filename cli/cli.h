@@ -35,17 +35,15 @@ void		cli_error(const char *cmd, const char *fmt,...) CLI_PRINTF(2, 3);
 
 /*
  * The same with a piece of user input in it: "chronoid: CMD: WHAT" then
- * s quoted as cli_quote() does, then fmt's text and a newline.
+ * s in double quotes, with control characters, quotes, backslashes and
+ * bytes above 0x7e as C escapes (the message stays one readable line),
+ * then fmt's text and a newline.  At most CLI_ECHO_MAX bytes of s are
+ * echoed; a longer value shows as its start, "...", and its length in
+ * bytes.  The message goes out in one write.
  */
+#define CLI_ECHO_MAX 64
 void		cli_error_value(const char *cmd, const char *what, const char *s,
 							size_t len, const char *fmt,...) CLI_PRINTF(5, 6);
-
-/*
- * Write s (len bytes) to fp in double quotes, with control characters,
- * quotes, backslashes and bytes above 0x7e as C escapes: user input
- * echoed in a message stays on one line and readable.
- */
-void		cli_quote(FILE *fp, const char *s, size_t len);
 
 /* ------------------------------------------------------------------------
  * Option parsing (args.c): a small getopt_long without global state
@@ -59,6 +57,9 @@ typedef struct cli_option
 	int			id;				/* positive, returned by cli_next_arg */
 } cli_option;
 
+/* How many options with a value one command line may carry. */
+#define CLI_MAX_SEEN 32
+
 typedef struct cli_args
 {
 	int			argc;
@@ -68,6 +69,9 @@ typedef struct cli_args
 	bool		operands_only;	/* seen "--" */
 	int			short_pos;		/* inside a cluster like -n5 */
 	int			noperands;		/* gathered by cli_next_option */
+	int			nseen;			/* options with a value seen so far */
+	int			seen_id[CLI_MAX_SEEN];
+	const char *seen_value[CLI_MAX_SEEN];
 } cli_args;
 
 #define CLI_ARG_END		0		/* no more arguments */
@@ -81,7 +85,10 @@ void		cli_args_init(cli_args *a, int argc, char **argv, int first,
  * The next option (its id, with *value set when it takes one), operand or
  * the end.  "--name=value", "--name value", "-n value" and "-nvalue" all
  * work; "--" ends the options; "-" alone and a '-' followed by a digit
- * (a negative Snowflake of a 64-bit layout) are operands.
+ * (a negative Snowflake of a 64-bit layout) are operands.  An option that
+ * takes a value may be given once: a second one is an error naming both
+ * values (silently taking the last would hide a mistake such as two
+ * different --node numbers).
  */
 int			cli_next_arg(cli_args *a, const cli_option *opts, const char **value);
 

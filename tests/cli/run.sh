@@ -248,5 +248,34 @@ else
     fail "gen to a closed stdout fails" "$(cat "$tmp/err")"
 fi
 
+# A refused line of a megabyte: one short message (the value capped at 64
+# bytes and its length), written at once, not byte by byte.
+head -c 1048576 /dev/zero | tr '\0' 'x' >"$tmp/big"
+echo >>"$tmp/big"
+for sub in inspect "convert --to uuid"; do
+    # shellcheck disable=SC2086 # sub is two words for convert
+    "$bin" $sub <"$tmp/big" >/dev/null 2>"$tmp/err"
+    rc=$?
+    if [ $rc -eq 1 ] && [ "$(wc -l <"$tmp/err" | tr -d ' ')" = 1 ] && [ "$(wc -c <"$tmp/err" | tr -d ' ')" -lt 300 ] &&
+        grep -q '\.\.\." (1048576 bytes): not a known id form' "$tmp/err"; then
+        pass "$sub of a 1 MiB bad line: exit 1, one message under 300 bytes naming the length"
+    else
+        fail "$sub of a 1 MiB bad line: exit 1, one message under 300 bytes naming the length" \
+            "exit $rc, $(wc -c <"$tmp/err") bytes: $(head -c 200 "$tmp/err")"
+    fi
+done
+if command -v strace >/dev/null 2>&1; then
+    writes=$(strace -f -c -e trace=write "$bin" inspect <"$tmp/big" 2>&1 >/dev/null |
+        awk '$NF == "write" { print $4 }')
+    if [ -n "$writes" ] && [ "$writes" -le 3 ]; then
+        pass "inspect of a 1 MiB bad line makes at most 3 write calls (made $writes)"
+    else
+        fail "inspect of a 1 MiB bad line makes at most 3 write calls" "strace counted '${writes}'"
+    fi
+else
+    n=$((n + 1))
+    echo "ok $n - inspect of a 1 MiB bad line: write calls # SKIP no strace"
+fi
+
 echo "1..$n"
 [ $failed -eq 0 ]

@@ -1,0 +1,1 @@
+gen uuidv7 -n 2 --count=3

@@ -1,0 +1,1 @@
+gen snowflake --node 5 --node 6 -n 1
