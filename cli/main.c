@@ -56,11 +56,10 @@ msg_add(msgbuf *m, const char *fmt,...)
 static void
 msg_quote(msgbuf *m, const char *s, size_t len)
 {
-	size_t		shown = len > CLI_ECHO_MAX ? CLI_ECHO_MAX : len;
 	size_t		i;
 
 	msg_add(m, "\"");
-	for (i = 0; i < shown; i++)
+	for (i = 0; i < len && i < CLI_ECHO_MAX; i++)
 	{
 		unsigned char c = (unsigned char) s[i];
 
@@ -71,7 +70,7 @@ msg_quote(msgbuf *m, const char *s, size_t len)
 		else
 			msg_add(m, "%c", c);
 	}
-	if (shown < len)
+	if (len > CLI_ECHO_MAX)
 		msg_add(m, "...\" (%zu bytes)", len);
 	else
 		msg_add(m, "\"");

@@ -267,10 +267,10 @@ done
 if command -v strace >/dev/null 2>&1; then
     writes=$(strace -f -c -e trace=write "$bin" inspect <"$tmp/big" 2>&1 >/dev/null |
         awk '$NF == "write" { print $4 }')
-    if [ -n "$writes" ] && [ "$writes" -le 3 ]; then
-        pass "inspect of a 1 MiB bad line makes at most 3 write calls (made $writes)"
+    if [ -n "$writes" ] && [ "$writes" -le 10 ]; then
+        pass "inspect of a 1 MiB bad line makes at most 10 write calls, not one per byte (made $writes)"
     else
-        fail "inspect of a 1 MiB bad line makes at most 3 write calls" "strace counted '${writes}'"
+        fail "inspect of a 1 MiB bad line makes at most 10 write calls" "strace counted '${writes}'"
     fi
 else
     n=$((n + 1))
