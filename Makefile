@@ -233,11 +233,11 @@ lint: setup
 SOAK_SECONDS ?= 60
 .PHONY: soak
 soak: setup
-	@SOAK_SECONDS=$(SOAK_SECONDS) tests/soak/run.sh
+	@SOAK_SECONDS=$(SOAK_SECONDS) pg/test/soak/run.sh
 
 # chronoid across PostgreSQL nodes joined by logical replication: three
 # writers and an aggregator, clock skew, the node registry (docs/cluster.md;
 # as root, about 2 minutes).  Also part of `make check`.
 .PHONY: check-cluster
 check-cluster: setup
-	@tests/cluster/run.sh
+	@pg/test/cluster/run.sh

@@ -95,7 +95,7 @@ fi
 if [ -x pg/test/run.sh ]; then
     run_tap sql pg/test/run.sh
 fi
-[ -x tests/cluster/run.sh ] && run_tap cluster tests/cluster/run.sh
+[ -x pg/test/cluster/run.sh ] && run_tap cluster pg/test/cluster/run.sh
 
 for extra in tests/scenarios/*.sh; do
     [ -x "$extra" ] && run_tap scenario "$extra"

@@ -8,11 +8,8 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 root=$PWD
+. "$root/scripts/tap.bash"
 bin=${CHRONOID_BIN:-$root/build/chronoid}
-n=0 failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-nok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "# $l"; done; }
-skip_all() { echo "1..0 # SKIP $1"; exit 0; }
 
 [ "$(id -u)" -eq 0 ] || skip_all "bench-pk's throwaway cluster is tested as root"
 [ -x "$bin" ] || skip_all "no $bin (build it first)"
@@ -31,40 +28,40 @@ out=$tmp/out
 if "$bin" bench-pk --rows 20000 --clients 2 --out "$out" >"$tmp/stdout" 2>"$tmp/stderr"; then
     ok "bench-pk --rows 20000 --clients 2 exits 0"
 else
-    nok "bench-pk --rows 20000 --clients 2 exits 0" "$(tail -n 3 "$tmp/stderr")"
+    not_ok "bench-pk --rows 20000 --clients 2 exits 0" "$(tail -n 3 "$tmp/stderr")"
 fi
 after=$(ls -d /tmp/chronoid-bpk.* 2>/dev/null | sort)
-if [ "$before" = "$after" ]; then ok "throwaway cluster removed"; else nok "throwaway cluster removed" "left: $after"; fi
-if [ -s "$tmp/stderr" ]; then nok "stderr quiet when not a terminal" "$(head -n 3 "$tmp/stderr")"; else ok "stderr quiet when not a terminal"; fi
+if [ "$before" = "$after" ]; then ok "throwaway cluster removed"; else not_ok "throwaway cluster removed" "left: $after"; fi
+if [ -s "$tmp/stderr" ]; then not_ok "stderr quiet when not a terminal" "$(head -n 3 "$tmp/stderr")"; else ok "stderr quiet when not a terminal"; fi
 for f in bench-pk.md bench-pk.json bench-pk.png bench-pk.svg; do
-    if [ -s "$out/$f" ]; then ok "$f written"; else nok "$f written"; fi
+    if [ -s "$out/$f" ]; then ok "$f written"; else not_ok "$f written"; fi
 done
 if [ "$(head -c 8 "$out/bench-pk.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ]; then
     ok "chart is a PNG"
 else
-    nok "chart is a PNG"
+    not_ok "chart is a PNG"
 fi
-if grep -q '<svg' "$out/bench-pk.svg" && grep -q '</svg>' "$out/bench-pk.svg"; then ok "chart is an SVG"; else nok "chart is an SVG"; fi
+if grep -q '<svg' "$out/bench-pk.svg" && grep -q '</svg>' "$out/bench-pk.svg"; then ok "chart is an SVG"; else not_ok "chart is an SVG"; fi
 j=$out/bench-pk.json
-if jq -e . "$j" >/dev/null 2>&1; then ok "JSON parses"; else nok "JSON parses"; fi
+if jq -e . "$j" >/dev/null 2>&1; then ok "JSON parses"; else not_ok "JSON parses"; fi
 if jq -e '.rows == 20000 and .clients == 2 and (.server_version | length > 0) and (.settings.shared_buffers == "128MB")' "$j" >/dev/null 2>&1; then
     ok "JSON names N, K, server version, settings"
 else
-    nok "JSON names N, K, server version, settings"
+    not_ok "JSON names N, K, server version, settings"
 fi
 keys=$(jq -r '[.keys[] | select(.available) | .name] | join(",")' "$j" 2>/dev/null)
 if [ "$keys" = "bigserial,uuidv4,uuidv7,ulid,ulid_monotonic,snowflake" ]; then
     ok "every key measured"
 else
-    nok "every key measured" "got: $keys"
+    not_ok "every key measured" "got: $keys"
 fi
 bad=$(jq -r '.keys[] | select(.available) | select([.rows_per_s, .rows_per_s_last20, .wal_bytes_per_row, .batch_p99_ms,
     .pk_index_bytes, .table_bytes, .leaf_density, .latest50_ms] | any(. == null or . <= 0)) | .name' "$j" 2>/dev/null)
-if [ -z "$bad" ] && [ -n "$keys" ]; then ok "all figures positive"; else nok "all figures positive" "keys: $bad"; fi
+if [ -z "$bad" ] && [ -n "$keys" ]; then ok "all figures positive"; else not_ok "all figures positive" "keys: $bad"; fi
 if jq -e '.keys[] | select(.name == "uuidv4") | .created_at_index_bytes > 0 and .latest50_by_created_at_ms > 0' "$j" >/dev/null 2>&1; then
     ok "uuidv4's created_at index measured"
 else
-    nok "uuidv4's created_at index measured"
+    not_ok "uuidv4's created_at index measured"
 fi
 size() { jq -r --arg k "$1" '.keys[] | select(.name == $k) | .pk_index_bytes' "$j"; }
 dens() { jq -r --arg k "$1" '.keys[] | select(.name == $k) | .leaf_density' "$j"; }
@@ -76,12 +73,12 @@ if [ "$(size uuidv4)" -gt "$(size uuidv7)" ] && [ "$(size ulid)" -gt "$(size uli
    [ "$(size snowflake)" -eq "$(size bigserial)" ]; then
     ok "index sizes: bigserial = snowflake < uuidv7 = ulid_monotonic < uuidv4, ulid"
 else
-    nok "index sizes ordered" "$(jq -c '[.keys[] | {(.name): .pk_index_bytes}]' "$j")"
+    not_ok "index sizes ordered" "$(jq -c '[.keys[] | {(.name): .pk_index_bytes}]' "$j")"
 fi
 if awk -v r="$(dens uuidv4)" -v s="$(dens bigserial)" -v v="$(dens uuidv7)" 'BEGIN { exit !(r < s - 10 && v > s - 3) }'; then
     ok "leaf density: uuidv4 well below bigserial, uuidv7 close to it"
 else
-    nok "leaf density ordered" "$(jq -c '[.keys[] | {(.name): .leaf_density}]' "$j")"
+    not_ok "leaf density ordered" "$(jq -c '[.keys[] | {(.name): .leaf_density}]' "$j")"
 fi
 md=$out/bench-pk.md
 if grep -q '^| key | rows/s |' "$md" && grep -q 'Relative to bigserial' "$md" && grep -q '^| shared_buffers | 128MB |' "$md" &&
@@ -89,7 +86,7 @@ if grep -q '^| key | rows/s |' "$md" && grep -q 'Relative to bigserial' "$md" &&
    grep -q '(bench-pk.png)' "$md" && cmp -s <(grep -v '(bench-pk.png)' "$md") <(cat "$tmp/stdout"; echo); then
     ok "Markdown report: table, ratios, settings; printed on stdout too"
 else
-    nok "Markdown report structure" "$(head -n 12 "$md")"
+    not_ok "Markdown report structure" "$(head -n 12 "$md")"
 fi
 
 # 2. Bad command lines: exit 2, one line, nothing created.
@@ -99,19 +96,18 @@ expect_fail() {  # NAME CODE PATTERN ARGS...
     if [ "$rc" -eq "$code" ] && [ "$(wc -l <"$tmp/e")" -eq 1 ] && grep -q -- "$pat" "$tmp/e" && [ ! -s "$tmp/o" ]; then
         ok "$name: exit $code, one line"
     else
-        nok "$name: exit $code, one line" "exit $rc" "$(head -n 3 "$tmp/e")"
+        not_ok "$name: exit $code, one line" "exit $rc" "$(head -n 3 "$tmp/e")"
     fi
 }
 expect_fail "unknown key" 2 'unknown key "bogus"' --keys bigserial,bogus --out "$tmp/none"
 expect_fail "--clients 0" 2 'invalid --clients "0"' --clients 0 --out "$tmp/none"
 expect_fail "built-in name for an expression" 2 'built-in key' --keys 'uuidv4=gen_random_uuid()' --out "$tmp/none"
-if [ ! -e "$tmp/none" ]; then ok "no output directory left by usage errors"; else nok "no output directory left by usage errors"; fi
+if [ ! -e "$tmp/none" ]; then ok "no output directory left by usage errors"; else not_ok "no output directory left by usage errors"; fi
 
 # 3. A server of ours: runtime errors leave nothing behind.
 expect_fail "unreachable server" 1 'cannot connect' --conninfo "host=$tmp/nowhere port=1" --out "$tmp/none"
 if ! pgc_start >/dev/null 2>&1; then
-    nok "test cluster starts" "$(tail -n 5 "$PGC_LOG" 2>/dev/null)"
-    echo "1..$n"; exit 1
+    bail "test cluster starts" "$(tail -n 5 "$PGC_LOG" 2>/dev/null)"
 fi
 ci="host=$PGHOST port=$PGPORT user=postgres dbname=postgres"
 expect_fail "failing expression" 1 'key "bad": expression 1/0 fails: division by zero' \
@@ -130,28 +126,28 @@ if "$bin" bench-pk --conninfo "host=$PGHOST port=$PGPORT user=bpk_user dbname=po
           and .keys[0].leaf_density == null and .keys[0].pk_index_bytes > 0' "$tmp/user/bench-pk.json" >/dev/null 2>&1; then
     ok "ordinary role: runs; no leaf density, hidden setting reported as such"
 else
-    nok "ordinary role: runs; no leaf density, hidden setting reported as such" "$(head -n 3 "$tmp/e4")" \
+    not_ok "ordinary role: runs; no leaf density, hidden setting reported as such" "$(head -n 3 "$tmp/e4")" \
         "$(jq -c '{pgstattuple, settings}' "$tmp/user/bench-pk.json" 2>&1 | head -c 400)"
 fi
-if [ ! -e "$tmp/none" ]; then ok "no output directory left by runtime errors"; else nok "no output directory left by runtime errors"; fi
+if [ ! -e "$tmp/none" ]; then ok "no output directory left by runtime errors"; else not_ok "no output directory left by runtime errors"; fi
 if PGOPTIONS= "$bin" bench-pk --keys 'bigserial,mine=(random() * 1e15)::bigint' --rows 3000 --clients 3 \
     --out "$tmp/ext" >/dev/null 2>"$tmp/e2"; then
     ok "PG* server: bigserial and NAME=SQL"
 else
-    nok "PG* server: bigserial and NAME=SQL" "$(head -n 3 "$tmp/e2")"
+    not_ok "PG* server: bigserial and NAME=SQL" "$(head -n 3 "$tmp/e2")"
 fi
 if jq -e '[.keys[] | select(.available) | .name] == ["bigserial", "mine"] and (.keys[1].type == "bigint") and (.target | test("PG"))' \
     "$tmp/ext/bench-pk.json" >/dev/null 2>&1; then
     ok "NAME=SQL key measured with its expression's type"
 else
-    nok "NAME=SQL key measured with its expression's type"
+    not_ok "NAME=SQL key measured with its expression's type"
 fi
 # --repeat: every key once per round, the order rotated, medians kept.
 if "$bin" bench-pk --keys 'bigserial,r=(random() * 1e15)::bigint' --rows 2000 --repeat 3 \
     --out "$tmp/rep" >"$tmp/rep.md" 2>"$tmp/e3"; then
     ok "--repeat 3 exits 0"
 else
-    nok "--repeat 3 exits 0" "$(head -n 3 "$tmp/e3")"
+    not_ok "--repeat 3 exits 0" "$(head -n 3 "$tmp/e3")"
 fi
 # Places per round: (1,2) (2,1) (1,2); the reported figure is one of the
 # rounds' and the median one (lower middle of three).
@@ -160,14 +156,13 @@ if jq -e '.repeat == 3 and ([.keys[] | [.rounds[].place]] == [[1, 2, 1], [2, 1, 
     "$tmp/rep/bench-pk.json" >/dev/null 2>&1; then
     ok "--repeat: order rotated each round, medians reported"
 else
-    nok "--repeat: order rotated each round, medians reported" "$(jq -c '[.keys[] | {name, rows_per_s_last20, rounds}]' "$tmp/rep/bench-pk.json" 2>&1 | head -c 600)"
+    not_ok "--repeat: order rotated each round, medians reported" "$(jq -c '[.keys[] | {name, rows_per_s_last20, rounds}]' "$tmp/rep/bench-pk.json" 2>&1 | head -c 600)"
 fi
-if grep -q '^| key | round 1 | round 2 | round 3 |$' "$tmp/rep.md"; then ok "--repeat: per-round table in the report"; else nok "--repeat: per-round table in the report"; fi
+if grep -q '^| key | round 1 | round 2 | round 3 |$' "$tmp/rep.md"; then ok "--repeat: per-round table in the report"; else not_ok "--repeat: per-round table in the report"; fi
 expect_fail "--repeat 10" 2 'invalid --repeat "10"' --repeat 10 --out "$tmp/none"
 
 left=$(psql -XAtq -c "SELECT count(*) FROM pg_namespace WHERE nspname LIKE 'chronoid_bench%'" -c \
     "SELECT count(*) FROM pg_extension WHERE extname <> 'plpgsql'" -c "SELECT count(*) FROM pg_class WHERE relowner IN ('bpk_nopriv'::regrole, 'bpk_user'::regrole)" 2>&1 | tr '\n' ' ')
-if [ "$left" = "0 0 0 " ]; then ok "nothing left on the server (schema, tables, pgstattuple)"; else nok "nothing left on the server" "got: $left"; fi
+if [ "$left" = "0 0 0 " ]; then ok "nothing left on the server (schema, tables, pgstattuple)"; else not_ok "nothing left on the server" "got: $left"; fi
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_done

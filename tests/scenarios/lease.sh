@@ -8,32 +8,23 @@
 # Binaries from $BUILD (default build/): chronoid and tests/lease_minter.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
+. scripts/tap.bash
 export TZ=UTC LC_ALL=C
 BUILD=${BUILD:-build}
 bin=$PWD/$BUILD/chronoid
 minter=$PWD/$BUILD/tests/lease_minter
 
 if ! command -v pg_config >/dev/null 2>&1 || [ ! -x "$(pg_config --bindir)/initdb" ]; then
-    echo "1..0 # SKIP PostgreSQL server binaries not installed"
-    exit 0
+    skip_all "PostgreSQL server binaries not installed"
 fi
 if [ ! -x "$bin" ] || [ ! -x "$minter" ]; then
     make -s --no-print-directory BUILD="$BUILD" cli "$BUILD/tests/lease_minter" >/dev/null 2>&1 || {
-        echo "not ok 1 - build $bin and $minter"; echo "1..1"; exit 1; }
+        bail "build $bin and $minter"; }
 fi
-
-n=0 failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-nok() {
-    n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; shift
-    local l; for l in "$@"; do printf '%s\n' "$l" | sed 's/^/#   /'; done
-}
-# t NAME CONDITION-COMMAND [DIAGNOSTIC...]
-t() { local name=$1 cond=$2; shift 2; if eval "$cond"; then ok "$name"; else nok "$name" "$@"; fi; }
 
 . scripts/pgcluster.sh
 if ! pgc_start >/dev/null; then
-    echo "not ok 1 - start a throwaway PostgreSQL cluster"; echo "1..1"; exit 1
+    bail "start a throwaway PostgreSQL cluster"
 fi
 work=$PGC_DIR/lease
 mkdir -p "$work"
@@ -45,11 +36,11 @@ now_ms() { date +%s%3N; }
 # --- init -----------------------------------------------------------------
 out=$("$bin" lease init 2>&1); rc=$?
 out2=$("$bin" lease init 2>&1); rc2=$?
-t "lease init creates chronoid.node_lease, and again is a no-op" \
+ok_if "lease init creates chronoid.node_lease, and again is a no-op" \
     '[ $rc -eq 0 ] && [ $rc2 -eq 0 ] && [ "$(q "SELECT to_regclass('"'"'chronoid.node_lease'"'"') IS NOT NULL")" = t ]' \
     "rc=$rc $out" "rc=$rc2 $out2"
 out=$("$bin" lease acquire --schema nosuch 2>&1); rc=$?
-t "acquire without init: one line naming the fix" \
+ok_if "acquire without init: one line naming the fix" \
     '[ $rc -eq 1 ] && [[ $out == *"run '"'"'chronoid lease init'"'"'"* ]] && [ "$(wc -l <<<"$out")" -eq 1 ]' "rc=$rc $out"
 
 # --- 8 processes at once ----------------------------------------------------
@@ -61,14 +52,14 @@ done
 allok=yes
 for p in "${pids[@]}"; do wait "$p" || allok=no; done
 nodes=$(cat "$work"/acq.* | awk '{print $1}' | sort -n)
-t "8 concurrent acquires all succeed" '[ $allok = yes ]' "$(cat "$work"/acq.*)"
-t "8 concurrent acquires get 8 distinct numbers, the lowest free ones (1..8)" \
+ok_if "8 concurrent acquires all succeed" '[ $allok = yes ]' "$(cat "$work"/acq.*)"
+ok_if "8 concurrent acquires get 8 distinct numbers, the lowest free ones (1..8)" \
     '[ "$(sort -un <<<"$nodes" | tr "\n" " ")" = "1 2 3 4 5 6 7 8 " ]' "got: $(tr '\n' ' ' <<<"$nodes")"
-t "the table shows 8 live rows with 8 distinct holders" \
+ok_if "the table shows 8 live rows with 8 distinct holders" \
     '[ "$(q "SELECT count(*), count(DISTINCT holder) FROM chronoid.node_lease WHERE holder <> '"''"' AND expires_at > clock_timestamp()")" = "8|8" ]' \
     "$(q 'SELECT * FROM chronoid.node_lease')"
 held=$("$bin" lease list | grep -c ' held ')
-t "lease list shows them held" '[ "$held" -eq 8 ]' "$("$bin" lease list)"
+ok_if "lease list shows them held" '[ "$held" -eq 8 ]' "$("$bin" lease list)"
 
 # --- renew, release by token ------------------------------------------------
 read -r n3 tok3 < <(grep -h '^3 ' "$work"/acq.*)
@@ -77,38 +68,38 @@ before=$(q "SELECT expires_at FROM chronoid.node_lease WHERE node = 5")
 sleep 0.2
 out=$("$bin" lease renew "$tok5" --node 5 2>&1); rc=$?
 after=$(q "SELECT expires_at FROM chronoid.node_lease WHERE node = 5")
-t "renew by token extends expires_at" \
+ok_if "renew by token extends expires_at" \
     '[ $rc -eq 0 ] && [[ $out == "node 5 renewed: expires in "* ]] && [ "$(q "SELECT '"'$after'"'::timestamptz > '"'$before'"'::timestamptz")" = t ]' \
     "rc=$rc $out; before $before after $after"
 out=$("$bin" lease renew 0123456789abcdef0123456789abcdef --node 5 2>&1); rc=$?
 out2=$("$bin" lease renew "$tok3" --node 5 2>&1); rc2=$?
-t "renew with a wrong token fails (exit 1, one line)" \
+ok_if "renew with a wrong token fails (exit 1, one line)" \
     '[ $rc -eq 1 ] && [ $rc2 -eq 1 ] && [[ $out == *"not held by this token"* ]] && [ "$(q "SELECT holder FROM chronoid.node_lease WHERE node = 5")" = "$tok5" ]' \
     "rc=$rc $out" "rc=$rc2 $out2"
 out=$("$bin" lease release "$tok3" --node 3 2>&1); rc=$?
 out2=$("$bin" lease acquire 2>&1); rc2=$?
-t "release frees the number at once: the next acquire gets 3" \
+ok_if "release frees the number at once: the next acquire gets 3" \
     '[ $rc -eq 0 ] && [ $rc2 -eq 0 ] && [ "${out2%% *}" = 3 ]' "release rc=$rc $out" "acquire rc=$rc2 $out2"
 out=$("$bin" lease release "$tok3" --node 3 2>&1); rc=$?
-t "releasing again with the old token fails" '[ $rc -eq 1 ]' "rc=$rc $out"
+ok_if "releasing again with the old token fails" '[ $rc -eq 1 ]' "rc=$rc $out"
 
 # --- a full range, usage errors ---------------------------------------------
 out=$("$bin" lease acquire --range 1-8 2>&1); rc=$?
-t "range full: exit 1 naming the range and how many are held" \
+ok_if "range full: exit 1 naming the range and how many are held" \
     '[ $rc -eq 1 ] && [[ $out == *"no free node number in 1..8: 8 held by leases"* ]]' "rc=$rc $out"
 "$bin" lease acquire --range 9-3 >/dev/null 2>&1; r1=$?
 "$bin" lease renew --node 3 >/dev/null 2>&1; r2=$?
 "$bin" lease acquire --ttl 10parsecs >/dev/null 2>&1; r3=$?
 "$bin" lease acquire --range 5-2000 >/dev/null 2>&1; r4=$?
 "$bin" lease frobnicate >/dev/null 2>&1; r5=$?
-t "bad command lines exit 2" '[ "$r1$r2$r3$r4$r5" = 22222 ]' "got $r1 $r2 $r3 $r4 $r5"
+ok_if "bad command lines exit 2" '[ "$r1$r2$r3$r4$r5" = 22222 ]' "got $r1 $r2 $r3 $r4 $r5"
 
 # --- a lapsed lease is never revived; grace before reuse --------------------
 read -r ln ltok < <("$bin" lease acquire --ttl 1s --grace 2s --range 900-900)
 sleep 1.3
 out=$("$bin" lease renew "$ltok" --node 900 2>&1); rc=$?
 out2=$("$bin" lease acquire --ttl 1s --grace 2s --range 900-900 2>&1); rc2=$?
-t "a lapsed lease cannot be renewed, and is not handed on within grace" \
+ok_if "a lapsed lease cannot be renewed, and is not handed on within grace" \
     '[ "$ln" = 900 ] && [ $rc -eq 1 ] && [[ $out == *"lapsed"* ]] && [ $rc2 -eq 1 ]' "rc=$rc $out" "rc=$rc2 $out2"
 
 # --- database servers' claims (snowflake.node_registry) ---------------------
@@ -117,7 +108,7 @@ q "CREATE SCHEMA snowflake; CREATE TABLE snowflake.node_registry (node int, syst
 out=$("$bin" lease acquire --range 970-971 2>&1); rc=$?
 out2=$("$bin" lease acquire --range 970-970 2>&1); rc2=$?
 q "DROP SCHEMA snowflake CASCADE" >/dev/null
-t "a number claimed in snowflake.node_registry is never leased" \
+ok_if "a number claimed in snowflake.node_registry is never leased" \
     '[ $rc -eq 0 ] && [ "${out%% *}" = 971 ] && [ $rc2 -eq 1 ] && [[ $out2 == *"1 claimed by database servers"* ]]' \
     "rc=$rc $out" "rc=$rc2 $out2"
 
@@ -126,14 +117,14 @@ q "INSERT INTO chronoid.node_lease (node, holder, expires_at, last_ms, ttl_ms)
    VALUES (980, '', '-infinity', $(($(now_ms) + 60000)), 0),
           (981, '', '-infinity', $(($(now_ms) + 700)), 0)" >/dev/null
 out=$("$bin" lease acquire --range 980-980 2>&1); rc=$?
-t "previous holder's IDs far ahead of this clock: acquire refuses (exit 1, clocks named)" \
+ok_if "previous holder's IDs far ahead of this clock: acquire refuses (exit 1, clocks named)" \
     '[ $rc -eq 1 ] && [[ $out == *"ahead of this host"* ]] && [ "$(q "SELECT holder FROM chronoid.node_lease WHERE node = 980")" = "" ]' "rc=$rc $out"
 nb=$(q "SELECT last_ms + ttl_ms FROM chronoid.node_lease WHERE node = 981")
 "$minter" 3000 2000 981-981 0 3 >"$work/m981" 2>&1; rc=$?
 first=$(awk '$1 == "id" {print $3; exit}' "$work/m981")
-t "previous holder's IDs slightly ahead: the new holder's first ID comes after them" \
+ok_if "previous holder's IDs slightly ahead: the new holder's first ID comes after them" \
     '[ $rc -eq 0 ] && [ -n "$first" ] && [ "$first" -gt "$nb" ]' "rc=$rc not_before=$nb" "$(cat "$work/m981")"
-t "a released row keeps the holder's last ms (ttl 0) for the next holder" \
+ok_if "a released row keeps the holder's last ms (ttl 0) for the next holder" \
     '[ "$(q "SELECT holder = '"''"' AND ttl_ms = 0 AND last_ms >= $first FROM chronoid.node_lease WHERE node = 981")" = t ]' \
     "$(q 'SELECT * FROM chronoid.node_lease WHERE node = 981')"
 
@@ -149,12 +140,12 @@ kill -STOP "$apid"
 t_stop=$(now_ms)
 renewed=$(q "SELECT renewed_at > acquired_at FROM chronoid.node_lease WHERE node = 950")
 exp=$(q "SELECT (extract(epoch FROM expires_at) * 1000)::bigint FROM chronoid.node_lease WHERE node = 950")
-t "A holds node 950 and renewed it in the background" '[ "$(head -n 1 "$work/A" | cut -d" " -f1-2)" = "node 950" ] && [ "$renewed" = t ]' \
+ok_if "A holds node 950 and renewed it in the background" '[ "$(head -n 1 "$work/A" | cut -d" " -f1-2)" = "node 950" ] && [ "$renewed" = t ]' \
     "$(head -n 3 "$work/A")" "renewed=$renewed"
 sleep "$(awk -v d=$((exp + 500 - $(now_ms))) 'BEGIN { print (d > 0 ? d / 1000 : 0) }')"
 t_try=$(now_ms)
 out=$("$bin" lease acquire --ttl 3s --grace 2s --range 950-950 2>&1); rc=$?
-t "B cannot take node 950 after A's expiry but within grace" \
+ok_if "B cannot take node 950 after A's expiry but within grace" \
     '[ $rc -eq 1 ] && [[ $out == *"no free node number in 950..950: 1 held"* ]] && [ "$t_try" -gt "$exp" ] && [ "$t_try" -lt $((exp + 1500)) ]' \
     "rc=$rc $out" "tried at expiry+$((t_try - exp)) ms"
 bout=
@@ -164,25 +155,25 @@ for _ in $(seq 60); do
     sleep 0.1
 done
 b_acq=$(q "SELECT (extract(epoch FROM acquired_at) * 1000)::bigint FROM chronoid.node_lease WHERE node = 950")
-t "B takes node 950 once expiry + grace has passed on the server clock" \
+ok_if "B takes node 950 once expiry + grace has passed on the server clock" \
     '[ "${bout%% *}" = 950 ] && [ "$b_acq" -ge $((exp + 2000)) ]' "B: $bout; acquired at expiry+$((b_acq - exp)) ms"
 t_cont=$(now_ms)
 kill -CONT "$apid"
 wait "$apid"; arc=$?
 max_id=$(awk '$1 == "id" && $3 > m {m = $3} END {printf "%.0f\n", m}' "$work/A")
 after=$(awk -v c="$t_cont" '$1 == "id" && $3 >= c' "$work/A" | wc -l)
-t "A, resumed, stops with 'lease expired' and exit 3" \
+ok_if "A, resumed, stops with 'lease expired' and exit 3" \
     '[ $arc -eq 3 ] && grep -qx "stopped node lease expired" "$work/A"' "exit $arc" "$(tail -n 4 "$work/A")"
-t "A minted no ID after resuming: every ID it printed is before its expiry" \
+ok_if "A minted no ID after resuming: every ID it printed is before its expiry" \
     '[ "$after" -eq 0 ] && [ "$max_id" -lt "$exp" ] && [ "$max_id" -gt $((t_stop - 1000)) ]' \
     "IDs after resume: $after; last ID at $max_id, expiry $exp, stopped at $t_stop"
-t "A's renewal does not revive the lease: B still holds node 950" \
+ok_if "A's renewal does not revive the lease: B still holds node 950" \
     'grep -qx "renew node lease expired" "$work/A" && grep -q "^server renew node lease lost" "$work/A" && [ "$(q "SELECT holder FROM chronoid.node_lease WHERE node = 950")" = "${bout#* }" ]' \
     "$(tail -n 4 "$work/A")"
 
 # --- lease run ----------------------------------------------------------------
 out=$("$bin" lease run --range 960-960 -- sh -c 'echo "node=$CHRONOID_NODE"; exit 7' 2>&1); rc=$?
-t "lease run: the command sees CHRONOID_NODE, its exit status is passed on, the number released" \
+ok_if "lease run: the command sees CHRONOID_NODE, its exit status is passed on, the number released" \
     '[ $rc -eq 7 ] && [ "$out" = "node=960" ] && [ "$(q "SELECT holder FROM chronoid.node_lease WHERE node = 960")" = "" ]' "rc=$rc $out"
 
 # The lease is taken away (as by an operator or a new holder): SIGTERM at once.
@@ -194,7 +185,7 @@ q "UPDATE chronoid.node_lease SET holder = 'someone else' WHERE node = 961" >/de
 t0=$(now_ms)
 for _ in $(seq 60); do kill -0 "$rpid" 2>/dev/null || break; sleep 0.1; done
 wait "$rpid"; rc=$?
-t "lease run: a lost lease stops the command (SIGTERM) and exits 1" \
+ok_if "lease run: a lost lease stops the command (SIGTERM) and exits 1" \
     '[ $rc -eq 1 ] && ! kill -0 "$(cat "$work/pid961")" 2>/dev/null && [ $(($(now_ms) - t0)) -lt 2500 ] && grep -q "could not be renewed" "$work/run961"' \
     "rc=$rc after $(($(now_ms) - t0)) ms" "$(cat "$work/run961")"
 
@@ -210,9 +201,8 @@ for _ in $(seq 80); do kill -0 "$rpid" 2>/dev/null || break; sleep 0.1; done
 t_end=$(now_ms)
 wait "$rpid"; rc=$?
 q "ALTER TABLE chronoid.node_lease_away RENAME TO node_lease" >/dev/null
-t "lease run: renewals failing, a command that ignores SIGTERM is killed by the deadline" \
+ok_if "lease run: renewals failing, a command that ignores SIGTERM is killed by the deadline" \
     '[ $rc -eq 1 ] && ! kill -0 "$(cat "$work/pid962")" 2>/dev/null && [ "$t_end" -le $((exp + 3000 + 300)) ] && grep -q "could not be renewed" "$work/run962"' \
     "rc=$rc ended $((t_end - exp)) ms after the last known expiry" "$(cat "$work/run962")"
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_done

@@ -9,34 +9,26 @@
 # `lease list` prints nothing on stdout when it fails.  Prints TAP.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
+. scripts/tap.bash
 export TZ=UTC LC_ALL=C
 BUILD=${BUILD:-build}
 bin=$PWD/$BUILD/chronoid
 
 if ! command -v pg_config >/dev/null 2>&1 || [ ! -x "$(pg_config --bindir)/initdb" ]; then
-    echo "1..0 # SKIP PostgreSQL server binaries not installed"
-    exit 0
+    skip_all "PostgreSQL server binaries not installed"
 fi
 if [ "$(id -u)" -ne 0 ]; then
-    echo "1..0 # SKIP must run as root (the server runs as postgres; roles are created)"
-    exit 0
+    skip_all "must run as root (the server runs as postgres; roles are created)"
 fi
 if [ ! -x "$bin" ]; then
     make -s --no-print-directory BUILD="$BUILD" cli >/dev/null 2>&1 || {
-        echo "not ok 1 - build $bin"; echo "1..1"; exit 1; }
+        bail "build $bin"; }
 fi
 
-n=0 failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-nok() {
-    n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; shift
-    local l; for l in "$@"; do printf '%s\n' "$l" | sed 's/^/#   /'; done
-}
-t() { local name=$1 cond=$2; shift 2; if eval "$cond"; then ok "$name"; else nok "$name" "$@"; fi; }
 
 . scripts/pgcluster.sh
 if ! pgc_start "log_statement = 'all'" "log_line_prefix = '%c %a '" >/dev/null; then
-    echo "not ok 1 - start a throwaway PostgreSQL cluster"; echo "1..1"; exit 1
+    bail "start a throwaway PostgreSQL cluster"
 fi
 q() { psql -XAtq -v ON_ERROR_STOP=1 "$@" 2>&1; }
 qs() { psql -XAtq -v ON_ERROR_STOP=1 "$@"; }
@@ -96,30 +88,30 @@ $$ BEGIN PERFORM public.pwn('current_setting(text)'); RETURN pg_catalog.current_
 -- The database's sessions search public first, ahead of pg_catalog.
 ALTER DATABASE victim SET search_path = public, pg_catalog;
 SQL
-t "setup: the attacker owns public and the database's search_path puts it first" \
+ok_if "setup: the attacker owns public and the database's search_path puts it first" \
     '[ "$(q -d victim -c "SHOW search_path")" = "public, pg_catalog" ] && [ "$(pwned)" = "f 0" ]' "$(pwned)" "$(cat "$PGC_DIR/plant.log")"
 # The planted objects do work: a superuser using them unqualified escalates.
 q -d victim -c "SELECT clock_timestamp()" >/dev/null
-t "control: an unqualified call by a superuser does run the planted function (and escalates)" \
+ok_if "control: an unqualified call by a superuser does run the planted function (and escalates)" \
     '[ "$(pwned)" = "t 1" ]' "$(pwned)"
 q -d victim -c "TRUNCATE public.pwn_log" -c "ALTER ROLE attacker NOSUPERUSER" >/dev/null
 
 # --- Every lease subcommand, run by the superuser ------------------------------
 out=$("$bin" lease init --conninfo "$super" 2>&1); rc=$?
-t "lease init in the attacker's database (as superuser)" '[ $rc -eq 0 ]' "rc=$rc $out"
+ok_if "lease init in the attacker's database (as superuser)" '[ $rc -eq 0 ]' "rc=$rc $out"
 read -r node tok < <("$bin" lease acquire --conninfo "$super" 2>&1)
-t "lease acquire" '[ -n "$tok" ]' "node=$node tok=$tok"
+ok_if "lease acquire" '[ -n "$tok" ]' "node=$node tok=$tok"
 out=$("$bin" lease renew "$tok" --node "$node" --conninfo "$super" 2>&1); r1=$?
 out2=$("$bin" lease list --conninfo "$super" 2>&1); r2=$?
 out3=$("$bin" lease release "$tok" --node "$node" --conninfo "$super" 2>&1); r3=$?
 out4=$("$bin" lease run --conninfo "$super" -- true 2>&1); r4=$?
-t "lease renew, list, release, run" '[ "$r1$r2$r3$r4" = 0000 ]' "$r1 $out" "$r2 $out2" "$r3 $out3" "$r4 $out4"
-t "no planted function or operator ran, and the attacker is no superuser" '[ "$(pwned)" = "f 0" ]' \
+ok_if "lease renew, list, release, run" '[ "$r1$r2$r3$r4" = 0000 ]' "$r1 $out" "$r2 $out2" "$r3 $out3" "$r4 $out4"
+ok_if "no planted function or operator ran, and the attacker is no superuser" '[ "$(pwned)" = "f 0" ]' \
     "$(pwned)" "$(q -d victim -c "SELECT string_agg(DISTINCT what, ', ') FROM public.pwn_log")"
 
 # bench-pk in the same database (its own schema; built-in keys)
 out=$("$bin" bench-pk --conninfo "$super" --keys bigserial,uuidv4 --rows 500 --clients 1 --out "$PGC_DIR/bpk" 2>&1); rc=$?
-t "bench-pk in the attacker's database: runs, and nothing planted ran" '[ $rc -eq 0 ] && [ "$(pwned)" = "f 0" ]' \
+ok_if "bench-pk in the attacker's database: runs, and nothing planted ran" '[ $rc -eq 0 ] && [ "$(pwned)" = "f 0" ]' \
     "rc=$rc $(tail -n 3 <<<"$out")" "$(pwned)" "$(q -d victim -c "SELECT string_agg(DISTINCT what, ', ') FROM public.pwn_log")"
 
 # --- Every connection's first statement pins the search path ------------------
@@ -129,7 +121,7 @@ firsts=$(awk '($2 == "chronoid-lease" || $2 == "chronoid-bench-pk") && /LOG:  (s
                  if (!($1 in seen)) { seen[$1] = 1; sub(/^.*LOG:  (statement|execute [^:]*): /, ""); print } }' "$log")
 nsess=$(grep -c . <<<"$firsts")
 bad=$(grep -v -c -F "SELECT pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', false)" <<<"$firsts")
-t "every one of the $nsess lease and bench-pk sessions pins search_path first" \
+ok_if "every one of the $nsess lease and bench-pk sessions pins search_path first" \
     '[ "$nsess" -ge 8 ] && [ "$bad" -eq 0 ]' "$(grep -v -F "set_config('search_path'" <<<"$firsts" | head -n 5)"
 
 # --- Objects someone else created first ----------------------------------------
@@ -151,10 +143,10 @@ CREATE TRIGGER trg BEFORE INSERT OR UPDATE ON chronoid.node_lease FOR EACH ROW E
 SQL
 out=$("$bin" lease init --conninfo "dbname=victim2" 2>&1); rc=$?
 out2=$("$bin" lease acquire --conninfo "dbname=victim2" 2>&1); rc2=$?
-t "a schema the attacker created first: init and acquire refused, naming the owner" \
+ok_if "a schema the attacker created first: init and acquire refused, naming the owner" \
     '[ $rc -ne 0 ] && [ $rc2 -ne 0 ] && [[ $out == *"schema chronoid is owned by attacker"* ]] && [[ $out2 == *"owned by attacker"* ]]' \
     "rc=$rc $out" "rc=$rc2 $out2"
-t "its trigger never ran" '[ "$(q -d victim2 -c "SELECT count(*) FROM public.pwn_log")" = 0 ] &&
+ok_if "its trigger never ran" '[ "$(q -d victim2 -c "SELECT count(*) FROM public.pwn_log")" = 0 ] &&
     [ "$(q -d victim2 -c "SELECT rolsuper FROM pg_roles WHERE rolname = '"'attacker'"'")" = f ]'
 
 # A trusted schema, but a table the attacker created in it (CREATE granted).
@@ -164,7 +156,7 @@ q -d victim2 -U attacker -c "CREATE TABLE chronoid.node_lease (node int PRIMARY 
     last_ms bigint, ttl_ms bigint NOT NULL DEFAULT 0)" \
     -c "CREATE TRIGGER trg BEFORE INSERT OR UPDATE ON chronoid.node_lease FOR EACH ROW EXECUTE FUNCTION public.trg()" >/dev/null
 out=$("$bin" lease acquire --conninfo "dbname=victim2" 2>&1); rc=$?
-t "a table the attacker created in a trusted schema: refused, naming the owner; the trigger never ran" \
+ok_if "a table the attacker created in a trusted schema: refused, naming the owner; the trigger never ran" \
     '[ $rc -ne 0 ] && [[ $out == *"table chronoid.node_lease is owned by attacker"* ]] && [ "$(q -d victim2 -c "SELECT count(*) FROM public.pwn_log")" = 0 ]' \
     "rc=$rc $out"
 
@@ -174,22 +166,21 @@ q -d victim2 -c "DROP TABLE chronoid.node_lease" -c "CREATE TABLE chronoid.node_
     last_ms bigint, ttl_ms bigint NOT NULL DEFAULT 0)" \
     -c "CREATE TRIGGER trg BEFORE INSERT ON chronoid.node_lease FOR EACH ROW EXECUTE FUNCTION public.trg()" >/dev/null
 out=$("$bin" lease acquire --conninfo "dbname=victim2" 2>&1); rc=$?
-t "a lease table with a trigger is refused, naming it" '[ $rc -ne 0 ] && [[ $out == *"has triggers (trg)"* ]]' "rc=$rc $out"
+ok_if "a lease table with a trigger is refused, naming it" '[ $rc -ne 0 ] && [[ $out == *"has triggers (trg)"* ]]' "rc=$rc $out"
 q -d victim2 -c "DROP TABLE chronoid.node_lease" -c "CREATE TABLE chronoid.node_lease (node int PRIMARY KEY, holder text NOT NULL,
     owner text, acquired_at timestamptz, renewed_at timestamptz, expires_at text NOT NULL,
     last_ms bigint, ttl_ms bigint NOT NULL DEFAULT 0)" >/dev/null
 out=$("$bin" lease init --conninfo "dbname=victim2" 2>&1); rc=$?
-t "a lease table of the wrong shape is refused, naming its columns" '[ $rc -ne 0 ] && [[ $out == *"expires_at text"* ]]' "rc=$rc $out"
+ok_if "a lease table of the wrong shape is refused, naming its columns" '[ $rc -ne 0 ] && [[ $out == *"expires_at text"* ]]' "rc=$rc $out"
 q -d victim2 -c "DROP SCHEMA chronoid CASCADE" >/dev/null
 out=$("$bin" lease init --conninfo "dbname=victim2" 2>&1); rc=$?
 out2=$("$bin" lease init --conninfo "dbname=victim2" 2>&1); rc2=$?
 read -r node tok < <("$bin" lease acquire --conninfo "dbname=victim2" 2>&1)
-t "init creates its own schema and table, again is a no-op, acquire works" \
+ok_if "init creates its own schema and table, again is a no-op, acquire works" \
     '[ $rc -eq 0 ] && [ $rc2 -eq 0 ] && [ -n "$tok" ]' "rc=$rc $out" "rc=$rc2 $out2" "node=$node tok=$tok"
 
 # --- lease list: nothing on stdout when it fails -----------------------------
 so=$("$bin" lease list --conninfo "host=$PGC_DIR/nonexistent port=1 connect_timeout=2" 2>/dev/null); rc=$?
-t "lease list that cannot connect: exit 1 and nothing on stdout" '[ $rc -eq 1 ] && [ -z "$so" ]' "rc=$rc stdout: $so"
+ok_if "lease list that cannot connect: exit 1 and nothing on stdout" '[ $rc -eq 1 ] && [ -z "$so" ]' "rc=$rc stdout: $so"
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_done

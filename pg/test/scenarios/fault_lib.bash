@@ -4,7 +4,7 @@
 # clients that log every acknowledged row, bounded waits, and a cleanup
 # trap that leaves a running server on the true clock.  Sourced, not run
 # (pg/test/run.sh runs only scenarios/*.sh).  Needs the environment that
-# run.sh (or tests/soak/run.sh) gives a scenario: PGHOST, PGPORT, PGBIN,
+# run.sh (or pg/test/soak/run.sh) gives a scenario: PGHOST, PGPORT, PGBIN,
 # PGDATA, PGLOG, CHRONOID_TMP, CHRONOID_PGCTL.
 
 : "${PGBIN:?}" "${PGDATA:?}" "${PGLOG:?}" "${CHRONOID_TMP:?}" "${CHRONOID_PGCTL:?}"

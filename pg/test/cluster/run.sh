@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/cluster/run.sh — chronoid across PostgreSQL nodes joined by
+# pg/test/cluster/run.sh — chronoid across PostgreSQL nodes joined by
 # PostgreSQL 15's built-in logical replication (docs/cluster.md): three
 # writers, each with its own snowflake.node, publish to one aggregator; two
 # sessions per writer insert snowflake / uuidv7 / ULID keyed rows across
@@ -12,28 +12,18 @@
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
+root=$(cd "$here/../../.." && pwd)
+. "$root/scripts/tap.bash"
 PG_CONFIG=${PG_CONFIG:-pg_config}
 # Seconds of inserting: phase 1 (clocks agree), phase 2 (one 2 s behind).
 RUN1=${CID_CLUSTER_RUN1:-35}
 RUN2=${CID_CLUSTER_RUN2:-15}
 
-n=0
-failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); failed=1; echo "not ok $n - $1"; }
-diag() { sed 's/^/# /'; }
-# check NAME VALUE: ok when VALUE is "t".
-check() { if [ "$2" = t ]; then ok "$1"; else not_ok "$1 (got '$2')"; fi; }
-bail() { not_ok "$1"; [ -n "${2:-}" ] && diag <<<"$2"; echo "1..$n"; exit 1; }
-
 if [ "$(id -u)" -ne 0 ]; then
-    echo "1..0 # SKIP tests/cluster/run.sh must run as root (the servers run as postgres)"
-    exit 0
+    skip_all "pg/test/cluster/run.sh must run as root (the servers run as postgres)"
 fi
 if ! pgxs=$("$PG_CONFIG" --pgxs 2>/dev/null) || [ ! -f "$pgxs" ] || ! id postgres >/dev/null 2>&1; then
-    echo "1..0 # SKIP PostgreSQL server development files or the postgres OS user are missing"
-    exit 0
+    skip_all "PostgreSQL server development files or the postgres OS user are missing"
 fi
 faketime_lib=
 for f in /usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1 \
@@ -644,5 +634,4 @@ else
 fi
 
 echo "# total $(elapsed "$t0") s"
-echo "1..$n"
-exit "$failed"
+tap_done

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/soak/run.sh — the long fault runs (`make soak`; docs/faults.md):
+# pg/test/soak/run.sh — the long fault runs (`make soak`; docs/faults.md):
 # installs the extension, starts a throwaway cluster (scripts/pgcluster.sh)
 # and runs pg/test/scenarios/fault_load.sh with 8 clients for SOAK_SECONDS
 # (default 60) per kind of key, then fault_crash.sh and fault_clock.sh,
@@ -10,24 +10,17 @@
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
+root=$(cd "$here/../../.." && pwd)
+. "$root/scripts/tap.bash"
 scen=$root/pg/test/scenarios
 PG_CONFIG=${PG_CONFIG:-pg_config}
 secs=${SOAK_SECONDS:-60}
 
-n=0
-failed=0
-tap_ok() { n=$((n + 1)); echo "ok $n - $1"; }
-tap_not_ok() { n=$((n + 1)); failed=1; echo "not ok $n - $1"; }
-diag() { sed 's/^/# /'; }
-
 if [ "$(id -u)" -ne 0 ]; then
-    echo "1..0 # SKIP tests/soak/run.sh must run as root (it runs the server as postgres)"
-    exit 0
+    skip_all "pg/test/soak/run.sh must run as root (it runs the server as postgres)"
 fi
 if ! pgxs=$("$PG_CONFIG" --pgxs 2>/dev/null) || [ ! -f "$pgxs" ] || ! id postgres >/dev/null 2>&1; then
-    echo "1..0 # SKIP needs PostgreSQL server development files and a postgres OS user"
-    exit 0
+    skip_all "needs PostgreSQL server development files and a postgres OS user"
 fi
 
 PGC_PREFIX=chronoid-soak
@@ -38,18 +31,16 @@ figures=$tmp/figures
 : >"$figures"
 
 if make -C "$root/pg" PG_CONFIG="$PG_CONFIG" install >"$tmp/install.log" 2>&1; then
-    tap_ok "make -C pg install"
+    ok "make -C pg install"
 else
-    tap_not_ok "make -C pg install"
+    not_ok "make -C pg install"
     tail -n 30 "$tmp/install.log" | diag
-    echo "1..$n"
-    exit 1
+    tap_done
 fi
 if ! pgc_init "max_connections = 40" 2>"$tmp/init.err"; then
-    tap_not_ok "initdb"
+    not_ok "initdb"
     diag <"$tmp/init.err"
-    echo "1..$n"
-    exit 1
+    tap_done
 fi
 mkdir -p "$tmp/scratch"
 chown postgres: "$tmp/scratch" "$figures"
@@ -69,10 +60,10 @@ scenario() {
         case $line in
             "not ok"*)
                 seen=$((seen + 1))
-                tap_not_ok "$mode: $name: $(sed -E 's/^not ok *[0-9]* *-? *//' <<<"$line")" ;;
+                not_ok "$mode: $name: $(sed -E 's/^not ok *[0-9]* *-? *//' <<<"$line")" ;;
             ok*)
                 seen=$((seen + 1))
-                tap_ok "$mode: $name: $(sed -E 's/^ok *[0-9]* *-? *//' <<<"$line")" ;;
+                ok "$mode: $name: $(sed -E 's/^ok *[0-9]* *-? *//' <<<"$line")" ;;
             1..*)
                 planned=${line#1..}
                 planned=${planned%% *} ;;
@@ -80,9 +71,9 @@ scenario() {
         esac
     done <<<"$out"
     if [ -n "$planned" ] && [ "$planned" -gt "$seen" ]; then
-        tap_not_ok "$mode: $name: ran $seen of $planned planned cases"
+        not_ok "$mode: $name: ran $seen of $planned planned cases"
     elif [ "$seen" -eq 0 ]; then
-        tap_not_ok "$mode: $name: no TAP output"
+        not_ok "$mode: $name: no TAP output"
     fi
     echo "# $mode: $name took $(($(date +%s) - t0)) s"
 }
@@ -99,17 +90,17 @@ run_mode() {
 
 # shellcheck disable=SC2119 # no extra settings
 if pgc_start 2>"$tmp/start.err"; then
-    tap_ok "server starts without shared_preload_libraries"
+    ok "server starts without shared_preload_libraries"
     run_mode plain
     if pgc_restart "shared_preload_libraries = 'chronoid'" 2>"$tmp/start.err"; then
-        tap_ok "server restarts with shared_preload_libraries = 'chronoid'"
+        ok "server restarts with shared_preload_libraries = 'chronoid'"
         run_mode preload
     else
-        tap_not_ok "server restarts with shared_preload_libraries = 'chronoid'"
+        not_ok "server restarts with shared_preload_libraries = 'chronoid'"
         diag <"$tmp/start.err"
     fi
 else
-    tap_not_ok "server starts without shared_preload_libraries"
+    not_ok "server starts without shared_preload_libraries"
     diag <"$tmp/start.err"
 fi
 
@@ -135,5 +126,4 @@ if [ -s "$figures" ]; then
     ' "$figures"
 fi
 
-echo "1..$n"
-exit "$failed"
+tap_done

@@ -1,0 +1,81 @@
+# tap.bash — TAP output for every bash test script (tests/ and pg/test/),
+# sourced, never run.  scripts/check.sh counts the "ok"/"not ok" lines and
+# compares them with the plan, so a script that dies half-way still shows
+# as failed.
+#
+# State: n (cases so far) and failed (failed cases so far).  A script ends
+# with tap_done, which prints the plan and exits 1 when anything failed
+# (an exit status of the count itself would wrap at 256).
+
+n=0
+failed=0
+
+# diag [TEXT...]: TEXT, or standard input when none, as "# " lines.
+diag() {
+    if [ $# -gt 0 ]; then
+        printf '%s\n' "$@" | sed 's/^/# /'
+    else
+        sed 's/^/# /'
+    fi
+}
+
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+
+# not_ok NAME [DIAG...]: a failed case, each DIAG as diagnostic lines.
+not_ok() {
+    n=$((n + 1))
+    failed=$((failed + 1))
+    echo "not ok $n - $1"
+    shift
+    [ $# -gt 0 ] && diag "$@"
+    return 0
+}
+
+# skip NAME WHY: a case that does not apply here (counted as skipped).
+skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
+
+# check NAME GOT [WANT]: ok when GOT equals WANT (default "t", what a
+# boolean psql -At query prints).
+check() {
+    if [ "$2" = "${3-t}" ]; then
+        ok "$1"
+    else
+        not_ok "$1 (got '$2', want '${3-t}')"
+    fi
+}
+
+# ok_if NAME CONDITION [DIAG...]: ok when the shell CONDITION (eval'd)
+# holds.
+ok_if() {
+    local name=$1 cond=$2
+    shift 2
+    if eval "$cond"; then ok "$name"; else not_ok "$name" "$@"; fi
+}
+
+# run_ok NAME COMMAND...: ok when COMMAND succeeds; else the tail of its
+# output as diagnostics.
+run_ok() {
+    local name=$1 out
+    shift
+    if out=$("$@" 2>&1); then
+        ok "$name"
+    else
+        not_ok "$name" "$(tail -n 5 <<<"$out")"
+    fi
+}
+
+# skip_all WHY: the whole script does not apply here.
+skip_all() { echo "1..0 # SKIP $1"; exit 0; }
+
+# bail NAME [DIAG]: a failure the rest cannot run after.
+bail() {
+    not_ok "$@"
+    tap_done
+}
+
+# tap_done: the plan, and the exit status.
+tap_done() {
+    echo "1..$n"
+    [ "$failed" -eq 0 ] && exit 0
+    exit 1
+}
