@@ -1,7 +1,9 @@
 # chronoid — top-level build.
 #
-#   make                 library (static + shared), CLI, pkg-config file, and the
-#                        PostgreSQL extension when server dev files are present
+#   make                 library (static + shared), the chronoid command and the
+#                        pkg-config file (a C compiler is all they need); where
+#                        libpq is, the database parts in db/; where the server
+#                        dev files are, the PostgreSQL extension in pg/
 #   make check           install what is missing, build, run every test
 #   make demo            install what is missing, show the main job
 #   make bench           benchmark table (docs/benchmarks.md)
@@ -18,6 +20,7 @@ PREFIX    ?= /usr/local
 LIBDIR    ?= $(PREFIX)/lib
 INCDIR    ?= $(PREFIX)/include
 BINDIR    ?= $(PREFIX)/bin
+LIBEXECDIR ?= $(PREFIX)/libexec
 MANDIR    ?= $(PREFIX)/share/man
 DESTDIR   ?=
 
@@ -26,6 +29,7 @@ CC        ?= cc
 CFLAGS    ?= -O2 -g
 SAN       ?=
 WERROR    ?=
+PG_CONFIG ?= pg_config
 
 CID_CFLAGS := -std=c11 -Wall -Wextra -Wmissing-prototypes -Wstrict-prototypes \
               -Iinclude -fPIC -pthread
@@ -38,56 +42,79 @@ CID_CFLAGS += -Werror
 endif
 CID_LDFLAGS += -pthread
 
-# The CLI's bench-pk talks to PostgreSQL through libpq (libpq-dev).
-PQ_CFLAGS  = -I$(shell $(PG_CONFIG) --includedir 2>/dev/null || echo /usr/include/postgresql)
-
 LIB_SRCS  := $(sort $(wildcard src/*.c))
 LIB_OBJS  := $(LIB_SRCS:src/%.c=$(BUILD)/obj/src/%.o)
 CLI_SRCS  := $(sort $(wildcard cli/*.c))
 CLI_OBJS  := $(CLI_SRCS:cli/%.c=$(BUILD)/obj/cli/%.o)
+# What the database tools share with the ID command: options, messages,
+# buffered output.
+CLI_COMMON_OBJS := $(addprefix $(BUILD)/obj/cli/,args.o diag.o output.o)
 TEST_SRCS := $(sort $(wildcard tests/unit/test_*.c))
-TEST_BINS := $(TEST_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
+LEASE_TEST_SRCS := $(filter tests/unit/test_lease%,$(TEST_SRCS))
+CORE_TEST_SRCS  := $(filter-out $(LEASE_TEST_SRCS),$(TEST_SRCS))
 
 STATIC_LIB := $(BUILD)/libchronoid.a
 SHARED_LIB := $(BUILD)/libchronoid.so.$(VERSION)
 CLI_BIN    := $(BUILD)/chronoid
 PC_FILE    := $(BUILD)/chronoid.pc
 
-# libchronoid_lease (include/chronoid_lease.h, src/lease/): node numbers
-# leased from PostgreSQL; links libpq and the core, which stays I/O-free.
-LEASE_SRCS   := $(sort $(wildcard src/lease/*.c))
-LEASE_OBJS   := $(LEASE_SRCS:src/lease/%.c=$(BUILD)/obj/src/lease/%.o)
+# ---------------------------------------------------------------------------
+# db/: everything that talks to PostgreSQL, and so links libpq.  It builds
+# only where libpq's header is (libpq-dev); the core library and the ID
+# command never need it.
+#   db/pq/                 the one libpq layer (pinned search_path, bounded waits)
+#   db/lease/              libchronoid_lease (include/chronoid_lease.h), installed
+#   db/chronoid-lease/     "chronoid lease", a program in LIBEXECDIR/chronoid
+#   db/chronoid-bench-pk/  "chronoid bench-pk", likewise
+# ---------------------------------------------------------------------------
+PQ_INCDIR  := $(shell $(PG_CONFIG) --includedir 2>/dev/null)
+HAVE_LIBPQ ?= $(shell for d in $(PQ_INCDIR) /usr/include/postgresql /usr/include; do \
+                 test -f $$d/libpq-fe.h && { echo yes; break; }; done)
+PQ_CFLAGS  := $(if $(PQ_INCDIR),-I$(PQ_INCDIR)) -I/usr/include/postgresql -Idb/pq
+
+PQ_OBJS      := $(BUILD)/obj/db/pq/pq.o
+LEASE_SRCS   := $(sort $(wildcard db/lease/*.c))
+LEASE_OBJS   := $(LEASE_SRCS:db/lease/%.c=$(BUILD)/obj/db/lease/%.o) $(PQ_OBJS)
 LEASE_STATIC := $(BUILD)/libchronoid_lease.a
 LEASE_SHARED := $(BUILD)/libchronoid_lease.so.$(VERSION)
 LEASE_PC     := $(BUILD)/chronoid-lease.pc
 LEASE_MINTER := $(BUILD)/tests/lease_minter
+TOOLS        := lease bench-pk
+TOOL_BINS    := $(TOOLS:%=$(BUILD)/chronoid-%)
+LEASE_TOOL_OBJS := $(patsubst db/%.c,$(BUILD)/obj/db/%.o,$(sort $(wildcard db/chronoid-lease/*.c)))
+BPK_TOOL_OBJS   := $(patsubst db/%.c,$(BUILD)/obj/db/%.o,$(sort $(wildcard db/chronoid-bench-pk/*.c)))
+
+TEST_BINS := $(CORE_TEST_SRCS:tests/unit/%.c=$(BUILD)/tests/%) \
+             $(if $(HAVE_LIBPQ),$(LEASE_TEST_SRCS:tests/unit/%.c=$(BUILD)/tests/%) $(LEASE_MINTER))
 
 # The extension builds only where PGXS is really there: pg_config, and even
 # pgxs.mk, come with Debian's client package; the server headers do not.
-PG_CONFIG ?= pg_config
 HAVE_PGXS := $(shell f=$$($(PG_CONFIG) --pgxs 2>/dev/null) && test -f "$$f" && \
                test -f "$$($(PG_CONFIG) --includedir-server)/postgres.h" && echo yes)
 
-.PHONY: all lib cli tests ext install uninstall check demo bench clean \
+.PHONY: all lib cli db tests ext install uninstall check demo bench clean \
         setup test-unit FORCE
 
-all: lib cli $(if $(HAVE_PGXS),ext)
+all: lib cli $(if $(HAVE_LIBPQ),db) $(if $(HAVE_PGXS),ext)
 
-lib: $(STATIC_LIB) $(SHARED_LIB) $(PC_FILE) $(LEASE_STATIC) $(LEASE_SHARED) $(LEASE_PC)
+lib: $(STATIC_LIB) $(SHARED_LIB) $(PC_FILE)
 cli: $(CLI_BIN)
-tests: $(TEST_BINS) $(LEASE_MINTER)
+db: $(LEASE_STATIC) $(LEASE_SHARED) $(LEASE_PC) $(TOOL_BINS)
+tests: $(TEST_BINS)
 
 $(BUILD)/obj/src/%.o: src/%.c include/chronoid.h $(wildcard src/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(CID_CFLAGS) -c $< -o $@
 
-$(BUILD)/obj/src/lease/%.o: src/lease/%.c include/chronoid.h include/chronoid_lease.h $(wildcard src/lease/*.h)
+# main.c knows where the database tools are installed.
+$(BUILD)/obj/cli/main.o: $(BUILD)/.dirs
+$(BUILD)/obj/cli/%.o: cli/%.c include/chronoid.h $(wildcard cli/*.h)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(CID_CFLAGS) $(PQ_CFLAGS) -c $< -o $@
+	$(CC) $(CFLAGS) $(CID_CFLAGS) -DCID_LIBEXECDIR='"$(LIBEXECDIR)/chronoid"' -c $< -o $@
 
-$(BUILD)/obj/cli/%.o: cli/%.c include/chronoid.h include/chronoid_lease.h $(wildcard cli/*.h)
+$(BUILD)/obj/db/%.o: db/%.c include/chronoid.h include/chronoid_lease.h $(wildcard db/*/*.h cli/*.h)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(CID_CFLAGS) $(PQ_CFLAGS) -c $< -o $@
+	$(CC) $(CFLAGS) $(CID_CFLAGS) $(PQ_CFLAGS) -I$(<D) -Icli -c $< -o $@
 
 $(STATIC_LIB): $(LIB_OBJS)
 	@mkdir -p $(@D)
@@ -100,11 +127,12 @@ $(SHARED_LIB): $(LIB_OBJS)
 	ln -sf libchronoid.so.$(VERSION) $(BUILD)/libchronoid.so.$(SOVERSION)
 	ln -sf libchronoid.so.$(SOVERSION) $(BUILD)/libchronoid.so
 
-# The pkg-config file names the install directories: rebuild it whenever
-# they change (make; make install PREFIX=/opt/x).
+# The pkg-config files and main.o name the install directories: rebuild
+# them whenever they change (make; make install PREFIX=/opt/x).
 $(BUILD)/.dirs: FORCE
 	@mkdir -p $(@D)
-	@echo '$(PREFIX) $(LIBDIR) $(INCDIR)' | cmp -s - $@ || echo '$(PREFIX) $(LIBDIR) $(INCDIR)' > $@
+	@echo '$(PREFIX) $(LIBDIR) $(INCDIR) $(LIBEXECDIR)' | cmp -s - $@ || \
+	  echo '$(PREFIX) $(LIBDIR) $(INCDIR) $(LIBEXECDIR)' > $@
 
 $(PC_FILE): Makefile $(BUILD)/.dirs
 	@mkdir -p $(@D)
@@ -112,6 +140,9 @@ $(PC_FILE): Makefile $(BUILD)/.dirs
 	  'Name: chronoid' 'Description: unique, time-sortable IDs (Snowflake, UUIDv7, ULID, UUIDv4)' \
 	  'Version: $(VERSION)' 'Libs: -L$${libdir} -lchronoid' 'Libs.private: -pthread' \
 	  'Cflags: -I$${includedir}' > $@
+
+$(CLI_BIN): $(CLI_OBJS) $(STATIC_LIB)
+	$(CC) $(CID_LDFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJS) $(STATIC_LIB) -lm
 
 $(LEASE_STATIC): $(LEASE_OBJS)
 	@mkdir -p $(@D)
@@ -132,16 +163,23 @@ $(LEASE_PC): Makefile $(BUILD)/.dirs
 	  'Libs: -L$${libdir} -lchronoid_lease' 'Libs.private: -lpq -pthread' \
 	  'Cflags: -I$${includedir}' > $@
 
-$(CLI_BIN): $(CLI_OBJS) $(LEASE_STATIC) $(STATIC_LIB)
-	$(CC) $(CID_LDFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJS) $(LEASE_STATIC) $(STATIC_LIB) -lpq -lm
+$(BUILD)/chronoid-lease: $(LEASE_TOOL_OBJS) $(CLI_COMMON_OBJS) $(LEASE_STATIC) $(STATIC_LIB)
+	$(CC) $(CID_LDFLAGS) $(LDFLAGS) -o $@ $(LEASE_TOOL_OBJS) $(CLI_COMMON_OBJS) \
+	  $(LEASE_STATIC) $(STATIC_LIB) -lpq -lm
+
+$(BUILD)/chronoid-bench-pk: $(BPK_TOOL_OBJS) $(CLI_COMMON_OBJS) $(PQ_OBJS) $(STATIC_LIB)
+	$(CC) $(CID_LDFLAGS) $(LDFLAGS) -o $@ $(BPK_TOOL_OBJS) $(CLI_COMMON_OBJS) $(PQ_OBJS) \
+	  $(STATIC_LIB) -lpq -lm
 
 # Lease tests see the lease internals and link libpq; the minter drives
 # tests/scenarios/lease.sh.
-$(BUILD)/tests/test_lease%: tests/unit/test_lease%.c tests/tap.h tests/testutil.h src/lease/lease_internal.h $(LEASE_STATIC) $(STATIC_LIB)
+$(BUILD)/tests/test_lease%: tests/unit/test_lease%.c tests/tap.h tests/testutil.h db/lease/lease_internal.h \
+    db/chronoid-lease/lease_args.c $(LEASE_STATIC) $(STATIC_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(CID_CFLAGS) -Isrc -Isrc/lease -Itests -o $@ $< $(LEASE_STATIC) $(STATIC_LIB) $(CID_LDFLAGS) -lpq -lm
+	$(CC) $(CFLAGS) $(CID_CFLAGS) -Isrc -Idb/lease -Idb/chronoid-lease -Itests -o $@ $< \
+	  db/chronoid-lease/lease_args.c $(LEASE_STATIC) $(STATIC_LIB) $(CID_LDFLAGS) -lpq -lm
 
-$(LEASE_MINTER): tests/lease/minter.c $(LEASE_STATIC) $(STATIC_LIB)
+$(LEASE_MINTER): tests/scenarios/lease_minter.c $(LEASE_STATIC) $(STATIC_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(CID_CFLAGS) -o $@ $< $(LEASE_STATIC) $(STATIC_LIB) $(CID_LDFLAGS) -lpq -lm
 
@@ -152,28 +190,39 @@ $(BUILD)/tests/%: tests/unit/%.c tests/tap.h tests/testutil.h $(STATIC_LIB)
 ext:
 	$(MAKE) -C pg PG_CONFIG=$(PG_CONFIG)
 
-install: lib cli
+# The library, its header and the ID command need only a C compiler; the
+# lease library and the database tools follow where libpq was found.
+install: lib cli $(if $(HAVE_LIBPQ),db)
 	install -d $(DESTDIR)$(INCDIR) $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
-	install -m 644 include/chronoid.h include/chronoid_lease.h $(DESTDIR)$(INCDIR)/
+	install -m 644 include/chronoid.h $(DESTDIR)$(INCDIR)/
 	install -m 644 $(STATIC_LIB) $(DESTDIR)$(LIBDIR)/
 	install -m 755 $(SHARED_LIB) $(DESTDIR)$(LIBDIR)/
 	ln -sf libchronoid.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libchronoid.so.$(SOVERSION)
 	ln -sf libchronoid.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libchronoid.so
+	install -m 644 $(PC_FILE) $(DESTDIR)$(LIBDIR)/pkgconfig/
+	install -m 755 $(CLI_BIN) $(DESTDIR)$(BINDIR)/
+	install -m 644 docs/chronoid.1 $(DESTDIR)$(MANDIR)/man1/
+	$(if $(HAVE_LIBPQ),$(MAKE) --no-print-directory install-db)
+	$(if $(HAVE_PGXS),$(MAKE) -C pg install PG_CONFIG=$(PG_CONFIG))
+
+.PHONY: install-db
+install-db: db
+	install -d $(DESTDIR)$(INCDIR) $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(LIBEXECDIR)/chronoid
+	install -m 644 include/chronoid_lease.h $(DESTDIR)$(INCDIR)/
 	install -m 644 $(LEASE_STATIC) $(DESTDIR)$(LIBDIR)/
 	install -m 755 $(LEASE_SHARED) $(DESTDIR)$(LIBDIR)/
 	ln -sf libchronoid_lease.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libchronoid_lease.so.$(SOVERSION)
 	ln -sf libchronoid_lease.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libchronoid_lease.so
-	install -m 644 $(PC_FILE) $(LEASE_PC) $(DESTDIR)$(LIBDIR)/pkgconfig/
-	install -m 755 $(CLI_BIN) $(DESTDIR)$(BINDIR)/
-	install -m 644 docs/chronoid.1 $(DESTDIR)$(MANDIR)/man1/
-	$(if $(HAVE_PGXS),$(MAKE) -C pg install PG_CONFIG=$(PG_CONFIG))
+	install -m 644 $(LEASE_PC) $(DESTDIR)$(LIBDIR)/pkgconfig/
+	install -m 755 $(TOOL_BINS) $(DESTDIR)$(LIBEXECDIR)/chronoid/
 
 uninstall:
 	rm -f $(DESTDIR)$(INCDIR)/chronoid.h $(DESTDIR)$(INCDIR)/chronoid_lease.h \
 	      $(DESTDIR)$(LIBDIR)/libchronoid.* $(DESTDIR)$(LIBDIR)/libchronoid_lease.* \
 	      $(DESTDIR)$(LIBDIR)/pkgconfig/chronoid.pc $(DESTDIR)$(LIBDIR)/pkgconfig/chronoid-lease.pc \
-	      $(DESTDIR)$(BINDIR)/chronoid \
+	      $(DESTDIR)$(BINDIR)/chronoid $(TOOLS:%=$(DESTDIR)$(LIBEXECDIR)/chronoid/chronoid-%) \
 	      $(DESTDIR)$(MANDIR)/man1/chronoid.1
+	-rmdir $(DESTDIR)$(LIBEXECDIR)/chronoid 2>/dev/null
 
 setup:
 	@scripts/setup.sh

@@ -4,7 +4,7 @@
  */
 #include <string.h>
 
-#include "cli.h"
+#include "cli_internal.h"
 
 void
 cli_args_init(cli_args *a, int argc, char **argv, int first, const char *cmd)
@@ -231,5 +231,24 @@ cli_parse_uint(const char *s, uint64_t max, uint64_t *out)
 		v += d;
 	}
 	*out = v;
+	return true;
+}
+
+bool
+cli_resolve_layout(cid_layout *out, const char *text, const char *cmd)
+{
+	char		err[256];
+	int			rc;
+
+	err[0] = '\0';
+	if (text == NULL)
+		text = "pgedge";
+	rc = cid_layout_resolve(out, text, err, sizeof(err));
+	if (rc < 0)
+	{
+		cli_error_value(cmd, "invalid layout ", text, strlen(text), ": %s",
+						err[0] != '\0' ? err : cid_strerror(rc));
+		return false;
+	}
 	return true;
 }

@@ -4,7 +4,7 @@
  */
 #include <string.h>
 
-#include "cli.h"
+#include "cli_internal.h"
 
 enum
 {

@@ -1,11 +1,21 @@
 /*
- * main.c — the chronoid command: global options, dispatch to a command,
- * and the diagnostics every command shares.
+ * main.c — the chronoid command: its command table, global options and
+ * main().
  */
-#include <stdarg.h>
-#include <string.h>
+#define _POSIX_C_SOURCE 200809L
 
-#include "cli.h"
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli_internal.h"
+
+/* Where "make install" puts the database tools (Makefile: LIBEXECDIR). */
+#ifndef CID_LIBEXECDIR
+#define CID_LIBEXECDIR "/usr/local/libexec/chronoid"
+#endif
 
 typedef struct cli_command
 {
@@ -18,132 +28,101 @@ static const cli_command commands[] = {
 	{"gen", cli_cmd_gen, cli_usage_gen},
 	{"inspect", cli_cmd_inspect, cli_usage_inspect},
 	{"convert", cli_cmd_convert, cli_usage_convert},
-	{"bench-pk", cli_cmd_bench_pk, cli_usage_bench_pk},
-	{"lease", cli_cmd_lease, cli_usage_lease},
 	{NULL, NULL, NULL}
 };
 
-/* A message being put together, written out in one piece. */
-typedef struct msgbuf
+/*
+ * The commands that talk to PostgreSQL are programs of their own,
+ * chronoid-NAME, so that this one never links libpq (and builds where
+ * libpq is not installed).  Named here to tell "not installed" from
+ * "unknown".
+ */
+static const char *const db_tools[] = {"bench-pk", "lease", NULL};
+
+static bool
+is_db_tool(const char *name)
 {
-	char		text[1024];
-	size_t		len;
-} msgbuf;
+	const char *const *t;
 
-static void
-msg_add(msgbuf *m, const char *fmt,...) CLI_PRINTF(2, 3);
-
-static void
-msg_add(msgbuf *m, const char *fmt,...)
-{
-	va_list		ap;
-	int			n;
-
-	if (m->len >= sizeof(m->text) - 1)
-		return;
-	va_start(ap, fmt);
-	n = vsnprintf(m->text + m->len, sizeof(m->text) - m->len, fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		m->len += (size_t) n < sizeof(m->text) - m->len ? (size_t) n : sizeof(m->text) - 1 - m->len;
+	for (t = db_tools; *t != NULL; t++)
+	{
+		if (strcmp(*t, name) == 0)
+			return true;
+	}
+	return false;
 }
 
 /*
- * s quoted and escaped, at most CLI_ECHO_MAX of its bytes: a refused value
- * of a megabyte must not make a megabyte message (nor, on unbuffered
- * stderr, a write per byte).
+ * dir/chronoid-name into path when it is an executable file.  Names are
+ * lower-case letters, digits and '-': nothing that could leave dir.
  */
-static void
-msg_quote(msgbuf *m, const char *s, size_t len)
+static bool
+tool_in(char *path, size_t len, const char *dir, size_t dirlen, const char *name)
 {
-	size_t		i;
-
-	msg_add(m, "\"");
-	for (i = 0; i < len && i < CLI_ECHO_MAX; i++)
-	{
-		unsigned char c = (unsigned char) s[i];
-
-		if (c == '"' || c == '\\')
-			msg_add(m, "\\%c", c);
-		else if (c < 0x20 || c > 0x7e)
-			msg_add(m, "\\x%02x", c);
-		else
-			msg_add(m, "%c", c);
-	}
-	if (len > CLI_ECHO_MAX)
-		msg_add(m, "...\" (%zu bytes)", len);
-	else
-		msg_add(m, "\"");
-}
-
-/* The message of cli_error() and cli_error_value() (what NULL: no value). */
-static void
-error_line(const char *cmd, const char *what, const char *s, size_t len,
-		   const char *fmt, va_list ap)
-{
-	msgbuf		m;
+	const char *p;
 	int			n;
 
-	m.len = 0;
-	m.text[0] = '\0';
-	/* Keep stdout's lines ahead of the message when both go to one place. */
-	cli_out_sync();
-	msg_add(&m, "chronoid: ");
-	if (cmd != NULL)
-		msg_add(&m, "%s: ", cmd);
-	if (what != NULL)
+	for (p = name; *p != '\0'; p++)
 	{
-		msg_add(&m, "%s", what);
-		msg_quote(&m, s, len);
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '-'))
+			return false;
 	}
-	if (m.len < sizeof(m.text) - 1)
-	{
-		n = vsnprintf(m.text + m.len, sizeof(m.text) - 1 - m.len, fmt, ap);
-		if (n > 0)
-			m.len += (size_t) n < sizeof(m.text) - 1 - m.len ? (size_t) n : sizeof(m.text) - 2 - m.len;
-	}
-	m.text[m.len++] = '\n';
-	fwrite(m.text, 1, m.len, stderr);
+	n = snprintf(path, len, "%.*s/chronoid-%s", (int) dirlen, dir, name);
+	return n > 0 && (size_t) n < len && access(path, X_OK) == 0;
 }
 
-void
-cli_error(const char *cmd, const char *fmt,...)
+/*
+ * Where chronoid-name is: only in $CHRONOID_EXEC_PATH when that is set;
+ * else beside this program (a build tree, where "make" puts them all in
+ * one directory), else in the libexec directory chronoid was built for.
+ */
+static bool
+find_tool(char *path, size_t len, const char *name)
 {
-	va_list		ap;
+	const char *env = getenv("CHRONOID_EXEC_PATH");
+	char		self[PATH_MAX];
+	ssize_t		n;
+	char	   *slash;
 
-	va_start(ap, fmt);
-	error_line(cmd, NULL, NULL, 0, fmt, ap);
-	va_end(ap);
-}
-
-void
-cli_error_value(const char *cmd, const char *what, const char *s, size_t len,
-				const char *fmt,...)
-{
-	va_list		ap;
-
-	va_start(ap, fmt);
-	error_line(cmd, what, s, len, fmt, ap);
-	va_end(ap);
-}
-
-bool
-cli_resolve_layout(cid_layout *out, const char *text, const char *cmd)
-{
-	char		err[256];
-	int			rc;
-
-	err[0] = '\0';
-	if (text == NULL)
-		text = "pgedge";
-	rc = cid_layout_resolve(out, text, err, sizeof(err));
-	if (rc < 0)
+	if (env != NULL && env[0] != '\0')
+		return tool_in(path, len, env, strlen(env), name);
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n > 0)
 	{
-		cli_error_value(cmd, "invalid layout ", text, strlen(text), ": %s",
-						err[0] != '\0' ? err : cid_strerror(rc));
-		return false;
+		self[n] = '\0';
+		slash = strrchr(self, '/');
+		if (slash != NULL &&
+			tool_in(path, len, self, (size_t) (slash - self), name))
+			return true;
 	}
-	return true;
+	return tool_in(path, len, CID_LIBEXECDIR, strlen(CID_LIBEXECDIR), name);
+}
+
+/*
+ * Run chronoid-name with args (argv[0] replaced): on success exec does not
+ * return.  Exit 2 when there is no such tool, 1 when it cannot be run.
+ */
+static int
+run_tool(const char *name, char **args)
+{
+	char		path[PATH_MAX];
+	const char *env = getenv("CHRONOID_EXEC_PATH");
+
+	if (!find_tool(path, sizeof(path), name))
+	{
+		if (!is_db_tool(name))
+			return -1;
+		cli_error_value(NULL, "", name, strlen(name),
+						" is not installed: it is a database tool (chronoid-%s), built "
+						"where libpq is present, looked for in %s",
+						name, env != NULL && env[0] != '\0' ? env : CID_LIBEXECDIR);
+		return CLI_EXIT_USAGE;
+	}
+	fflush(NULL);
+	args[0] = path;
+	execv(path, args);
+	cli_error_value(NULL, "cannot run ", path, strlen(path), ": %s", strerror(errno));
+	return CLI_EXIT_FAIL;
 }
 
 static const cli_command *
@@ -185,7 +164,13 @@ run_help(int argc, char **argv)
 	}
 	c = find_command(argv[2]);
 	if (c == NULL)
-		return unknown_command(argv[2]);
+	{
+		static char help[] = "--help";
+		char	   *args[] = {NULL, help, NULL};
+		int			rc = run_tool(argv[2], args);
+
+		return rc >= 0 ? rc : unknown_command(argv[2]);
+	}
 	c->usage(stdout);
 	return CLI_EXIT_OK;
 }
@@ -222,6 +207,10 @@ main(int argc, char **argv)
 	}
 	c = find_command(arg);
 	if (c == NULL)
-		return unknown_command(arg);
+	{
+		int			rc = run_tool(arg, argv + 1);
+
+		return rc >= 0 ? rc : unknown_command(arg);
+	}
 	return c->run(argc - 1, argv + 1);
 }

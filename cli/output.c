@@ -5,7 +5,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "cli.h"
+#include "cli_internal.h"
 
 /*
  * 1 MiB: a few hundred write(2) calls for ten million Snowflakes.  The
@@ -214,8 +214,13 @@ cli_out_flush(void)
 	}
 	if (out_failed)
 	{
+		/*
+		 * Not through cli_error(), which flushes this buffer first:
+		 * the diagnostics sit above the output, not beside it.
+		 */
 		if (!out_reported)
-			cli_error(NULL, "write error: %s", strerror(out_errno));
+			fprintf(stderr, "%s: write error: %s\n", CLI_PROGNAME,
+					strerror(out_errno));
 		out_reported = true;
 		return false;
 	}

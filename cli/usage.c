@@ -2,7 +2,7 @@
  * usage.c — the chronoid command's --help texts.  Keep them in step with
  * docs/chronoid.1 and docs/cli.md.
  */
-#include "cli.h"
+#include "cli_internal.h"
 
 void
 cli_usage_main(FILE *fp)
@@ -91,94 +91,4 @@ cli_usage_convert(FILE *fp)
 		  "options:\n"
 		  "      --to FORM         uuid or ulid (required)\n"
 		  "  -h, --help            show this text and exit\n", fp);
-}
-
-void
-cli_usage_bench_pk(FILE *fp)
-{
-	fputs("usage: chronoid bench-pk [--rows N] [--clients K] [--keys LIST]\n"
-		  "                         [--payload BYTES] [--batch B] [--conninfo STR]\n"
-		  "                         [--repeat R] [--out DIR]\n"
-		  "\n"
-		  "Insert N rows into a table per primary-key kind from K concurrent\n"
-		  "connections and measure insert rate (overall and over the last 20%),\n"
-		  "WAL and full-page images per row, p99 batch latency, index and table\n"
-		  "size, leaf density (pgstattuple) and a \"latest 50 rows\" query.\n"
-		  "Writes DIR/bench-pk.md, bench-pk.json and a chart (bench-pk.png and\n"
-		  ".svg, drawn by gnuplot); prints the report.  By default it starts a\n"
-		  "throwaway local cluster (shared_buffers = 128MB, chronoid preloaded)\n"
-		  "and removes it afterwards; with --conninfo or PG* variables it uses\n"
-		  "that server, in a schema of its own that it drops afterwards.\n"
-		  "\n"
-		  "keys (default: all that are available):\n"
-		  "  bigserial        bigserial (the baseline)\n"
-		  "  uuidv4           gen_random_uuid()\n"
-		  "  uuidv7           chronoid's uuidv7()\n"
-		  "  ulid             chronoid's gen_ulid() (random within a millisecond)\n"
-		  "  ulid_monotonic   chronoid's gen_monotonic_ulid()\n"
-		  "  snowflake        chronoid's snowflake.nextval()\n"
-		  "  NAME=SQL         your own DEFAULT expression, e.g. 'mine=next_id()'\n"
-		  "\n"
-		  "options:\n"
-		  "  -n, --rows N          rows per key (default 1000000)\n"
-		  "  -c, --clients K       concurrent connections (default 2, at most 64)\n"
-		  "  -k, --keys LIST       comma-separated keys (see above)\n"
-		  "      --payload BYTES   payload text per row (default 100)\n"
-		  "      --batch B         rows per INSERT (default 100)\n"
-		  "  -d, --conninfo STR    libpq connection string or URI of the server\n"
-		  "  -r, --repeat R        run every key R times (at most 9), the order\n"
-		  "                        rotated each round; report the medians\n"
-		  "  -o, --out DIR         output directory (default bench-pk-out)\n"
-		  "  -h, --help            show this text and exit\n"
-		  "\n"
-		  "Exit status: 0 success, 1 a failure (server unreachable, an expression\n"
-		  "that fails, ...), 2 a bad command line.\n", fp);
-}
-
-void
-cli_usage_lease(FILE *fp)
-{
-	fputs("usage: chronoid lease init [OPTIONS]\n"
-		  "       chronoid lease acquire [OPTIONS] [--json]\n"
-		  "       chronoid lease renew TOKEN --node N [OPTIONS]\n"
-		  "       chronoid lease release TOKEN --node N [OPTIONS]\n"
-		  "       chronoid lease list [OPTIONS] [--json]\n"
-		  "       chronoid lease run [OPTIONS] [--] COMMAND [ARGS...]\n"
-		  "\n"
-		  "Lease a snowflake node number from a PostgreSQL table, so that\n"
-		  "application servers never mint under the same number (docs/cluster.md).\n"
-		  "A lease lasts --ttl from its last renewal; a lapsed number is handed\n"
-		  "on only --grace later, on the database server's clock.\n"
-		  "\n"
-		  "subcommands:\n"
-		  "  init       create the schema and table if missing\n"
-		  "  acquire    lease the lowest free number; print \"NODE TOKEN\"\n"
-		  "  renew      extend a lease by its token (a lapsed one is never revived)\n"
-		  "  release    give a number back (its holder has stopped minting)\n"
-		  "  list       every row: node, state (held, lapsed, free, released),\n"
-		  "             ms to expiry, holder, owner\n"
-		  "  run        lease a number, run COMMAND with CHRONOID_NODE (and\n"
-		  "             CHRONOID_LEASE_TOKEN) set, renew every ttl/3; when the\n"
-		  "             lease cannot be renewed, SIGTERM the command before the\n"
-		  "             deadline and SIGKILL it at the deadline; release at the\n"
-		  "             end; exit with the command's status (1 when stopped)\n"
-		  "\n"
-		  "options:\n"
-		  "  -d, --conninfo STR    libpq connection string or URI (default: PG*\n"
-		  "                        environment variables)\n"
-		  "      --schema NAME     schema of the node_lease table (default chronoid)\n"
-		  "      --ttl DUR         lease length (default 30s; 500ms, 10s, 2m, 1h)\n"
-		  "      --grace DUR       safety margin (default the larger of 2s, ttl/5)\n"
-		  "      --range LO-HI     numbers to lease from (default 1 to the\n"
-		  "                        layout's largest node)\n"
-		  "      --layout L        snowflake bit layout (default pgedge)\n"
-		  "      --owner TEXT      who holds it, for people (default host:pid)\n"
-		  "      --node N          renew, release: the leased number\n"
-		  "      --kill-after DUR  run: SIGTERM this long before the deadline\n"
-		  "                        (default ttl/4, at most ttl/3)\n"
-		  "      --json            acquire, list: JSON lines\n"
-		  "  -h, --help            show this text and exit\n"
-		  "\n"
-		  "Exit status: 0 success, 1 a failure (server unreachable, no free\n"
-		  "number, lease lost), 2 a bad command line.\n", fp);
 }

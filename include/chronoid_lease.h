@@ -237,15 +237,6 @@ typedef void (*cid_lease_row_fn) (const cid_lease_row *row, void *ctx);
 int			cid_lease_list(const cid_lease_opts *opts, cid_lease_row_fn fn,
 						   void *ctx, char *errbuf, size_t errlen) CID_MUST_CHECK;
 
-/*
- * Parse a duration: digits then "ms", "s", "m" or "h", or digits alone
- * (seconds).  false for anything else or above a day.
- */
-bool		cid_lease_parse_duration(const char *s, int64_t *ms);
-
-/* Parse "N" or "LO-HI" (decimal); false when malformed or LO > HI. */
-bool		cid_lease_parse_range(const char *s, uint64_t *lo, uint64_t *hi);
-
 /* The default grace for a ttl: max(2000, ttl / 5) ms. */
 int64_t		cid_lease_default_grace_ms(int64_t ttl_ms);
 

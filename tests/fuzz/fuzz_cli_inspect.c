@@ -11,7 +11,7 @@
 #include <stdio.h>
 
 #include "fuzz.h"
-#include "cli.h"
+#include "cli_internal.h"
 
 int			LLVMFuzzerInitialize(int *argc, char ***argv);
 

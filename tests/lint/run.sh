@@ -15,12 +15,12 @@ pg_inc=$("$PG_CONFIG" --includedir-server 2>/dev/null || true)
 have_pg=
 [ -n "$pg_inc" ] && [ -f "$pg_inc/postgres.h" ] && have_pg=yes
 
-core_files=(src/*.c src/lease/*.c cli/*.c)
+core_files=(src/*.c cli/*.c db/*/*.c)
 pg_files=(pg/src/*.c)
 n=0
 echo "1..2"
 
-# cppcheck: src/ (src/lease/ too) and cli/.  Not pg/src/: without PostgreSQL's headers it
+# cppcheck: src/, cli/ and db/.  Not pg/src/: without PostgreSQL's headers it
 # takes ereport(ERROR) for a call that returns and reports the code after
 # it; with them it needs minutes per run.  clang-tidy covers pg/src/.
 # variableScope is off: PostgreSQL style declares variables at the top of
@@ -31,7 +31,8 @@ if ! command -v "$CPPCHECK" >/dev/null 2>&1; then
 else
     out=$("$CPPCHECK" --quiet --std=c11 --error-exitcode=1 --inline-suppr \
         --enable=warning,style,performance,portability --suppress=variableScope \
-        -j "$jobs" -Iinclude -Isrc -Icli -I"$pq_inc" \
+        -j "$jobs" -Iinclude -Isrc -Icli -Idb/pq -Idb/lease -Idb/chronoid-lease \
+        -Idb/chronoid-bench-pk -I"$pq_inc" \
         --template='{file}:{line}:{column}: {severity}: {message} [{id}]' \
         "${core_files[@]}" 2>&1)
     rc=$?
@@ -44,7 +45,7 @@ else
     fi
 fi
 
-# clang-tidy: src/, cli/ and, where the server headers are installed,
+# clang-tidy: src/, cli/, db/ and, where the server headers are installed,
 # pg/src/ (compiled as PGXS does: GNU C, the server include directory).
 n=$((n + 1))
 if ! command -v "$CLANG_TIDY" >/dev/null 2>&1; then
@@ -55,8 +56,8 @@ else
         case $f in
             pg/*) "$CLANG_TIDY" --quiet "$f" -- -std=gnu11 -Iinclude -Isrc -Ipg/src \
                       -I"$pg_inc" -I"$pq_inc" ;;
-            *) "$CLANG_TIDY" --quiet "$f" -- -std=c11 -Iinclude -Isrc -Icli \
-                   -I"$pq_inc" -pthread ;;
+            *) "$CLANG_TIDY" --quiet "$f" -- -std=c11 -Iinclude -Isrc -Icli -Idb/pq \
+                   -I"$(dirname "$f")" -I"$pq_inc" -pthread ;;
         esac
     }
     export -f tidy_one

@@ -1,6 +1,5 @@
 /*
- * test_lease_core.c — the pure parts of libchronoid_lease: duration and
- * range parsing, the deadline on an injected monotonic clock (expiry,
+ * test_lease_core.c — the pure parts of libchronoid_lease: the deadline on an injected monotonic clock (expiry,
  * stickiness, renewal only forward, the check after the clock read), the
  * generator seeded past the previous holder's IDs, and fork invalidation.
  */
@@ -66,58 +65,6 @@ id_ms(uint64_t id)
 
 	EXPECT_EQ_INT(cid_snowflake_decode(&p, &pgedge, id), CID_OK);
 	return p.unix_ms;
-}
-
-static void
-test_parse_duration(void)
-{
-	int64_t		ms = -1;
-
-	EXPECT(cid_lease_parse_duration("30s", &ms));
-	EXPECT_EQ_INT(ms, 30000);
-	EXPECT(cid_lease_parse_duration("500ms", &ms));
-	EXPECT_EQ_INT(ms, 500);
-	EXPECT(cid_lease_parse_duration("2m", &ms));
-	EXPECT_EQ_INT(ms, 120000);
-	EXPECT(cid_lease_parse_duration("1h", &ms));
-	EXPECT_EQ_INT(ms, 3600000);
-	EXPECT(cid_lease_parse_duration("7", &ms));
-	EXPECT_EQ_INT(ms, 7000);
-	EXPECT(cid_lease_parse_duration("24h", &ms));
-	EXPECT_EQ_INT(ms, 86400000);
-	ms = 42;
-	EXPECT(!cid_lease_parse_duration("", &ms));
-	EXPECT(!cid_lease_parse_duration("s", &ms));
-	EXPECT(!cid_lease_parse_duration("10x", &ms));
-	EXPECT(!cid_lease_parse_duration("-1s", &ms));
-	EXPECT(!cid_lease_parse_duration("25h", &ms));
-	EXPECT(!cid_lease_parse_duration("86400001ms", &ms));
-	EXPECT(!cid_lease_parse_duration("99999999999999999999s", &ms));
-	EXPECT(!cid_lease_parse_duration("1 s", &ms));
-	EXPECT_EQ_INT(ms, 42);
-}
-
-static void
-test_parse_range(void)
-{
-	uint64_t	lo = 0,
-				hi = 0;
-
-	EXPECT(cid_lease_parse_range("5", &lo, &hi));
-	EXPECT_EQ_U64(lo, 5);
-	EXPECT_EQ_U64(hi, 5);
-	EXPECT(cid_lease_parse_range("1-1023", &lo, &hi));
-	EXPECT_EQ_U64(lo, 1);
-	EXPECT_EQ_U64(hi, 1023);
-	EXPECT(!cid_lease_parse_range("7-3", &lo, &hi));
-	EXPECT(!cid_lease_parse_range("", &lo, &hi));
-	EXPECT(!cid_lease_parse_range("-3", &lo, &hi));
-	EXPECT(!cid_lease_parse_range("3-", &lo, &hi));
-	EXPECT(!cid_lease_parse_range("a-b", &lo, &hi));
-	EXPECT(!cid_lease_parse_range("1-2-3", &lo, &hi));
-	EXPECT(!cid_lease_parse_range("4294967296", &lo, &hi));
-	EXPECT_EQ_U64(lo, 1);
-	EXPECT_EQ_U64(hi, 1023);
 }
 
 static void
@@ -314,8 +261,6 @@ main(void)
 {
 	if (cid_layout_preset(&pgedge, "pgedge") != CID_OK)
 		return 1;
-	TAP_CASE(test_parse_duration);
-	TAP_CASE(test_parse_range);
 	TAP_CASE(test_default_grace);
 	TAP_CASE(test_strerror);
 	TAP_CASE(test_deadline);

@@ -1,9 +1,9 @@
 /*
- * cli.h — shared pieces of the chronoid command: exit codes, the option
+ * cli_internal.h — shared pieces of the chronoid command: exit codes, the option
  * parser, buffered output and the per-command entry points.
  */
-#ifndef CHRONOID_CLI_H
-#define CHRONOID_CLI_H
+#ifndef CHRONOID_CLI_INTERNAL_H
+#define CHRONOID_CLI_INTERNAL_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -11,6 +11,9 @@
 #include <stdio.h>
 
 #include "chronoid.h"
+
+/* The name messages start with, whichever program prints them. */
+#define CLI_PROGNAME	"chronoid"
 
 /* Exit statuses (docs/cli.md, chronoid(1) EXIT STATUS). */
 #define CLI_EXIT_OK		0
@@ -21,7 +24,7 @@
 #define CLI_MAX_COUNT	UINT64_C(1000000000000)
 
 /* ------------------------------------------------------------------------
- * Diagnostics (main.c)
+ * Diagnostics (diag.c)
  * ------------------------------------------------------------------------ */
 
 #if defined(__GNUC__) || defined(__clang__)
@@ -106,6 +109,9 @@ int			cli_next_option(cli_args *a, const cli_option *opts,
  */
 bool		cli_parse_uint(const char *s, uint64_t max, uint64_t *out);
 
+/* Resolve --layout (NULL = "pgedge"); on failure print and return false. */
+bool		cli_resolve_layout(cid_layout *out, const char *text, const char *cmd);
+
 /* ------------------------------------------------------------------------
  * Buffered standard output (output.c)
  * ------------------------------------------------------------------------ */
@@ -186,18 +192,11 @@ void		cli_report_bad_id(const char *cmd, const char *s, size_t len,
 int			cli_cmd_gen(int argc, char **argv);
 int			cli_cmd_inspect(int argc, char **argv);
 int			cli_cmd_convert(int argc, char **argv);
-int			cli_cmd_bench_pk(int argc, char **argv);
-int			cli_cmd_lease(int argc, char **argv);
 
 /* Usage texts (usage.c), written to fp. */
 void		cli_usage_main(FILE *fp);
 void		cli_usage_gen(FILE *fp);
 void		cli_usage_inspect(FILE *fp);
 void		cli_usage_convert(FILE *fp);
-void		cli_usage_bench_pk(FILE *fp);
-void		cli_usage_lease(FILE *fp);
 
-/* Resolve --layout (NULL = "pgedge"); on failure print and return false. */
-bool		cli_resolve_layout(cid_layout *out, const char *text, const char *cmd);
-
-#endif							/* CHRONOID_CLI_H */
+#endif							/* CHRONOID_CLI_INTERNAL_H */

@@ -13,7 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bench_pk.h"
+#include "bench_pk_internal.h"
 
 typedef struct sample
 {
@@ -90,7 +90,7 @@ worker_main(void *arg)
 		{
 			char		msg[BPK_ERRLEN];
 
-			bpk_result_error(w->conn, res, msg, sizeof(msg));
+			cid_pq_result_message(msg, sizeof(msg), w->conn, res);
 			PQclear(res);
 			fail(ld, msg);
 			break;
@@ -327,7 +327,7 @@ bpk_load(const bpk_run *run, bpk_key *key, const char *insert_sql,
 		res = PQprepare(conns[nconn], "bpk_insert", insert_sql, 2, NULL);
 		if (PQresultStatus(res) != PGRES_COMMAND_OK)
 		{
-			bpk_result_error(conns[nconn], res, err, errlen);
+			cid_pq_result_message(err, errlen, conns[nconn], res);
 			PQclear(res);
 			nconn++;
 			goto done;

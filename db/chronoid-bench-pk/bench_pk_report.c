@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "chronoid.h"
-#include "bench_pk.h"
+#include "bench_pk_internal.h"
 
 static const bpk_key *
 find_base(const bpk_run *run)

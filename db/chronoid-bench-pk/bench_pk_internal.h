@@ -1,9 +1,9 @@
 /*
- * bench_pk.h — private pieces of "chronoid bench-pk": the key table, the
+ * bench_pk_internal.h — private pieces of "chronoid bench-pk": the key table, the
  * libpq helpers, the throwaway cluster, the concurrent load and the report.
  */
-#ifndef CHRONOID_BENCH_PK_H
-#define CHRONOID_BENCH_PK_H
+#ifndef CHRONOID_BENCH_PK_INTERNAL_H
+#define CHRONOID_BENCH_PK_INTERNAL_H
 
 #include <signal.h>
 #include <stdbool.h>
@@ -12,6 +12,8 @@
 #include <stdio.h>
 
 #include <libpq-fe.h>
+
+#include "pq_internal.h"
 
 #define BPK_CMD			"bench-pk"
 #define BPK_ERRLEN		512
@@ -95,6 +97,10 @@ typedef struct bpk_run
 	int			nkeys;
 } bpk_run;
 
+/* The command (cmd_bench_pk.c; argv[0] is "bench-pk") and its --help text. */
+int			bpk_main(int argc, char **argv);
+void		bpk_usage(FILE *fp);
+
 /* Set by SIGINT/SIGTERM/SIGHUP while a bench runs. */
 extern volatile sig_atomic_t bpk_interrupted;
 
@@ -105,8 +111,6 @@ bool		bpk_query(PGconn *conn, const char *sql, char *out, size_t outlen,
 					  char *err, size_t errlen);
 bool		bpk_query_num(PGconn *conn, const char *sql, double *out,
 						  char *err, size_t errlen);
-void		bpk_one_line(char *dst, size_t dstlen, const char *msg);
-void		bpk_result_error(PGconn *conn, PGresult *res, char *err, size_t errlen);
 double		bpk_now(void);
 
 /*
@@ -142,4 +146,4 @@ bool		bpk_load(const bpk_run *run, bpk_key *key, const char *insert_sql,
 bool		bpk_write_report(const bpk_run *run, char *err, size_t errlen);
 void		bpk_print_markdown(const bpk_run *run, FILE *fp);
 
-#endif							/* CHRONOID_BENCH_PK_H */
+#endif							/* CHRONOID_BENCH_PK_INTERNAL_H */

@@ -39,7 +39,17 @@ main(int argc, char **argv)
 	cid_lease_opts_default(&opts);
 	opts.ttl_ms = strtoll(argv[1], NULL, 10);
 	opts.grace_ms = strtoll(argv[2], NULL, 10);
-	if (!cid_lease_parse_range(argv[3], &opts.lo, &opts.hi))
+	{
+		unsigned long long lo,
+					hi;
+		char		end;
+
+		if (sscanf(argv[3], "%llu-%llu%c", &lo, &hi, &end) != 2 || lo > hi)
+			lo = hi = 0;
+		opts.lo = lo;
+		opts.hi = hi;
+	}
+	if (opts.hi == 0)
 	{
 		fprintf(stderr, "minter: bad range\n");
 		return 2;

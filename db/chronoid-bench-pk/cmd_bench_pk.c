@@ -15,8 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "bench_pk.h"
+#include "cli_internal.h"
+#include "bench_pk_internal.h"
 
 volatile sig_atomic_t bpk_interrupted;
 
@@ -731,7 +731,7 @@ bench_pk(bpk_run *run, int argc, char **argv)
 				run->out_dir = value;
 				break;
 			case OPT_HELP:
-				cli_usage_bench_pk(stdout);
+				bpk_usage(stdout);
 				return CLI_EXIT_OK;
 			case CLI_ARG_OPERAND:
 				cli_error_value(BPK_CMD, "unexpected argument ", value, strlen(value),
@@ -796,7 +796,7 @@ bench_pk(bpk_run *run, int argc, char **argv)
 	conn = bpk_connect(conninfo, msg, sizeof(msg));
 	if (conn == NULL)
 	{
-		failf(err, sizeof(err), "cannot connect", msg);
+		bpk_fmt(err, sizeof(err), "%s", msg);
 		goto done;
 	}
 	{
@@ -851,7 +851,7 @@ done:
 }
 
 int
-cli_cmd_bench_pk(int argc, char **argv)
+bpk_main(int argc, char **argv)
 {
 	/* Static: the keys' figures take more room than a stack should. */
 	static bpk_run run;

@@ -15,7 +15,8 @@
 #include <unistd.h>
 
 #include "chronoid_lease.h"
-#include "cli.h"
+#include "cli_internal.h"
+#include "lease_cmd_internal.h"
 
 enum
 {
@@ -64,7 +65,7 @@ typedef struct lease_cmd
 static bool
 parse_duration_opt(const char *sub, const char *what, const char *v, int64_t *ms)
 {
-	if (!cid_lease_parse_duration(v, ms))
+	if (!lease_parse_duration(v, ms))
 	{
 		cli_error_value(sub, what, v, strlen(v),
 						": expected a duration such as 30s, 500ms, 2m (at most 24h)");
@@ -128,7 +129,7 @@ parse(lease_cmd *c, int argc, char **argv, bool want_token, bool want_command)
 					return CLI_EXIT_USAGE;
 				break;
 			case OPT_RANGE:
-				if (!cid_lease_parse_range(v, &c->opts.lo, &c->opts.hi) || c->opts.lo == 0)
+				if (!lease_parse_range(v, &c->opts.lo, &c->opts.hi) || c->opts.lo == 0)
 				{
 					cli_error_value(c->sub, "invalid --range ", v, strlen(v),
 									": expected N or LO-HI with 1 <= LO <= HI");
@@ -154,7 +155,7 @@ parse(lease_cmd *c, int argc, char **argv, bool want_token, bool want_command)
 				c->json = true;
 				break;
 			case OPT_HELP:
-				cli_usage_lease(stdout);
+				lease_usage(stdout);
 				return -1;
 			default:
 				break;
@@ -493,7 +494,7 @@ lease_run(lease_cmd *c)
 }
 
 int
-cli_cmd_lease(int argc, char **argv)
+lease_cmd_main(int argc, char **argv)
 {
 	lease_cmd	c;
 	const char *sub;
@@ -502,13 +503,13 @@ cli_cmd_lease(int argc, char **argv)
 	memset(&c, 0, sizeof(c));
 	if (argc < 2)
 	{
-		cli_usage_lease(stderr);
+		lease_usage(stderr);
 		return CLI_EXIT_USAGE;
 	}
 	sub = argv[1];
 	if (strcmp(sub, "--help") == 0 || strcmp(sub, "-h") == 0 || strcmp(sub, "help") == 0)
 	{
-		cli_usage_lease(stdout);
+		lease_usage(stdout);
 		return CLI_EXIT_OK;
 	}
 	if (strcmp(sub, "init") == 0)

@@ -16,7 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "bench_pk.h"
+#include "bench_pk_internal.h"
 
 /*
  * Run argv, its output appended to log (NULL: discarded); as_owner: as the
@@ -163,7 +163,7 @@ log_tail(const char *path, char *out, size_t outlen)
 	while (fgets(line, sizeof(line), fp) != NULL)
 	{
 		if (strspn(line, " \t\r\n") != strlen(line))
-			bpk_one_line(out, outlen, line);
+			cid_pq_one_line(out, outlen, line);
 	}
 	fclose(fp);
 }

@@ -1,0 +1,52 @@
+/*
+ * lease_usage.c — the --help text of "chronoid lease".
+ */
+#include "lease_cmd_internal.h"
+
+void
+lease_usage(FILE *fp)
+{
+	fputs("usage: chronoid lease init [OPTIONS]\n"
+		  "       chronoid lease acquire [OPTIONS] [--json]\n"
+		  "       chronoid lease renew TOKEN --node N [OPTIONS]\n"
+		  "       chronoid lease release TOKEN --node N [OPTIONS]\n"
+		  "       chronoid lease list [OPTIONS] [--json]\n"
+		  "       chronoid lease run [OPTIONS] [--] COMMAND [ARGS...]\n"
+		  "\n"
+		  "Lease a snowflake node number from a PostgreSQL table, so that\n"
+		  "application servers never mint under the same number (docs/cluster.md).\n"
+		  "A lease lasts --ttl from its last renewal; a lapsed number is handed\n"
+		  "on only --grace later, on the database server's clock.\n"
+		  "\n"
+		  "subcommands:\n"
+		  "  init       create the schema and table if missing\n"
+		  "  acquire    lease the lowest free number; print \"NODE TOKEN\"\n"
+		  "  renew      extend a lease by its token (a lapsed one is never revived)\n"
+		  "  release    give a number back (its holder has stopped minting)\n"
+		  "  list       every row: node, state (held, lapsed, free, released),\n"
+		  "             ms to expiry, holder, owner\n"
+		  "  run        lease a number, run COMMAND with CHRONOID_NODE (and\n"
+		  "             CHRONOID_LEASE_TOKEN) set, renew every ttl/3; when the\n"
+		  "             lease cannot be renewed, SIGTERM the command before the\n"
+		  "             deadline and SIGKILL it at the deadline; release at the\n"
+		  "             end; exit with the command's status (1 when stopped)\n"
+		  "\n"
+		  "options:\n"
+		  "  -d, --conninfo STR    libpq connection string or URI (default: PG*\n"
+		  "                        environment variables)\n"
+		  "      --schema NAME     schema of the node_lease table (default chronoid)\n"
+		  "      --ttl DUR         lease length (default 30s; 500ms, 10s, 2m, 1h)\n"
+		  "      --grace DUR       safety margin (default the larger of 2s, ttl/5)\n"
+		  "      --range LO-HI     numbers to lease from (default 1 to the\n"
+		  "                        layout's largest node)\n"
+		  "      --layout L        snowflake bit layout (default pgedge)\n"
+		  "      --owner TEXT      who holds it, for people (default host:pid)\n"
+		  "      --node N          renew, release: the leased number\n"
+		  "      --kill-after DUR  run: SIGTERM this long before the deadline\n"
+		  "                        (default ttl/4, at most ttl/3)\n"
+		  "      --json            acquire, list: JSON lines\n"
+		  "  -h, --help            show this text and exit\n"
+		  "\n"
+		  "Exit status: 0 success, 1 a failure (server unreachable, no free\n"
+		  "number, lease lost), 2 a bad command line.\n", fp);
+}

@@ -1,0 +1,214 @@
+/*
+ * lease_conn.c — libchronoid_lease's connections: options checked and
+ * completed, the trust check of the schema and table, the statements
+ * through the shared libpq layer (db/pq) with the lease's error wording.
+ */
+#define _GNU_SOURCE
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <libpq-fe.h>
+
+#include "lease_internal.h"
+#include "pq_internal.h"
+
+/*
+ * The lease's statements through the shared libpq layer, their failures
+ * worded for a lease user: a missing schema or table means setup never
+ * ran.
+ */
+PGresult *
+cid_lease_exec(PGconn *conn, const char *sql, int nparams, const char *const *params,
+			   int64_t timeout_ms, bool *broken, char *errbuf, size_t errlen)
+{
+	char		msg[512];
+	PGresult   *res = cid_pq_exec(conn, sql, nparams, params, timeout_ms, broken,
+								  msg, sizeof(msg));
+
+	if (res == NULL)
+		cid_lease_seterr(errbuf, errlen, "%s", msg);
+	else if (!cid_pq_ok(res))
+	{
+		const char *st = cid_pq_sqlstate(res);
+
+		cid_lease_seterr(errbuf, errlen, "%s: %s",
+						 strcmp(st, "3F000") == 0 || strcmp(st, "42P01") == 0 ?
+						 "no lease table (run 'chronoid lease init' or cid_lease_setup first)" :
+						 "statement failed", msg);
+	}
+	return res;
+}
+
+bool
+cid_lease_do(PGconn *conn, const char *sql, char *errbuf, size_t errlen)
+{
+	bool		broken;
+	PGresult   *res = cid_lease_exec(conn, sql, 0, NULL, CID_LEASE_CALL_TIMEOUT_MS, &broken,
+									 errbuf, errlen);
+	bool		ok = cid_pq_ok(res);
+
+	PQclear(res);
+	return ok;
+}
+
+/*
+ * Trust check: the schema and chronoid's table in it, when they exist,
+ * must be owned by the connecting role or by a superuser (a role that
+ * could alter them could add a trigger or rule that runs as whoever uses
+ * the table), and the table must have the shape setup gives it: an
+ * ordinary table with exactly its columns and primary key, no trigger,
+ * rule, policy, row-level security or inheritance.  One row per problem.
+ */
+static const char trust_sql[] =
+"WITH me AS (SELECT r.oid FROM pg_catalog.pg_roles r WHERE r.rolname = CURRENT_USER),"
+" n AS (SELECT n.oid, n.nspowner FROM pg_catalog.pg_namespace n WHERE n.nspname = $1),"
+" t AS (SELECT c.* FROM pg_catalog.pg_class c, n"
+"        WHERE c.relnamespace = n.oid AND c.relname = 'node_lease')"
+" SELECT pg_catalog.format('schema %s is owned by %s, which is neither you (%s) nor a superuser',"
+"               $1, pg_catalog.pg_get_userbyid(n.nspowner), CURRENT_USER)"
+"   FROM n, pg_catalog.pg_roles o"
+"  WHERE o.oid = n.nspowner AND n.nspowner <> (SELECT oid FROM me) AND NOT o.rolsuper"
+" UNION ALL"
+" SELECT pg_catalog.format('table %s.node_lease is owned by %s, which is neither you (%s) nor a superuser',"
+"               $1, pg_catalog.pg_get_userbyid(t.relowner), CURRENT_USER)"
+"   FROM t, pg_catalog.pg_roles o"
+"  WHERE o.oid = t.relowner AND t.relowner <> (SELECT oid FROM me) AND NOT o.rolsuper"
+" UNION ALL"
+" SELECT pg_catalog.format('%s.node_lease is not an ordinary table', $1) FROM t WHERE t.relkind <> 'r'"
+" UNION ALL"
+" SELECT pg_catalog.format('table %s.node_lease has row-level security', $1) FROM t WHERE t.relrowsecurity"
+" UNION ALL"
+" SELECT pg_catalog.format('table %s.node_lease has triggers (%s)', $1, pg_catalog.string_agg(g.tgname, ', '))"
+"   FROM t JOIN pg_catalog.pg_trigger g ON g.tgrelid = t.oid AND NOT g.tgisinternal HAVING pg_catalog.count(*) > 0"
+" UNION ALL"
+" SELECT pg_catalog.format('table %s.node_lease has rules (%s)', $1, pg_catalog.string_agg(w.rulename, ', '))"
+"   FROM t JOIN pg_catalog.pg_rewrite w ON w.ev_class = t.oid HAVING pg_catalog.count(*) > 0"
+" UNION ALL"
+" SELECT pg_catalog.format('table %s.node_lease has policies (%s)', $1, pg_catalog.string_agg(p.polname, ', '))"
+"   FROM t JOIN pg_catalog.pg_policy p ON p.polrelid = t.oid HAVING pg_catalog.count(*) > 0"
+" UNION ALL"
+" SELECT pg_catalog.format('table %s.node_lease takes part in inheritance', $1)"
+"   FROM t WHERE EXISTS (SELECT 1 FROM pg_catalog.pg_inherits i"
+"                        WHERE i.inhrelid = t.oid OR i.inhparent = t.oid)"
+" UNION ALL"
+" SELECT pg_catalog.format('table %s.node_lease has other columns than chronoid lease init makes: %s', $1, cols)"
+"   FROM (SELECT pg_catalog.string_agg(a.attname || ' ' || pg_catalog.format_type(a.atttypid, NULL),"
+"                                      ', ' ORDER BY a.attnum) AS cols"
+"           FROM t JOIN pg_catalog.pg_attribute a ON a.attrelid = t.oid"
+"          WHERE a.attnum > 0 AND NOT a.attisdropped) x"
+"  WHERE cols IS NOT NULL AND cols <> 'node integer, holder text, owner text,"
+" acquired_at timestamp with time zone, renewed_at timestamp with time zone,"
+" expires_at timestamp with time zone, last_ms bigint, ttl_ms bigint'"
+" UNION ALL"
+" SELECT pg_catalog.format('table %s.node_lease has no primary key on node', $1)"
+"   FROM t WHERE NOT EXISTS (SELECT 1 FROM pg_catalog.pg_index i"
+"                            WHERE i.indrelid = t.oid AND i.indisprimary"
+"                              AND i.indnatts = 1 AND i.indkey[0] = 1)";
+
+/* Check conn's schema and table; false with errbuf set (refusal or failure). */
+bool
+cid_lease_trust(PGconn *conn, const char *schema, char *errbuf, size_t errlen)
+{
+	bool		broken;
+	PGresult   *res;
+	const char *params[1] = {schema};
+	bool		ok;
+
+	res = cid_lease_exec(conn, trust_sql, 1, params, CID_LEASE_CALL_TIMEOUT_MS, &broken, errbuf, errlen);
+	if (!cid_pq_ok(res))
+	{
+		PQclear(res);
+		return false;
+	}
+	ok = PQntuples(res) == 0;
+	if (!ok)
+		cid_lease_seterr(errbuf, errlen, "refusing to use %s: %s (it must belong to you or a "
+						 "superuser, as chronoid lease init creates it; drop it or change its owner)",
+						 schema, PQgetvalue(res, 0, 0));
+	PQclear(res);
+	return ok;
+}
+
+/* A connection whose search path is pinned and whose schema is trusted. */
+PGconn *
+cid_lease_connect(const char *conninfo, const char *schema, int64_t timeout_ms,
+		   char *errbuf, size_t errlen)
+{
+	PGconn	   *conn = cid_pq_connect(conninfo, "chronoid-lease", timeout_ms, errbuf, errlen);
+
+	if (conn != NULL && !cid_lease_trust(conn, schema, errbuf, errlen))
+	{
+		PQfinish(conn);
+		return NULL;
+	}
+	return conn;
+}
+
+int64_t
+cid_lease_wall_ms(const cid_lease_opts *opts)
+{
+	int64_t		ns;
+
+	if (opts != NULL && opts->env != NULL && opts->env->clock != NULL)
+		ns = opts->env->clock(opts->env->ctx);
+	else
+		ns = cid_platform_clock(NULL);
+	return ns < 0 ? 0 : ns / 1000000;
+}
+
+int
+cid_lease_get_cfg(cid_lease_cfg *c, const cid_lease_opts *opts, char *errbuf, size_t errlen)
+{
+	if (opts == NULL)
+		cid_lease_opts_default(&c->o);
+	else
+		c->o = *opts;
+	if (!cid_lease_schema_ok(c->o.schema, c->schema))
+	{
+		cid_lease_seterr(errbuf, errlen, "invalid schema name (lower-case letters, digits and _, at most 63)");
+		return CID_EINVAL;
+	}
+	if (c->o.ttl_ms < 1000 || c->o.ttl_ms > 86400000)
+	{
+		cid_lease_seterr(errbuf, errlen, "ttl must be 1 s .. 24 h");
+		return CID_EINVAL;
+	}
+	if (c->o.grace_ms < 0)
+		c->o.grace_ms = cid_lease_default_grace_ms(c->o.ttl_ms);
+	if (c->o.clock_wait_ms < 0)
+		c->o.clock_wait_ms = c->o.grace_ms;
+	c->conninfo = (c->o.conninfo != NULL && c->o.conninfo[0] != '\0') ? c->o.conninfo : NULL;
+	return CID_OK;
+}
+
+/*
+ * The start of every one-shot call (setup, the by-token calls, list):
+ * clear errbuf, check the options, then args_ok (the caller's own
+ * arguments: CID_EINVAL), then connect (CID_ELEASE_DB).  NULL with *rc set
+ * on failure.
+ */
+PGconn *
+cid_lease_call_begin(cid_lease_cfg *c, const cid_lease_opts *opts, bool args_ok,
+		   char *errbuf, size_t errlen, int *rc)
+{
+	PGconn	   *conn;
+
+	cid_lease_seterr(errbuf, errlen, "%s", "");
+	*rc = cid_lease_get_cfg(c, opts, errbuf, errlen);
+	if (*rc < 0)
+		return NULL;
+	if (!args_ok)
+	{
+		*rc = CID_EINVAL;
+		return NULL;
+	}
+	conn = cid_lease_connect(c->conninfo, c->schema, CID_LEASE_CALL_TIMEOUT_MS, errbuf, errlen);
+	if (conn == NULL)
+		*rc = CID_ELEASE_DB;
+	return conn;
+}

@@ -1,0 +1,274 @@
+/*
+ * pq.c — chronoid's one libpq layer (pq_internal.h): connections with a
+ * pinned search path, statements with bounded waits, server messages on
+ * one line.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <errno.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "pq_internal.h"
+
+/*
+ * Pinned first on every connection, whatever the conninfo's options or
+ * the role's settings say: with only pg_catalog (and pg_temp, which is
+ * never searched for functions or operators) on the path, no function,
+ * operator or type that a user created can be chosen for a name in our
+ * SQL, however exact its match.  Our statements also qualify every name.
+ */
+static const char pin_sql[] =
+"SELECT pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', false)";
+
+void
+cid_pq_seterr(char *errbuf, size_t errlen, const char *fmt,...)
+{
+	va_list		ap;
+
+	if (errbuf == NULL || errlen == 0)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(errbuf, errlen, fmt, ap);
+	va_end(ap);
+}
+
+void
+cid_pq_one_line(char *dst, size_t dstlen, const char *msg)
+{
+	size_t		n = 0;
+	bool		space = false;
+
+	if (dst == NULL || dstlen == 0)
+		return;
+	for (; msg != NULL && *msg != '\0' && n + 1 < dstlen; msg++)
+	{
+		if (*msg == ' ' || *msg == '\n' || *msg == '\t' || *msg == '\r')
+		{
+			space = n > 0;
+			continue;
+		}
+		if (space && n + 2 < dstlen)
+			dst[n++] = ' ';
+		space = false;
+		dst[n++] = *msg;
+	}
+	dst[n] = '\0';
+}
+
+static int64_t
+mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* "what: message" on one line, "unknown error" when libpq said nothing. */
+static void
+set_pq_err(char *errbuf, size_t errlen, const char *what, const char *msg)
+{
+	char		line[512];
+
+	cid_pq_one_line(line, sizeof(line), msg);
+	cid_pq_seterr(errbuf, errlen, "%s: %s", what, line[0] != '\0' ? line : "unknown error");
+}
+
+void
+cid_pq_result_message(char *errbuf, size_t errlen, PGconn *conn, const PGresult *res)
+{
+	const char *primary = PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY);
+	const char *detail = PQresultErrorField(res, PG_DIAG_MESSAGE_DETAIL);
+	char		p[512],
+				d[512];
+
+	cid_pq_one_line(p, sizeof(p), primary != NULL ? primary : PQerrorMessage(conn));
+	cid_pq_one_line(d, sizeof(d), detail);
+	if (p[0] == '\0')
+		cid_pq_seterr(errbuf, errlen, "unknown error");
+	else if (d[0] != '\0')
+		cid_pq_seterr(errbuf, errlen, "%s (%s)", p, d);
+	else
+		cid_pq_seterr(errbuf, errlen, "%s", p);
+}
+
+static void
+quiet_notices(void *arg, const char *message)
+{
+	(void) arg;
+	(void) message;
+}
+
+PGconn *
+cid_pq_connect(const char *conninfo, const char *appname, int64_t timeout_ms,
+			   char *errbuf, size_t errlen)
+{
+	char		tmo[24];
+	const char *keys[] = {"dbname", "application_name", "connect_timeout", NULL};
+	const char *vals[] = {conninfo != NULL ? conninfo : "", appname, tmo, NULL};
+	PGconn	   *conn;
+
+	/* libpq rounds connect_timeout up to 2 s at least; 0 means none */
+	if (timeout_ms <= 0)
+		keys[2] = NULL;
+	snprintf(tmo, sizeof(tmo), "%" PRId64, timeout_ms / 1000 > 2 ? timeout_ms / 1000 : 2);
+	conn = PQconnectdbParams(keys, vals, 1);
+	if (conn == NULL || PQstatus(conn) != CONNECTION_OK)
+	{
+		set_pq_err(errbuf, errlen, "cannot connect",
+				   conn != NULL ? PQerrorMessage(conn) : "out of memory");
+		PQfinish(conn);
+		return NULL;
+	}
+	PQsetNoticeProcessor(conn, quiet_notices, NULL);
+	if (!cid_pq_do(conn, pin_sql, timeout_ms, errbuf, errlen))
+	{
+		PQfinish(conn);
+		return NULL;
+	}
+	return conn;
+}
+
+/* Wait for the result of what was sent; see cid_pq_exec(). */
+static PGresult *
+wait_result(PGconn *conn, int64_t timeout_ms, bool *broken, char *errbuf, size_t errlen)
+{
+	PGresult   *res,
+			   *last = NULL;
+	int64_t		end = mono_ms() + timeout_ms;
+	struct pollfd pfd;
+
+	for (;;)
+	{
+		int			wait_ms = 1000;
+
+		if (!PQconsumeInput(conn))
+		{
+			set_pq_err(errbuf, errlen, "connection lost", PQerrorMessage(conn));
+			*broken = true;
+			PQclear(last);
+			return NULL;
+		}
+		while (!PQisBusy(conn))
+		{
+			res = PQgetResult(conn);
+			if (res == NULL)
+			{
+				if (last == NULL)
+					set_pq_err(errbuf, errlen, "no result", PQerrorMessage(conn));
+				else if (!cid_pq_ok(last))
+					cid_pq_result_message(errbuf, errlen, conn, last);
+				return last;
+			}
+			PQclear(last);
+			last = res;
+		}
+		if (timeout_ms > 0)
+		{
+			int64_t		left = end - mono_ms();
+
+			if (left <= 0)
+			{
+				cid_pq_seterr(errbuf, errlen, "no answer from the database within %" PRId64 " ms",
+							  timeout_ms);
+				*broken = true;
+				PQclear(last);
+				return NULL;
+			}
+			if (left < wait_ms)
+				wait_ms = (int) left;
+		}
+		pfd.fd = PQsocket(conn);
+		pfd.events = POLLIN;
+		pfd.revents = 0;
+		if (pfd.fd < 0 || (poll(&pfd, 1, wait_ms) < 0 && errno != EINTR))
+		{
+			cid_pq_seterr(errbuf, errlen, "connection lost: cannot wait on its socket");
+			*broken = true;
+			PQclear(last);
+			return NULL;
+		}
+	}
+}
+
+PGresult *
+cid_pq_exec(PGconn *conn, const char *sql, int nparams, const char *const *params,
+			int64_t timeout_ms, bool *broken, char *errbuf, size_t errlen)
+{
+	*broken = false;
+	if (!PQsendQueryParams(conn, sql, nparams, NULL, params, NULL, NULL, 0))
+	{
+		set_pq_err(errbuf, errlen, "cannot send", PQerrorMessage(conn));
+		*broken = PQstatus(conn) != CONNECTION_OK;
+		return NULL;
+	}
+	return wait_result(conn, timeout_ms, broken, errbuf, errlen);
+}
+
+PGresult *
+cid_pq_script(PGconn *conn, const char *sql, int64_t timeout_ms, bool *broken,
+			  char *errbuf, size_t errlen)
+{
+	*broken = false;
+	if (!PQsendQuery(conn, sql))
+	{
+		set_pq_err(errbuf, errlen, "cannot send", PQerrorMessage(conn));
+		*broken = PQstatus(conn) != CONNECTION_OK;
+		return NULL;
+	}
+	return wait_result(conn, timeout_ms, broken, errbuf, errlen);
+}
+
+bool
+cid_pq_ok(const PGresult *res)
+{
+	return res != NULL && (PQresultStatus(res) == PGRES_TUPLES_OK ||
+						   PQresultStatus(res) == PGRES_COMMAND_OK);
+}
+
+bool
+cid_pq_do(PGconn *conn, const char *sql, int64_t timeout_ms, char *errbuf, size_t errlen)
+{
+	bool		broken;
+	PGresult   *res = cid_pq_exec(conn, sql, 0, NULL, timeout_ms, &broken, errbuf, errlen);
+	bool		ok = cid_pq_ok(res);
+
+	PQclear(res);
+	return ok;
+}
+
+bool
+cid_pq_value(PGconn *conn, const char *sql, int64_t timeout_ms, char *out, size_t outlen,
+			 char *errbuf, size_t errlen)
+{
+	bool		broken;
+	PGresult   *res = cid_pq_exec(conn, sql, 0, NULL, timeout_ms, &broken, errbuf, errlen);
+
+	if (!cid_pq_ok(res))
+	{
+		PQclear(res);
+		return false;
+	}
+	if (PQntuples(res) < 1 || PQnfields(res) < 1)
+	{
+		cid_pq_seterr(errbuf, errlen, "no row from: %s", sql);
+		PQclear(res);
+		return false;
+	}
+	snprintf(out, outlen, "%s", PQgetisnull(res, 0, 0) ? "" : PQgetvalue(res, 0, 0));
+	PQclear(res);
+	return true;
+}
+
+const char *
+cid_pq_sqlstate(const PGresult *res)
+{
+	const char *st = res != NULL ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
+
+	return st != NULL ? st : "";
+}

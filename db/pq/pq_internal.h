@@ -1,0 +1,82 @@
+/*
+ * pq_internal.h — the one libpq layer of chronoid's database parts
+ * (libchronoid_lease and the chronoid-* database tools).  Not installed.
+ *
+ * Every connection it makes has its search path pinned to pg_catalog
+ * before any other statement runs, and every statement waits a bounded
+ * time, so neither an object planted by another role nor a server that
+ * stops answering can take over or hang a caller.  Statements go through
+ * the extended protocol (one statement per call) unless sent as a script.
+ */
+#ifndef CHRONOID_PQ_INTERNAL_H
+#define CHRONOID_PQ_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <libpq-fe.h>
+
+#if defined(__GNUC__) || defined(__clang__)
+#define CID_PQ_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define CID_PQ_PRINTF(f, a)
+#endif
+
+/* errbuf (may be NULL or 0 long) set from a format; always terminated. */
+void		cid_pq_seterr(char *errbuf, size_t errlen, const char *fmt,...) CID_PQ_PRINTF(3, 4);
+
+/* msg on one line: every run of whitespace (libpq's messages span lines) one space. */
+void		cid_pq_one_line(char *dst, size_t dstlen, const char *msg);
+
+/*
+ * Connect (conninfo NULL or "": the PG* environment variables) as
+ * application appname, waiting at most timeout_ms (0: libpq's default),
+ * then pin search_path to "pg_catalog, pg_temp".  Notices are not
+ * printed: a library has no business writing on the caller's stderr.
+ * NULL with errbuf set ("cannot connect: ...") on failure.
+ */
+PGconn	   *cid_pq_connect(const char *conninfo, const char *appname,
+						   int64_t timeout_ms, char *errbuf, size_t errlen);
+
+/*
+ * Run one statement with parameters (text format), waiting at most
+ * timeout_ms for its result (0 or less: no bound).  Returns the last
+ * result, which the caller clears, even when it is an error (its SQLSTATE
+ * may matter): errbuf then holds the server's message (and detail).
+ * NULL with errbuf set when nothing came back; *broken tells whether the
+ * connection is unusable (timeout, lost connection) and must be dropped.
+ */
+PGresult   *cid_pq_exec(PGconn *conn, const char *sql, int nparams,
+						const char *const *params, int64_t timeout_ms,
+						bool *broken, char *errbuf, size_t errlen);
+
+/* A script of several statements (simple protocol, no parameters). */
+PGresult   *cid_pq_script(PGconn *conn, const char *sql, int64_t timeout_ms,
+						  bool *broken, char *errbuf, size_t errlen);
+
+/* Whether res is a success (command or rows). */
+bool		cid_pq_ok(const PGresult *res);
+
+/* cid_pq_exec() without parameters, result dropped: true on success. */
+bool		cid_pq_do(PGconn *conn, const char *sql, int64_t timeout_ms,
+					  char *errbuf, size_t errlen);
+
+/*
+ * The first column of the first row as text ("" for NULL) into out; false
+ * with errbuf set on failure or when no row came back.
+ */
+bool		cid_pq_value(PGconn *conn, const char *sql, int64_t timeout_ms,
+						 char *out, size_t outlen, char *errbuf, size_t errlen);
+
+/*
+ * The server's message for a failed res on one line: its primary text,
+ * then its detail in parentheses; libpq's message when res has none.
+ */
+void		cid_pq_result_message(char *errbuf, size_t errlen, PGconn *conn,
+								  const PGresult *res);
+
+/* The SQLSTATE of res, "" when none. */
+const char *cid_pq_sqlstate(const PGresult *res);
+
+#endif							/* CHRONOID_PQ_INTERNAL_H */
