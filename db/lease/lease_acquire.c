@@ -130,7 +130,7 @@ acquire_once(PGconn *conn, const cid_lease_cfg *c, const char *holder, const cha
 				 " WHERE node BETWEEN $1::int AND $2::int)" : "0");
 		cnt = cid_lease_exec(conn, sql, 3, params, CID_LEASE_CALL_TIMEOUT_MS, &broken, errbuf, errlen);
 		if (cid_pq_ok(cnt))
-			cid_lease_seterr(errbuf, errlen,
+			cid_pq_seterr(errbuf, errlen,
 							 "no free node number in %" PRIu64 "..%" PRIu64 ": %s held by leases, "
 							 "%s claimed by database servers (snowflake.node_registry)",
 							 lo, hi, PQgetvalue(cnt, 0, 0), PQgetvalue(cnt, 0, 1));
@@ -151,7 +151,7 @@ acquire_once(PGconn *conn, const cid_lease_cfg *c, const char *holder, const cha
 	wall = cid_lease_wall_ms(&c->o);
 	if (nb >= wall && nb - wall >= c->o.clock_wait_ms)
 	{
-		cid_lease_seterr(errbuf, errlen,
+		cid_pq_seterr(errbuf, errlen,
 						 "node %" PRIu64 ": the previous holder's IDs reach %" PRId64
 						 " ms, %" PRId64 " ms ahead of this host's clock (wait allowed: %"
 						 PRId64 " ms); check the clocks", *node, nb, nb - wall, c->o.clock_wait_ms);
@@ -239,7 +239,7 @@ cid_lease_acquire(cid_lease **out, const cid_lease_opts *opts, char *errbuf, siz
 				tries;
 	pthread_condattr_t ca;
 
-	cid_lease_seterr(errbuf, errlen, "%s", "");
+	cid_pq_seterr(errbuf, errlen, "%s", "");
 	if (out == NULL)
 		return CID_EINVAL;
 	*out = NULL;
@@ -262,7 +262,7 @@ cid_lease_acquire(cid_lease **out, const cid_lease_opts *opts, char *errbuf, siz
 	}
 	if (lo > hi || hi > maxnode || hi > INT32_MAX)
 	{
-		cid_lease_seterr(errbuf, errlen, "invalid range %" PRIu64 "..%" PRIu64
+		cid_pq_seterr(errbuf, errlen, "invalid range %" PRIu64 "..%" PRIu64
 						 " (layout %s: nodes 0..%" PRIu64 ")", lo, hi, layout.name, maxnode);
 		return CID_EINVAL;
 	}
@@ -270,7 +270,7 @@ cid_lease_acquire(cid_lease **out, const cid_lease_opts *opts, char *errbuf, siz
 	l = calloc(1, sizeof(*l));
 	if (l == NULL)
 	{
-		cid_lease_seterr(errbuf, errlen, "out of memory");
+		cid_pq_seterr(errbuf, errlen, "out of memory");
 		return CID_EINVAL;
 	}
 	memcpy(l->schema, c.schema, sizeof(c.schema));
@@ -285,7 +285,7 @@ cid_lease_acquire(cid_lease **out, const cid_lease_opts *opts, char *errbuf, siz
 	if (make_holder(l->holder) != CID_OK)
 	{
 		cid_lease_destroy(l, true);
-		cid_lease_seterr(errbuf, errlen, "no random bytes for the holder token");
+		cid_pq_seterr(errbuf, errlen, "no random bytes for the holder token");
 		return CID_ERANDOM;
 	}
 	if (c.o.owner != NULL)
@@ -315,7 +315,7 @@ cid_lease_acquire(cid_lease **out, const cid_lease_opts *opts, char *errbuf, siz
 		cid_lease_destroy(l, true);
 		return rc;
 	}
-	cid_lease_seterr(errbuf, errlen, "%s", "");
+	cid_pq_seterr(errbuf, errlen, "%s", "");
 	l->node = node;
 	rc = cid_lease_init_local(l, node, &c.o, nb, t0);
 	if (rc < 0)
@@ -338,7 +338,7 @@ cid_lease_acquire(cid_lease **out, const cid_lease_opts *opts, char *errbuf, siz
 	}
 	if (!l->sync_ready)
 	{
-		cid_lease_seterr(errbuf, errlen, "cannot set up the renewer's lock");
+		cid_pq_seterr(errbuf, errlen, "cannot set up the renewer's lock");
 		give_back(l);
 		cid_lease_destroy(l, true);
 		return CID_EINVAL;
@@ -347,7 +347,7 @@ cid_lease_acquire(cid_lease **out, const cid_lease_opts *opts, char *errbuf, siz
 	{
 		if (pthread_create(&l->thread, NULL, cid_lease_renewer_main, l) != 0)
 		{
-			cid_lease_seterr(errbuf, errlen, "cannot start the renewer thread");
+			cid_pq_seterr(errbuf, errlen, "cannot start the renewer thread");
 			give_back(l);
 			cid_lease_destroy(l, true);
 			return CID_EINVAL;

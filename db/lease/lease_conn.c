@@ -31,12 +31,12 @@ cid_lease_exec(PGconn *conn, const char *sql, int nparams, const char *const *pa
 								  msg, sizeof(msg));
 
 	if (res == NULL)
-		cid_lease_seterr(errbuf, errlen, "%s", msg);
+		cid_pq_seterr(errbuf, errlen, "%s", msg);
 	else if (!cid_pq_ok(res))
 	{
 		const char *st = cid_pq_sqlstate(res);
 
-		cid_lease_seterr(errbuf, errlen, "%s: %s",
+		cid_pq_seterr(errbuf, errlen, "%s: %s",
 						 strcmp(st, "3F000") == 0 || strcmp(st, "42P01") == 0 ?
 						 "no lease table (run 'chronoid lease init' or cid_lease_setup first)" :
 						 "statement failed", msg);
@@ -127,7 +127,7 @@ cid_lease_trust(PGconn *conn, const char *schema, char *errbuf, size_t errlen)
 	}
 	ok = PQntuples(res) == 0;
 	if (!ok)
-		cid_lease_seterr(errbuf, errlen, "refusing to use %s: %s (it must belong to you or a "
+		cid_pq_seterr(errbuf, errlen, "refusing to use %s: %s (it must belong to you or a "
 						 "superuser, as chronoid lease init creates it; drop it or change its owner)",
 						 schema, PQgetvalue(res, 0, 0));
 	PQclear(res);
@@ -170,12 +170,12 @@ cid_lease_get_cfg(cid_lease_cfg *c, const cid_lease_opts *opts, char *errbuf, si
 		c->o = *opts;
 	if (!cid_lease_schema_ok(c->o.schema, c->schema))
 	{
-		cid_lease_seterr(errbuf, errlen, "invalid schema name (lower-case letters, digits and _, at most 63)");
+		cid_pq_seterr(errbuf, errlen, "invalid schema name (lower-case letters, digits and _, at most 63)");
 		return CID_EINVAL;
 	}
 	if (c->o.ttl_ms < 1000 || c->o.ttl_ms > 86400000)
 	{
-		cid_lease_seterr(errbuf, errlen, "ttl must be 1 s .. 24 h");
+		cid_pq_seterr(errbuf, errlen, "ttl must be 1 s .. 24 h");
 		return CID_EINVAL;
 	}
 	if (c->o.grace_ms < 0)
@@ -198,7 +198,7 @@ cid_lease_call_begin(cid_lease_cfg *c, const cid_lease_opts *opts, bool args_ok,
 {
 	PGconn	   *conn;
 
-	cid_lease_seterr(errbuf, errlen, "%s", "");
+	cid_pq_seterr(errbuf, errlen, "%s", "");
 	*rc = cid_lease_get_cfg(c, opts, errbuf, errlen);
 	if (*rc < 0)
 		return NULL;

@@ -84,18 +84,6 @@ cid_lease_default_grace_ms(int64_t ttl_ms)
 	return ttl_ms / 5 > 2000 ? ttl_ms / 5 : 2000;
 }
 
-void
-cid_lease_seterr(char *errbuf, size_t errlen, const char *fmt,...)
-{
-	va_list		ap;
-
-	if (errbuf == NULL || errlen == 0)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(errbuf, errlen, fmt, ap);
-	va_end(ap);
-}
-
 bool
 cid_lease_schema_ok(const char *schema, char *out)
 {

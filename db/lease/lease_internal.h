@@ -83,8 +83,11 @@ int64_t		cid_lease_last_ms(const cid_lease *lease);
 /* Validate a schema name; copy it into out (CID_LEASE_SCHEMA_MAX + 1). */
 bool		cid_lease_schema_ok(const char *schema, char *out);
 
-/* snprintf into errbuf when it is there. */
-void		cid_lease_seterr(char *errbuf, size_t errlen, const char *fmt,...)
+/*
+ * snprintf into errbuf when it is there: db/pq/pq.c's, declared again here
+ * for lease_core.c, which stays free of libpq's header.
+ */
+void		cid_pq_seterr(char *errbuf, size_t errlen, const char *fmt,...)
 			__attribute__((format(printf, 3, 4)));
 
 /* ------------------------------------------------------------------------

@@ -51,7 +51,7 @@ cid_lease_release_on(PGconn *conn, const char *schema, uint64_t node, const char
 		rc = CID_ELEASE_DB;
 	else if (PQntuples(res) == 0)
 	{
-		cid_lease_seterr(errbuf, errlen,
+		cid_pq_seterr(errbuf, errlen,
 						 "node %" PRIu64 " is not held by this token (lapsed, released or taken)",
 						 node);
 		rc = CID_ELEASE_LOST;
@@ -67,7 +67,7 @@ cid_lease_release(cid_lease *l, char *errbuf, size_t errlen)
 {
 	int			rc;
 
-	cid_lease_seterr(errbuf, errlen, "%s", "");
+	cid_pq_seterr(errbuf, errlen, "%s", "");
 	if (l == NULL)
 		return CID_OK;
 	if (cid_lease_forked(l))
@@ -147,7 +147,7 @@ cid_lease_renew_token(const cid_lease_opts *opts, uint64_t node, const char *hol
 		rc = CID_ELEASE_DB;
 	else if (PQntuples(res) == 0)
 	{
-		cid_lease_seterr(errbuf, errlen,
+		cid_pq_seterr(errbuf, errlen,
 						 "node %" PRIu64 " is not held by this token, or its lease has lapsed "
 						 "(a lapsed lease is never revived: acquire a new one)", node);
 		rc = CID_ELEASE_LOST;

@@ -92,7 +92,7 @@ renew_on(cid_lease *l, PGconn **connp, char *errbuf, size_t errlen)
 	{
 		PQclear(res);
 		cid_lease_fence(l, CID_ELEASE_LOST);
-		cid_lease_seterr(errbuf, errlen,
+		cid_pq_seterr(errbuf, errlen,
 						 "node %" PRIu64 ": the server no longer has this lease (it lapsed on "
 						 "the server's clock, was released or was taken): stop minting", l->node);
 		return CID_ELEASE_LOST;
@@ -109,7 +109,7 @@ renew_on(cid_lease *l, PGconn **connp, char *errbuf, size_t errlen)
 int
 cid_lease_renew(cid_lease *l, char *errbuf, size_t errlen)
 {
-	cid_lease_seterr(errbuf, errlen, "%s", "");
+	cid_pq_seterr(errbuf, errlen, "%s", "");
 	if (l == NULL)
 		return CID_EINVAL;
 	if (cid_lease_forked(l))

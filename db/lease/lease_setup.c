@@ -26,7 +26,7 @@ setup_script(PGconn *conn, const char *sql, char *errbuf, size_t errlen)
 	bool		ok = cid_pq_ok(res);
 
 	if (!ok)
-		cid_lease_seterr(errbuf, errlen, "statement failed: %s", msg);
+		cid_pq_seterr(errbuf, errlen, "statement failed: %s", msg);
 	PQclear(res);
 	return ok;
 }

@@ -13,7 +13,8 @@ set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../.." && pwd)
-. "$root/scripts/tap.bash"
+# TAP output and faketime_lib
+. "$root/pg/test/scenarios/scenario_lib.bash"
 PG_CONFIG=${PG_CONFIG:-pg_config}
 # Seconds of inserting: phase 1 (clocks agree), phase 2 (one 2 s behind).
 RUN1=${CID_CLUSTER_RUN1:-35}
@@ -25,11 +26,7 @@ fi
 if ! pgxs=$("$PG_CONFIG" --pgxs 2>/dev/null) || [ ! -f "$pgxs" ] || ! id postgres >/dev/null 2>&1; then
     skip_all "PostgreSQL server development files or the postgres OS user are missing"
 fi
-faketime_lib=
-for f in /usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1 \
-    /usr/lib/*/faketime/libfaketime.so.1 /usr/lib/faketime/libfaketime.so.1; do
-    if [ -f "$f" ]; then faketime_lib=$f; break; fi
-done
+ftlib=$(faketime_lib)
 
 PGBIN=$("$PG_CONFIG" --bindir)
 export TZ=UTC LC_ALL=C
@@ -406,10 +403,10 @@ report_deviation 1
 # included, which 0.1.0 repeated), running ahead of its clock until the
 # clock catches up with the mark, then following it.
 # ------------------------------------------------------------------------
-if [ -z "$faketime_lib" ]; then
+if [ -z "$ftlib" ]; then
     ok "phase 2 # SKIP libfaketime not installed (Debian package faketime)"
 else
-    node_stop w3 && node_start w3 LD_PRELOAD="$faketime_lib" FAKETIME="-2s" DONT_FAKE_MONOTONIC=1
+    node_stop w3 && node_start w3 LD_PRELOAD="$ftlib" FAKETIME="-2s" DONT_FAKE_MONOTONIC=1
     q agg -c "TRUNCATE node_offset"
     measure_offsets
     off=$(q agg -c "SELECT offset_ms BETWEEN -2100 AND -1900 FROM node_offset WHERE origin = 'w3'")

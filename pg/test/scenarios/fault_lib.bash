@@ -1,6 +1,6 @@
 # shellcheck shell=bash
-# fault_lib.bash — helpers shared by the fault_*.sh scenarios: TAP output,
-# a scratch database with one table per kind of key, background insert
+# fault_lib.bash — helpers shared by the fault_*.sh scenarios (beyond
+# scenario_lib.bash): a scratch database with one table per kind of key, background insert
 # clients that log every acknowledged row, bounded waits, and a cleanup
 # trap that leaves a running server on the true clock.  Sourced, not run
 # (pg/test/run.sh runs only scenarios/*.sh).  Needs the environment that
@@ -9,17 +9,8 @@
 
 : "${PGBIN:?}" "${PGDATA:?}" "${PGLOG:?}" "${CHRONOID_TMP:?}" "${CHRONOID_PGCTL:?}"
 export PGOPTIONS="-c snowflake.node=1 -c client_min_messages=warning"
-
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); echo "not ok $n - $1"; }
-skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
-diag() { sed 's/^/# /'; }
-# check NAME GOT [WANT]: ok when GOT equals WANT (default t)
-check() {
-    if [ "$2" = "${3-t}" ]; then ok "$1"; else not_ok "$1 (got '$2', want '${3-t}')"; fi
-}
-q() { "$PGBIN/psql" -X -q -At -v ON_ERROR_STOP=1 "$@"; }
+# shellcheck source-path=SCRIPTDIR source=scenario_lib.bash
+. "$(dirname "${BASH_SOURCE[0]}")/scenario_lib.bash"
 
 # The four kinds of key: table suffix, column type, default.
 # chronoid_uuidv7() is the extension's uuidv7() under a name that core
@@ -32,15 +23,6 @@ declare -A FL_DEFAULT=([sf]="snowflake.nextval()" [v7]="chronoid_uuidv7()"
 # shellcheck disable=SC2034 # used by the scenarios that source this
 declare -A FL_NAME=([sf]="snowflake.nextval()" [v7]="uuidv7()"
     [ulid]="gen_monotonic_ulid()" [serial]="bigserial (control)")
-
-fl_faketime_lib() {
-    local f
-    for f in /usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1 \
-        /usr/lib/*/faketime/libfaketime.so.1 /usr/lib/faketime/libfaketime.so.1; do
-        if [ -f "$f" ]; then echo "$f"; return 0; fi
-    done
-    return 1
-}
 
 # fl_wait_ready [TRIES]: until the server accepts a query (0.25 s apart).
 fl_wait_ready() {

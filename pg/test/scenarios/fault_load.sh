@@ -69,4 +69,4 @@ SQL
     [ -n "${FAULT_FIGURES:-}" ] && echo "$line" >>"$FAULT_FIGURES"
     q -c "DROP TABLE $tbl"
 done
-echo "1..$n"
+tap_done

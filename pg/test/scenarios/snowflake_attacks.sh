@@ -9,6 +9,8 @@
 # pg/test/run.sh (PGHOST, PGPORT, PGBIN, CHRONOID_PGCTL, CHRONOID_MODE,
 # CHRONOID_TMP set).
 set -uo pipefail
+# shellcheck source-path=SCRIPTDIR source=scenario_lib.bash
+. "$(dirname "$0")/scenario_lib.bash"
 
 : "${PGBIN:?}" "${CHRONOID_PGCTL:?}"
 db=sf_scenario_attacks
@@ -16,11 +18,6 @@ export PGDATABASE=$db
 unset PGOPTIONS
 mode=${CHRONOID_MODE:-plain}
 tmp=${CHRONOID_TMP:-/tmp}
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); echo "not ok $n - $1"; }
-check() { if [ "$2" = "${3-t}" ]; then ok "$1"; else not_ok "$1 (got '$2', want '${3-t}')"; fi; }
-q() { "$PGBIN/psql" -X -q -At -v ON_ERROR_STOP=1 "$@"; }
 # as ROLE SQL: the SQL in a fresh session of ROLE, stdout and stderr
 as() { local r=$1; shift; "$PGBIN/psql" -X -q -At -U "$r" -c "$*" 2>&1; }
 # denied ROLE SQL: ok when it fails with a permission error (42501)
@@ -45,7 +42,7 @@ CREATE ROLE sf_attacker LOGIN;
 CREATE ROLE sf_dbowner LOGIN;
 SQL
 "$PGBIN/createdb" -O sf_dbowner "$db" && q -c "CREATE EXTENSION chronoid" >/dev/null ||
-    { not_ok "create database and extension"; echo "1..$n"; exit 1; }
+    bail "create database and extension"
 q -c "GRANT CREATE ON SCHEMA public TO sf_attacker" >/dev/null
 # The server's real node, set by a superuser in postgresql.conf.
 # (ALTER SYSTEM knows the setting only once the module is loaded)
@@ -172,4 +169,4 @@ if [ "$mode" = preload ]; then
     fi
 fi
 
-echo "1..$n"
+tap_done

@@ -6,26 +6,18 @@
 # run by pg/test/run.sh (PGHOST, PGPORT, PGBIN, PGDATA, PGLOG,
 # CHRONOID_TMP, CHRONOID_PGCTL set).
 set -uo pipefail
+# shellcheck source-path=SCRIPTDIR source=scenario_lib.bash
+. "$(dirname "$0")/scenario_lib.bash"
 
 : "${PGBIN:?}" "${PGDATA:?}" "${PGLOG:?}" "${CHRONOID_TMP:?}" "${CHRONOID_PGCTL:?}"
 db=sf_scenario_clock
 export PGDATABASE=$db
 export PGOPTIONS="-c snowflake.node=1 -c client_min_messages=warning"
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); echo "not ok $n - $1"; }
-check() { if [ "$2" = t ]; then ok "$1"; else not_ok "$1 (got '$2')"; fi; }
-q() { "$PGBIN/psql" -X -q -At -v ON_ERROR_STOP=1 "$@"; }
 
-lib=
-for f in /usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1 \
-    /usr/lib/*/faketime/libfaketime.so.1 /usr/lib/faketime/libfaketime.so.1; do
-    if [ -f "$f" ]; then lib=$f; break; fi
-done
+lib=$(faketime_lib)
 if [ -z "$lib" ]; then
-    echo "ok 1 - # SKIP libfaketime not installed (Debian package faketime)"
-    echo "1..1"
-    exit 0
+    skip "all cases" "libfaketime not installed (Debian package faketime)"
+    tap_done
 fi
 
 # The offset is read from this file on every clock read, so it can change
@@ -52,9 +44,7 @@ above() { q -c "SELECT (SELECT min(id) FROM ids WHERE phase = $1) > (SELECT max(
 
 "$PGBIN/dropdb" --if-exists "$db" >/dev/null 2>&1
 if ! "$PGBIN/createdb" "$db" || ! q -c "CREATE EXTENSION chronoid"; then
-    not_ok "create database and extension"
-    echo "1..$n"
-    exit 1
+    bail "create database and extension"
 fi
 q -c "CREATE SEQUENCE clock_seq; CREATE TABLE ids (id int8 PRIMARY KEY, phase int4 NOT NULL)"
 
@@ -65,8 +55,7 @@ else
     not_ok "server restarted under libfaketime"
     tail -n 20 "$PGLOG" | sed 's/^/# /'
     restore
-    echo "1..$n"
-    exit 1
+    tap_done
 fi
 mint 1 20000
 t1=$(q -c "SELECT snowflake.to_timestamp(max(id)) FROM ids")
@@ -104,4 +93,4 @@ check "IDs increase with insertion order across all phases" \
     "$(q -c "SELECT bool_and(ok) FROM (SELECT id > lag(id) OVER (ORDER BY ctid) AS ok FROM ids) s WHERE ok IS NOT NULL")"
 
 "$PGBIN/dropdb" --if-exists "$db" >/dev/null 2>&1
-echo "1..$n"
+tap_done

@@ -5,6 +5,8 @@
 # increase with a session-local counter.  TAP on stdout; run by
 # pg/test/run.sh with PGHOST, PGPORT, PGUSER, PGBIN, CHRONOID_TMP set.
 set -uo pipefail
+# shellcheck source-path=SCRIPTDIR source=scenario_lib.bash
+. "$(dirname "$0")/scenario_lib.bash"
 
 : "${PGBIN:?}" "${CHRONOID_TMP:?}"
 db=sf_scenario_concurrency
@@ -17,16 +19,10 @@ mkdir -p "$work"
 
 export PGDATABASE=$db
 export PGOPTIONS="-c snowflake.node=1 -c client_min_messages=warning"
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); echo "not ok $n - $1"; }
-q() { "$PGBIN/psql" -X -q -At -v ON_ERROR_STOP=1 "$@"; }
 
 "$PGBIN/dropdb" --if-exists "$db" >/dev/null 2>&1
 if ! "$PGBIN/createdb" "$db" || ! q -c "CREATE EXTENSION chronoid"; then
-    not_ok "create database and extension"
-    echo "1..$n"
-    exit 1
+    bail "create database and extension"
 fi
 
 # kind, column type, generator expression
@@ -100,4 +96,4 @@ SQL
 done
 
 "$PGBIN/dropdb" --if-exists "$db" >/dev/null 2>&1
-echo "1..$n"
+tap_done

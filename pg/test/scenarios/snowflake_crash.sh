@@ -6,34 +6,20 @@
 # run by pg/test/run.sh (PGHOST, PGPORT, PGBIN, CHRONOID_PGCTL,
 # CHRONOID_MODE, CHRONOID_TMP set).
 set -uo pipefail
+# shellcheck source-path=SCRIPTDIR source=scenario_lib.bash
+. "$(dirname "$0")/scenario_lib.bash"
 
 : "${PGBIN:?}" "${CHRONOID_PGCTL:?}"
 db=sf_scenario_crash
 export PGDATABASE=$db
 export PGOPTIONS="-c snowflake.node=1 -c client_min_messages=error"
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); echo "not ok $n - $1"; }
-check() { if [ "$2" = t ]; then ok "$1"; else not_ok "$1 (got '$2')"; fi; }
-q() { "$PGBIN/psql" -X -q -At -v ON_ERROR_STOP=1 "$@"; }
 
 "$PGBIN/dropdb" --if-exists "$db" >/dev/null 2>&1
 if ! "$PGBIN/createdb" "$db" || ! q -c "CREATE EXTENSION chronoid"; then
-    not_ok "create database and extension"
-    echo "1..$n"
-    exit 1
+    bail "create database and extension"
 fi
 
 # An hour of run-ahead allowed for this scenario only (put back at exit).
-set_run_ahead() {
-    # (ALTER SYSTEM knows the setting only once the module is loaded)
-    q -d postgres -c "LOAD 'chronoid'" -c "ALTER SYSTEM ${1}" -c "SELECT pg_reload_conf()" >/dev/null
-    for _ in $(seq 1 100); do
-        [ "$(q -d postgres -c "LOAD 'chronoid'" -c "SHOW snowflake.max_run_ahead")" = "$2" ] && return 0
-        sleep 0.1
-    done
-    return 1
-}
 trap 'set_run_ahead "RESET snowflake.max_run_ahead" 1s' EXIT
 set_run_ahead "SET snowflake.max_run_ahead = '2h'" 2h || not_ok "snowflake.max_run_ahead = 2h after a reload"
 
@@ -62,9 +48,7 @@ check "IDs of the pushed sequence run an hour ahead of the clock" \
 if $CHRONOID_PGCTL stop -m immediate >/dev/null 2>&1 && $CHRONOID_PGCTL start >/dev/null 2>&1; then
     ok "immediate shutdown and restart"
 else
-    not_ok "immediate shutdown and restart"
-    echo "1..$n"
-    exit 1
+    bail "immediate shutdown and restart"
 fi
 
 check "rows committed before the crash survive" \
@@ -112,4 +96,4 @@ if [ "${CHRONOID_MODE:-plain}" = preload ]; then
 fi
 
 "$PGBIN/dropdb" --if-exists "$db" >/dev/null 2>&1
-echo "1..$n"
+tap_done

@@ -12,22 +12,15 @@
 # must give up after a second.)  TAP on stdout; run by pg/test/run.sh in both modes (PGHOST, PGPORT,
 # PGBIN, PGDATA, PGLOG, CHRONOID_TMP, CHRONOID_PGCTL set).
 set -uo pipefail
+# shellcheck source-path=SCRIPTDIR source=scenario_lib.bash
+. "$(dirname "$0")/scenario_lib.bash"
 
 : "${PGBIN:?}" "${PGDATA:?}" "${PGLOG:?}" "${CHRONOID_TMP:?}" "${CHRONOID_PGCTL:?}"
 db=sf_scenario_review
 export PGDATABASE=$db
 export PGOPTIONS="-c snowflake.node=1 -c client_min_messages=error"
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); echo "not ok $n - $1"; }
-check() { if [ "$2" = "${3-t}" ]; then ok "$1"; else not_ok "$1 (got '$2', want '${3-t}')"; fi; }
-q() { "$PGBIN/psql" -X -q -At -v ON_ERROR_STOP=1 "$@"; }
 
-lib=
-for f in /usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1 \
-    /usr/lib/*/faketime/libfaketime.so.1 /usr/lib/faketime/libfaketime.so.1; do
-    if [ -f "$f" ]; then lib=$f; break; fi
-done
+lib=$(faketime_lib)
 
 rc=$CHRONOID_TMP/sf_review_faketime.rc
 faked=
@@ -43,14 +36,6 @@ fake_restart() {
     return $st
 }
 restore() { $CHRONOID_PGCTL restart -o "" >/dev/null 2>&1 && faked=; }
-set_run_ahead() {
-    q -d postgres -c "LOAD 'chronoid'" -c "ALTER SYSTEM ${1}" -c "SELECT pg_reload_conf()" >/dev/null
-    for _ in $(seq 1 100); do
-        [ "$(q -d postgres -c "LOAD 'chronoid'" -c "SHOW snowflake.max_run_ahead")" = "$2" ] && return 0
-        sleep 0.1
-    done
-    return 1
-}
 cleanup() {
     if [ -n "$faked" ]; then restore; fi
     set_run_ahead "RESET snowflake.max_run_ahead" 1s >/dev/null 2>&1
@@ -62,9 +47,7 @@ trap cleanup EXIT
 "$PGBIN/dropdb" --if-exists "$db" >/dev/null 2>&1
 "$PGBIN/dropdb" --if-exists "${db}_frozen" >/dev/null 2>&1
 if ! "$PGBIN/createdb" "$db" || ! q -c "CREATE EXTENSION chronoid"; then
-    not_ok "create database and extension"
-    echo "1..$n"
-    exit 1
+    bail "create database and extension"
 fi
 
 # --- 3. The run-ahead bound --------------------------------------------------
@@ -83,8 +66,7 @@ fi
 
 if [ -z "$lib" ]; then
     ok "restart and clock cases # SKIP libfaketime not installed (Debian package faketime)"
-    echo "1..$n"
-    exit 0
+    tap_done
 fi
 
 # --- 3. The bound against a frozen clock ---------------------------------------
@@ -156,4 +138,4 @@ check "minting resumes on the true clock" "$out" ""
 check "its IDs are above every earlier one" \
     "$(q -c "SELECT (SELECT min(id) FROM t WHERE phase = 3) > (SELECT max(id) FROM t WHERE phase < 3)")"
 
-echo "1..$n"
+tap_done

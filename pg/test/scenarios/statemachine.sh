@@ -9,6 +9,8 @@
 # TAP on stdout; run by pg/test/run.sh in both modes (PGHOST, PGPORT,
 # PGBIN, PGDATA, PGLOG, CHRONOID_TMP, CHRONOID_MODE, CHRONOID_PGCTL set).
 set -uo pipefail
+# shellcheck source-path=SCRIPTDIR source=scenario_lib.bash
+. "$(dirname "$0")/scenario_lib.bash"
 
 : "${PGBIN:?}" "${PGDATA:?}" "${PGLOG:?}" "${CHRONOID_TMP:?}" "${CHRONOID_PGCTL:?}"
 here=$(cd "$(dirname "$0")" && pwd)
@@ -17,19 +19,13 @@ mode=${CHRONOID_MODE:-plain}
 py=/usr/bin/python3
 
 if ! "$py" -c 'import psycopg2' 2>/dev/null; then
-    echo "ok 1 - statemachine # SKIP needs /usr/bin/python3 with psycopg2 (Debian package python3-psycopg2)"
-    echo "1..1"
-    exit 0
+    skip "statemachine" "needs /usr/bin/python3 with psycopg2 (Debian package python3-psycopg2)"
+    tap_done
 fi
-lib=
-for f in /usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1 \
-    /usr/lib/*/faketime/libfaketime.so.1 /usr/lib/faketime/libfaketime.so.1; do
-    if [ -f "$f" ]; then lib=$f; break; fi
-done
+lib=$(faketime_lib)
 if [ -z "$lib" ]; then
-    echo "ok 1 - statemachine # SKIP libfaketime not installed (Debian package faketime)"
-    echo "1..1"
-    exit 0
+    skip "statemachine" "libfaketime not installed (Debian package faketime)"
+    tap_done
 fi
 
 rc=$CHRONOID_TMP/sm_faketime.rc
@@ -46,15 +42,11 @@ trap cleanup EXIT
 
 "$PGBIN/dropdb" --if-exists "$db" >/dev/null 2>&1
 if ! "$PGBIN/createdb" "$db" || ! "$PGBIN/psql" -X -q -d "$db" -c "CREATE EXTENSION chronoid"; then
-    echo "not ok 1 - create database and extension"
-    echo "1..1"
-    exit 1
+    bail "create database and extension"
 fi
 if ! runuser -u postgres -- env LD_PRELOAD="$lib" FAKETIME_TIMESTAMP_FILE="$rc" FAKETIME_NO_CACHE=1 \
     DONT_FAKE_MONOTONIC=1 "$PGBIN/pg_ctl" -D "$PGDATA" -l "$PGLOG" -w restart -o "" >/dev/null 2>&1; then
-    echo "not ok 1 - restart under libfaketime"
-    echo "1..1"
-    exit 1
+    bail "restart under libfaketime"
 fi
 
 seed_args=()

@@ -9,23 +9,15 @@
 # show.  TAP on stdout; run by pg/test/run.sh (PGHOST, PGPORT, PGBIN,
 # PGDATA, PGLOG, CHRONOID_PGCTL set).
 set -uo pipefail
+# shellcheck source-path=SCRIPTDIR source=scenario_lib.bash
+. "$(dirname "$0")/scenario_lib.bash"
 
 : "${PGBIN:?}" "${PGDATA:?}" "${PGLOG:?}" "${CHRONOID_PGCTL:?}"
 db=uuid_scenario_crash
 export PGDATABASE=$db
 export PGOPTIONS="-c client_min_messages=warning"
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); echo "not ok $n - $1"; }
-skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
-check() { if [ "$2" = t ]; then ok "$1"; else not_ok "$1 (got '$2')"; fi; }
-q() { "$PGBIN/psql" -X -q -At -v ON_ERROR_STOP=1 "$@"; }
 
-lib=
-for f in /usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1 \
-    /usr/lib/*/faketime/libfaketime.so.1 /usr/lib/faketime/libfaketime.so.1; do
-    if [ -f "$f" ]; then lib=$f; break; fi
-done
+lib=$(faketime_lib)
 
 preload=$(q -d postgres -c "SELECT current_setting('shared_preload_libraries') ~ '(^|[ ,])chronoid($|[ ,])'")
 
@@ -45,9 +37,7 @@ wait_ready() {
 
 "$PGBIN/dropdb" --if-exists "$db" >/dev/null 2>&1
 if ! "$PGBIN/createdb" "$db" || ! q -c "CREATE EXTENSION chronoid"; then
-    not_ok "create database and extension"
-    echo "1..$n"
-    exit 1
+    bail "create database and extension"
 fi
 q -c "CREATE TABLE t (phase int4 NOT NULL, u uuid PRIMARY KEY DEFAULT uuidv7(),
                       l ulid UNIQUE NOT NULL DEFAULT gen_monotonic_ulid())"
@@ -83,8 +73,7 @@ else
         not_ok "immediate shutdown, restart with the clock 10 minutes behind"
         tail -n 20 "$PGLOG" | sed 's/^/# /'
         restore
-        echo "1..$n"
-        exit 1
+        tap_done
     fi
     check "server clock is 10 minutes behind the last ID" \
         "$(q -c "SELECT clock_timestamp() < (SELECT l FROM t ORDER BY l DESC LIMIT 1)::timestamptz - interval '9 minutes'")"
@@ -177,4 +166,4 @@ check "no duplicate UUIDv7 or ULID over all phases" \
     "$(q -c "SELECT count(DISTINCT u) = count(*) AND count(DISTINCT l) = count(*) FROM t")"
 
 "$PGBIN/dropdb" --if-exists "$db" >/dev/null 2>&1
-echo "1..$n"
+tap_done

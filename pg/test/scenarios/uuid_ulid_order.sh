@@ -8,27 +8,18 @@
 # run by pg/test/run.sh (PGHOST, PGPORT, PGBIN, PGDATA, PGLOG,
 # CHRONOID_TMP, CHRONOID_PGCTL set).
 set -uo pipefail
+# shellcheck source-path=SCRIPTDIR source=scenario_lib.bash
+. "$(dirname "$0")/scenario_lib.bash"
 
 : "${PGBIN:?}" "${PGDATA:?}" "${PGLOG:?}" "${CHRONOID_TMP:?}" "${CHRONOID_PGCTL:?}"
 db=uuid_scenario_order
 export PGDATABASE=$db
 export PGOPTIONS="-c client_min_messages=warning"
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); echo "not ok $n - $1"; }
-skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
-check() { if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1 (got '$2', want '$3')"; fi; }
-q() { "$PGBIN/psql" -X -q -At -v ON_ERROR_STOP=1 "$@"; }
 
-lib=
-for f in /usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1 \
-    /usr/lib/*/faketime/libfaketime.so.1 /usr/lib/faketime/libfaketime.so.1; do
-    if [ -f "$f" ]; then lib=$f; break; fi
-done
+lib=$(faketime_lib)
 if [ -z "$lib" ]; then
-    echo "ok 1 - # SKIP libfaketime not installed (Debian package faketime)"
-    echo "1..1"
-    exit 0
+    skip "all cases" "libfaketime not installed (Debian package faketime)"
+    tap_done
 fi
 
 preload=$(q -d postgres -c "SELECT current_setting('shared_preload_libraries') ~ '(^|[ ,])chronoid($|[ ,])'")
@@ -40,9 +31,7 @@ trap 'if [ -n "$faked" ]; then restore; fi' EXIT
 
 "$PGBIN/dropdb" --if-exists "$db" >/dev/null 2>&1
 if ! "$PGBIN/createdb" "$db" || ! q -c "CREATE EXTENSION chronoid"; then
-    not_ok "create database and extension"
-    echo "1..$n"
-    exit 1
+    bail "create database and extension"
 fi
 q -c "CREATE TABLE o (n bigserial PRIMARY KEY, kind text NOT NULL, u uuid, l ulid)"
 
@@ -58,8 +47,7 @@ else
     not_ok "server restarted with its clock frozen at $frozen UTC"
     tail -n 20 "$PGLOG" | sed 's/^/# /'
     restore
-    echo "1..$n"
-    exit 1
+    tap_done
 fi
 check "the server's clock stands still" \
     "$(q -c "SELECT clock_timestamp() = '$frozen+00' AND statement_timestamp() = '$frozen+00'")" t
@@ -137,4 +125,4 @@ else
     not_ok "server restarted with the true clock"
 fi
 "$PGBIN/dropdb" --if-exists "$db" >/dev/null 2>&1
-echo "1..$n"
+tap_done
