@@ -255,8 +255,8 @@ BENCH_PK_REPEAT ?= 3
 .PHONY: bench-pk
 bench-pk: setup all
 	@$(if $(HAVE_PGXS),$(MAKE) -s --no-print-directory -C pg install PG_CONFIG=$(PG_CONFIG) >/dev/null &&) \
-	$(CLI_BIN) bench-pk --rows $(BENCH_PK_ROWS) --clients 2 --repeat $(BENCH_PK_REPEAT) \
-		--out $(BUILD)/bench-pk
+	CHRONOID_BIN=$(CLI_BIN) bench/pk/run.sh --rows $(BENCH_PK_ROWS) --clients 2 \
+		--repeat $(BENCH_PK_REPEAT) --out $(BUILD)/bench-pk
 
 # Unit tests alone, for a quick loop.
 test-unit: tests

@@ -1,6 +1,6 @@
 /*
  * bench_pk_internal.h — private pieces of "chronoid bench-pk": the key table, the
- * libpq helpers, the throwaway cluster, the concurrent load and the report.
+ * statements on the shared libpq layer, the concurrent load and the report.
  */
 #ifndef CHRONOID_BENCH_PK_INTERNAL_H
 #define CHRONOID_BENCH_PK_INTERNAL_H
@@ -78,10 +78,10 @@ typedef struct bpk_run
 	int			clients;
 	int			repeat;			/* rounds, key order rotated each round */
 	uint64_t	payload;
-	const char *conninfo;		/* NULL: throwaway cluster */
+	const char *conninfo;		/* NULL: the PG* environment variables */
 	const char *out_dir;
 
-	char		target[256];	/* "throwaway cluster" or the server */
+	char		target[256];	/* which server, for the report */
 	char		server_version[128];
 	int			server_num;		/* server_version_num */
 	bpk_setting settings[BPK_NSETTINGS];
@@ -122,21 +122,6 @@ void		bpk_fmt(char *dst, size_t len, const char *fmt,...)
 			__attribute__((format(printf, 3, 4)))
 #endif
 			;
-
-/* bench_pk_cluster.c: a throwaway local cluster (started, always removed) */
-typedef struct bpk_cluster
-{
-	char		dir[256];
-	char		bindir[256];
-	int			port;
-	bool		started;
-	bool		have_ext;		/* chronoid installed: preloaded */
-	char		conninfo[512];
-	char		conf[512];		/* the settings written, one line each */
-} bpk_cluster;
-
-bool		bpk_cluster_start(bpk_cluster *c, char *err, size_t errlen);
-void		bpk_cluster_remove(bpk_cluster *c);
 
 /* bench_pk_load.c: N rows by K connections, with a progress bar */
 bool		bpk_load(const bpk_run *run, bpk_key *key, const char *insert_sql,

@@ -1,8 +1,8 @@
 /*
  * cmd_bench_pk.c — "chronoid bench-pk": what the primary key's kind does to
- * a real PostgreSQL.  Options and keys, the target (a throwaway cluster or
- * a given server, in a schema of its own), each key's table loaded and
- * measured, and everything removed again whatever happened.
+ * a real PostgreSQL.  Options and keys, the target (the server given, in a
+ * schema of its own), each key's table loaded and measured, and everything
+ * removed again whatever happened.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -30,6 +30,7 @@ enum
 	OPT_CONNINFO,
 	OPT_OUT,
 	OPT_REPEAT,
+	OPT_SCRATCH,
 	OPT_HELP
 };
 
@@ -42,6 +43,7 @@ static const cli_option bpk_options[] = {
 	{"conninfo", 'd', true, OPT_CONNINFO},
 	{"out", 'o', true, OPT_OUT},
 	{"repeat", 'r', true, OPT_REPEAT},
+	{"scratch", 0, false, OPT_SCRATCH},
 	{"help", 'h', false, OPT_HELP},
 	{NULL, 0, false, 0}
 };
@@ -271,7 +273,7 @@ failf(char *err, size_t errlen, const char *ctx, const char *msg)
  * pgstattuple, and every key's type and expression, each tried once.
  */
 static bool
-prepare_target(bpk_run *run, PGconn *conn, bool throwaway, char *err, size_t errlen)
+prepare_target(bpk_run *run, PGconn *conn, bool scratch, char *err, size_t errlen)
 {
 	char		buf[BPK_ERRLEN],
 				msg[BPK_ERRLEN],
@@ -299,7 +301,7 @@ prepare_target(bpk_run *run, PGconn *conn, bool throwaway, char *err, size_t err
 		run->nsettings = i + 1;
 	}
 
-	if (throwaway)
+	if (scratch)
 		bpk_fmt(run->schema, sizeof(run->schema), "chronoid_bench_pk");
 	else
 		bpk_fmt(run->schema, sizeof(run->schema), "chronoid_bench_pk_%ld", (long) getpid());
@@ -310,8 +312,8 @@ prepare_target(bpk_run *run, PGconn *conn, bool throwaway, char *err, size_t err
 		return failf(err, errlen, "creating a schema for the benchmark", msg);
 	}
 
-	/* chronoid: created on the throwaway cluster, only used elsewhere. */
-	if (throwaway)
+	/* chronoid: created on a scratch server, only used elsewhere. */
+	if (scratch)
 		bpk_exec(conn, "CREATE EXTENSION IF NOT EXISTS chronoid", msg, sizeof(msg));
 	if (!bpk_query(conn, "SELECT coalesce((SELECT quote_ident(n.nspname) FROM pg_extension e "
 				   "JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'chronoid'), '')",
@@ -508,9 +510,10 @@ measure_key(bpk_run *run, PGconn *conn, const char *conninfo, bpk_key *k,
 }
 
 /*
- * A fresh cluster has no WAL segments to recycle yet: whichever key came
- * first would pay for creating them (and for a cold cache).  So write
- * about as much WAL as one key will, unmeasured, before the first.
+ * A fresh cluster (--scratch) has no WAL segments to recycle yet:
+ * whichever key came first would pay for creating them (and for a cold
+ * cache).  So write about as much WAL as one key will, unmeasured, before
+ * the first.
  */
 static bool
 warm_up(bpk_run *run, PGconn *conn, char *err, size_t errlen)
@@ -520,7 +523,7 @@ warm_up(bpk_run *run, PGconn *conn, char *err, size_t errlen)
 	uint64_t	n = run->rows < 4000000 ? run->rows : 4000000;
 
 	if (isatty(2))
-		fputs("chronoid bench-pk: warming up the throwaway cluster\n", stderr);
+		fputs("chronoid bench-pk: warming up the scratch server\n", stderr);
 	bpk_fmt(sql, sizeof(sql), "CREATE TABLE %s.warm_up (id bigint, payload text) "
 			"WITH (autovacuum_enabled = off)", run->schema);
 	if (!bpk_exec(conn, sql, msg, sizeof(msg)))
@@ -668,7 +671,6 @@ usage_error(const char *msg)
 static int
 bench_pk(bpk_run *run, int argc, char **argv)
 {
-	bpk_cluster cluster;
 	cli_args	a;
 	const char *value,
 			   *keys = NULL;
@@ -676,7 +678,7 @@ bench_pk(bpk_run *run, int argc, char **argv)
 				msg[BPK_ERRLEN];
 	const char *conninfo;
 	PGconn	   *conn = NULL;
-	bool		throwaway,
+	bool		scratch = false,
 				made_out = false,
 				ok = false;
 	struct sigaction sa;
@@ -685,7 +687,6 @@ bench_pk(bpk_run *run, int argc, char **argv)
 				i;
 	uint64_t	v;
 
-	memset(&cluster, 0, sizeof(cluster));
 	run->rows = 1000000;
 	run->clients = 2;
 	run->payload = 100;
@@ -730,6 +731,9 @@ bench_pk(bpk_run *run, int argc, char **argv)
 					return usage_error("empty --out");
 				run->out_dir = value;
 				break;
+			case OPT_SCRATCH:
+				scratch = true;
+				break;
 			case OPT_HELP:
 				bpk_usage(stdout);
 				return CLI_EXIT_OK;
@@ -747,6 +751,14 @@ bench_pk(bpk_run *run, int argc, char **argv)
 		return CLI_EXIT_USAGE;
 	if (run->batch > run->rows)
 		run->batch = run->rows;
+
+	/*
+	 * Starting a server is not this program's job (make bench-pk starts a
+	 * throwaway one with scripts/pgcluster.sh and passes --scratch).
+	 */
+	if (run->conninfo == NULL && !pg_env_set())
+		return usage_error("no server to measure: give --conninfo or the PG* variables "
+						   "('make bench-pk' runs it on a throwaway cluster)");
 
 	/* The output directory first: a run must not end with nowhere to write. */
 	if (stat(run->out_dir, &st) != 0)
@@ -771,28 +783,10 @@ bench_pk(bpk_run *run, int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 
-	throwaway = run->conninfo == NULL && !pg_env_set();
-	if (throwaway)
-	{
-		if (isatty(2))
-			fputs("chronoid bench-pk: starting a throwaway PostgreSQL cluster\n", stderr);
-		if (!bpk_cluster_start(&cluster, msg, sizeof(msg)))
-		{
-			failf(err, sizeof(err), "throwaway cluster", msg);
-			goto done;
-		}
-		conninfo = cluster.conninfo;
-		bpk_fmt(run->target, sizeof(run->target), "a throwaway local cluster (%s)",
-				 cluster.have_ext ? "chronoid preloaded, snowflake.node = 1" :
-				 "chronoid not installed: its keys are skipped");
-	}
-	else
-	{
-		conninfo = run->conninfo != NULL ? run->conninfo : "";
-		bpk_fmt(run->target, sizeof(run->target), "%s",
-				 run->conninfo != NULL ? "the server given by --conninfo" :
-				 "the server given by the PG* environment variables");
-	}
+	conninfo = run->conninfo != NULL ? run->conninfo : "";
+	bpk_fmt(run->target, sizeof(run->target), "the server given by %s%s",
+			 run->conninfo != NULL ? "--conninfo" : "the PG* environment variables",
+			 scratch ? ", a scratch one (--scratch: extensions created, warmed up first)" : "");
 	conn = bpk_connect(conninfo, msg, sizeof(msg));
 	if (conn == NULL)
 	{
@@ -804,9 +798,9 @@ bench_pk(bpk_run *run, int argc, char **argv)
 
 		strftime(run->started_at, sizeof(run->started_at), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
 	}
-	if (!prepare_target(run, conn, throwaway, err, sizeof(err)))
+	if (!prepare_target(run, conn, scratch, err, sizeof(err)))
 		goto done;
-	if (throwaway && !warm_up(run, conn, err, sizeof(err)))
+	if (scratch && !warm_up(run, conn, err, sizeof(err)))
 		goto done;
 	for (i = 0; i < run->nkeys; i++)
 	{
@@ -819,8 +813,8 @@ bench_pk(bpk_run *run, int argc, char **argv)
 	ok = true;
 
 done:
-	/* Nothing is left behind: our schema (with the tables), the cluster. */
-	if (conn != NULL && run->schema[0] != '\0' && !throwaway)
+	/* Nothing is left behind: our schema (with the tables). */
+	if (conn != NULL && run->schema[0] != '\0')
 	{
 		char		sql[128];
 
@@ -833,8 +827,6 @@ done:
 	}
 	if (conn != NULL)
 		PQfinish(conn);
-	if (throwaway)
-		bpk_cluster_remove(&cluster);
 	if (ok && !bpk_write_report(run, err, sizeof(err)))
 		ok = false;
 	if (!ok)

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# bench_pk.sh — `chronoid bench-pk` end to end at a small size: a run on its
-# own throwaway cluster (report, JSON and chart written; every key there;
-# figures positive; index sizes ordered as sequential vs random keys must
-# be), then its error paths against a cluster of ours (unknown key,
+# bench_pk.sh — `chronoid bench-pk` end to end at a small size: a run on a
+# throwaway cluster through bench/pk/run.sh, as `make bench-pk` does
+# (report, JSON and chart written; every key there; figures positive;
+# index sizes ordered as sequential vs random keys must be), then its
+# error paths against a cluster of ours (no server named, unknown key,
 # unreachable server, a failing expression: one line, non-zero exit,
 # nothing left on the server).  Prints TAP.  No timing is asserted.
 set -uo pipefail
@@ -25,10 +26,11 @@ before=$(ls -d /tmp/chronoid-bpk.* 2>/dev/null | sort)
 
 # 1. A tiny run on its own throwaway cluster.
 out=$tmp/out
-if "$bin" bench-pk --rows 20000 --clients 2 --out "$out" >"$tmp/stdout" 2>"$tmp/stderr"; then
-    ok "bench-pk --rows 20000 --clients 2 exits 0"
+if CHRONOID_BIN=$bin bench/pk/run.sh --rows 20000 --clients 2 --out "$out" >"$tmp/stdout" 2>"$tmp/stderr"; then
+    ok "bench/pk/run.sh --rows 20000 --clients 2 (bench-pk --scratch on a throwaway cluster) exits 0"
 else
-    not_ok "bench-pk --rows 20000 --clients 2 exits 0" "$(tail -n 3 "$tmp/stderr")"
+    not_ok "bench/pk/run.sh --rows 20000 --clients 2 (bench-pk --scratch on a throwaway cluster) exits 0" \
+        "$(tail -n 3 "$tmp/stderr")"
 fi
 after=$(ls -d /tmp/chronoid-bpk.* 2>/dev/null | sort)
 if [ "$before" = "$after" ]; then ok "throwaway cluster removed"; else not_ok "throwaway cluster removed" "left: $after"; fi
@@ -99,6 +101,7 @@ expect_fail() {  # NAME CODE PATTERN ARGS...
         not_ok "$name: exit $code, one line" "exit $rc" "$(head -n 3 "$tmp/e")"
     fi
 }
+expect_fail "no server named" 2 'no server to measure: give --conninfo or the PG\* variables' --out "$tmp/none"
 expect_fail "unknown key" 2 'unknown key "bogus"' --keys bigserial,bogus --out "$tmp/none"
 expect_fail "--clients 0" 2 'invalid --clients "0"' --clients 0 --out "$tmp/none"
 expect_fail "built-in name for an expression" 2 'built-in key' --keys 'uuidv4=gen_random_uuid()' --out "$tmp/none"
