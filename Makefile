@@ -14,7 +14,9 @@
 # Variables: BUILD (output dir), SAN (e.g. address,undefined or thread),
 # WERROR=1 (warnings as errors; CI sets it).
 
-VERSION   := 0.1.0
+# The library's version has one home, CID_VERSION_STRING in the header
+# (what chronoid --version prints); the extension's is pg/chronoid.control.
+VERSION   := $(shell sed -n 's/^\#define CID_VERSION_STRING "\(.*\)"/\1/p' include/chronoid.h)
 SOVERSION := 0
 PREFIX    ?= /usr/local
 LIBDIR    ?= $(PREFIX)/lib
@@ -201,7 +203,8 @@ install: lib cli $(if $(HAVE_LIBPQ),db)
 	ln -sf libchronoid.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libchronoid.so
 	install -m 644 $(PC_FILE) $(DESTDIR)$(LIBDIR)/pkgconfig/
 	install -m 755 $(CLI_BIN) $(DESTDIR)$(BINDIR)/
-	install -m 644 docs/chronoid.1 $(DESTDIR)$(MANDIR)/man1/
+	sed '/^\.TH /s/"chronoid"/"chronoid $(VERSION)"/' docs/chronoid.1 >$(BUILD)/chronoid.1
+	install -m 644 $(BUILD)/chronoid.1 $(DESTDIR)$(MANDIR)/man1/
 	$(if $(HAVE_LIBPQ),$(MAKE) --no-print-directory install-db)
 	$(if $(HAVE_PGXS),$(MAKE) -C pg install PG_CONFIG=$(PG_CONFIG))
 

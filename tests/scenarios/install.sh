@@ -52,6 +52,8 @@ if out=$("$root/bin/chronoid" inspect 017F22E2-79B0-7CC3-98C4-DC0C0C07398F 2>&1)
 else
     not_ok "installed CLI runs" "got: $out"
 fi
+run_ok "installed man page names the version chronoid --version prints" \
+    grep -q "^\.TH CHRONOID 1 .* \"$("$root/bin/chronoid" --version)\"" "$root/share/man/man1/chronoid.1"
 out=$(CHRONOID_EXEC_PATH=$root/libexec/chronoid "$root/bin/chronoid" lease --help 2>&1)
 ok_if "installed chronoid runs its database tools from libexec (chronoid lease --help)" \
     '[[ $out == "usage: chronoid lease init"* ]]' "got: $(head -n 3 <<<"$out")"
