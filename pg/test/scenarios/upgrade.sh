@@ -8,16 +8,13 @@
 # once past 2092) gets a clear error and recovers with setval().  TAP on
 # stdout; run by pg/test/run.sh (PGHOST, PGPORT, PGBIN set).
 set -uo pipefail
+# shellcheck source-path=SCRIPTDIR source=scenario_lib.bash
+. "$(dirname "$0")/scenario_lib.bash"
 
 : "${PGBIN:?}"
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../.." && pwd)
 export PGOPTIONS="-c snowflake.node=1 -c client_min_messages=error"
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); echo "not ok $n - $1"; }
-check() { if [ "$2" = "${3-t}" ]; then ok "$1"; else not_ok "$1 (got '$2', want '${3-t}')"; fi; }
-q() { "$PGBIN/psql" -X -q -At -v ON_ERROR_STOP=1 "$@"; }
 
 current=$(sed -n "s/^default_version *= *'\(.*\)'/\1/p" "$root/pg/chronoid.control")
 fresh=chronoid_upgrade_fresh
@@ -131,4 +128,4 @@ SQL
     "$PGBIN/dropdb" --if-exists "$db" >/dev/null 2>&1
 done
 "$PGBIN/dropdb" --if-exists "$fresh" >/dev/null 2>&1
-echo "1..$n"
+tap_done

@@ -11,7 +11,7 @@ RESET client_min_messages;
 SET TimeZone = 'UTC';
 SET DateStyle = 'ISO, YMD';
 
-\ir include/hostile_runner.psql
+SELECT regress.hostile_begin();
 
 CREATE TABLE hostile_tab (id serial PRIMARY KEY);
 CREATE VIEW hostile_view AS SELECT 1 AS x;
@@ -109,7 +109,7 @@ INSERT INTO hostile (fn, label, q, expect, needle) VALUES
 ('snowflake.node_registry_dedup()', 'node_registry_dedup: called directly', $q$SELECT snowflake.node_registry_dedup()::text$q$, '0A000', NULL);
 
 -- label | expected | got | pass | the message names the value | message
-CREATE TEMP TABLE hostile_result AS SELECT * FROM pg_temp.run_hostile();
+CREATE TEMP TABLE hostile_result AS SELECT * FROM regress.run_hostile();
 \pset format unaligned
 \pset fieldsep ' | '
 SELECT * FROM hostile_result;

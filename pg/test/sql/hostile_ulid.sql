@@ -8,10 +8,13 @@ CREATE EXTENSION IF NOT EXISTS chronoid;
 RESET client_min_messages;
 SET TimeZone = 'UTC';
 SET DateStyle = 'ISO, YMD';
-\getenv scratch CHRONOID_TMP
-SELECT set_config('hostile.copyfile', :'scratch' || '/hostile_ulid.bin', false) IS NOT NULL AS copyfile_set;
+-- A scratch file for binary COPY in pg_regress's output directory, as
+-- PostgreSQL's own suites do (the server's OS user must be able to write
+-- it: pg/test/run.sh sees to that).
+\getenv abs_builddir PG_ABS_BUILDDIR
+SELECT set_config('hostile.copyfile', :'abs_builddir' || '/results/hostile_ulid.bin', false) IS NOT NULL AS copyfile_set;
 
-\ir include/hostile_runner.psql
+SELECT regress.hostile_begin();
 
 -- ulid_recv() runs only through the binary protocol or binary COPY: write
 -- a bytea of any length as one binary COPY field and read it back as ulid.
@@ -172,7 +175,7 @@ INSERT INTO hostile (fn, label, q, expect, needle) VALUES
 ('gen_monotonic_ulid()', 'gen_monotonic_ulid: increases', $q$SELECT (gen_monotonic_ulid() < gen_monotonic_ulid())::text$q$, 'true', NULL);
 
 -- label | expected | got | pass | the message names the value | message
-CREATE TEMP TABLE hostile_result AS SELECT * FROM pg_temp.run_hostile();
+CREATE TEMP TABLE hostile_result AS SELECT * FROM regress.run_hostile();
 \pset format unaligned
 \pset fieldsep ' | '
 SELECT * FROM hostile_result;

@@ -11,7 +11,7 @@ SET TimeZone = 'UTC';
 SET DateStyle = 'ISO, YMD';
 SET IntervalStyle = 'postgres';
 
-\ir include/hostile_runner.psql
+SELECT regress.hostile_begin();
 
 INSERT INTO hostile (fn, label, q, expect, needle) VALUES
 -- Generators without arguments: right version and variant.
@@ -94,7 +94,7 @@ INSERT INTO hostile (fn, label, q, expect, needle) VALUES
 ('chronoid_version()', 'version', $q$SELECT chronoid_version()$q$, '0.2.0', NULL);
 
 -- label | expected | got | pass | the message names the value | message
-CREATE TEMP TABLE hostile_result AS SELECT * FROM pg_temp.run_hostile();
+CREATE TEMP TABLE hostile_result AS SELECT * FROM regress.run_hostile();
 \pset format unaligned
 \pset fieldsep ' | '
 SELECT * FROM hostile_result;

@@ -8,18 +8,10 @@ SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS chronoid;
 RESET client_min_messages;
 
-CREATE FUNCTION pg_temp.try(stmt text) RETURNS text
-LANGUAGE plpgsql AS $$
-BEGIN
-	EXECUTE stmt;
-	RETURN 'no error';
-EXCEPTION WHEN OTHERS THEN
-	RETURN SQLSTATE || ': ' || SQLERRM;
-END $$;
 CREATE ROLE chronoid_replace_user;
 GRANT CREATE ON SCHEMA public TO chronoid_replace_user;
 SET ROLE chronoid_replace_user;
-SELECT pg_temp.try($$CREATE OR REPLACE FUNCTION public.uuidv7() RETURNS uuid
+SELECT regress.err($$CREATE OR REPLACE FUNCTION public.uuidv7() RETURNS uuid
                       LANGUAGE sql AS 'SELECT gen_random_uuid()'$$) AS ordinary_role;
 RESET ROLE;
 REVOKE CREATE ON SCHEMA public FROM chronoid_replace_user;

@@ -9,17 +9,6 @@ RESET client_min_messages;
 SET TimeZone = 'UTC';
 SET DateStyle = 'ISO, YMD';
 
--- Runs a statement; SQLSTATE and message of its error, or 'no error'.
--- Pinned, so the planted objects below never run inside it.
-CREATE FUNCTION pg_temp.err(q text) RETURNS text
-LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
-BEGIN
-	EXECUTE q;
-	RETURN 'no error';
-EXCEPTION WHEN OTHERS THEN
-	RETURN SQLSTATE || ': ' || SQLERRM;
-END $$;
-
 -- 1. Only a superuser can set snowflake.node, by any route.  (Until the
 -- module is loaded in a session the name is an unchecked placeholder; the
 -- module drops a placeholder value set without the privilege when it
@@ -30,22 +19,22 @@ SELECT name, context FROM pg_settings WHERE name = 'snowflake.node';
 SET snowflake.node = 5;
 CREATE ROLE chronoid_sec_user;
 SET ROLE chronoid_sec_user;
-SELECT pg_temp.err('SET snowflake.node = 6');
-SELECT pg_temp.err('SET LOCAL snowflake.node = 6');
-SELECT pg_temp.err('RESET snowflake.node');
-SELECT pg_temp.err($$SELECT set_config('snowflake.node', '6', false)$$);
-SELECT pg_temp.err($$SELECT set_config('snowflake.node', '6', true)$$);
-SELECT pg_temp.err('ALTER ROLE chronoid_sec_user SET snowflake.node = 6');
-SELECT pg_temp.err('ALTER ROLE chronoid_sec_user IN DATABASE ' || quote_ident(current_database()) || ' SET snowflake.node = 6');
-SELECT pg_temp.err('ALTER DATABASE ' || quote_ident(current_database()) || ' SET snowflake.node = 6');
+SELECT regress.err('SET snowflake.node = 6');
+SELECT regress.err('SET LOCAL snowflake.node = 6');
+SELECT regress.err('RESET snowflake.node');
+SELECT regress.err($$SELECT set_config('snowflake.node', '6', false)$$);
+SELECT regress.err($$SELECT set_config('snowflake.node', '6', true)$$);
+SELECT regress.err('ALTER ROLE chronoid_sec_user SET snowflake.node = 6');
+SELECT regress.err('ALTER ROLE chronoid_sec_user IN DATABASE ' || quote_ident(current_database()) || ' SET snowflake.node = 6');
+SELECT regress.err('ALTER DATABASE ' || quote_ident(current_database()) || ' SET snowflake.node = 6');
 ALTER SYSTEM SET snowflake.node = 6;
 -- Nor through a function's SET clause.
-SELECT pg_temp.err($$CREATE FUNCTION pg_temp.as_node_6() RETURNS int8 LANGUAGE sql
+SELECT regress.err($$CREATE FUNCTION pg_temp.as_node_6() RETURNS int8 LANGUAGE sql
 	SET snowflake.node = 6 AS 'SELECT snowflake.nextval()'$$);
 SHOW snowflake.node;
 -- The node registry's admin functions are not for PUBLIC.
-SELECT pg_temp.err('SELECT snowflake.claim_node(9)');
-SELECT pg_temp.err('SELECT snowflake.release_node(5)');
+SELECT regress.err('SELECT snowflake.claim_node(9)');
+SELECT regress.err('SELECT snowflake.release_node(5)');
 RESET ROLE;
 -- A superuser may give a role the node (ALTER ROLE ... SET is refused
 -- for the role itself above, allowed here).
@@ -141,9 +130,11 @@ SELECT snowflake.convert_sequence_to_snowflake('public.sec_orders_id_seq') AS ch
 SELECT public.chronoid_version() AS version;
 SELECT snowflake.get_node(snowflake.nextval()) AS node_from_default_seq;
 INSERT INTO public.sec_ulids VALUES ('01ARZ3NDEKTSV4RRFFQ69G5FAV');
--- The unique index uses the extension's operator class, not evil.=.
-SELECT pg_temp.err($$INSERT INTO public.sec_ulids VALUES ('01GV5PA9EQG7D82Q3Y4PKBZSYV')$$);
-SELECT pg_temp.err($$INSERT INTO public.sec_ulids VALUES ('01ARZ3NDEKTSV4RRFFQ69G5FAV')$$);
+-- The unique index uses the extension's operator class, not evil.=: a
+-- new value goes in, the same one again is a duplicate.  (Run directly,
+-- not through a helper whose own operators the path could redirect.)
+INSERT INTO public.sec_ulids VALUES ('01GV5PA9EQG7D82Q3Y4PKBZSYV');
+INSERT INTO public.sec_ulids VALUES ('01ARZ3NDEKTSV4RRFFQ69G5FAV');
 RESET search_path;
 -- Nothing planted ran; the conversion did the right thing.
 SELECT count(*) AS planted_calls FROM evil.calls;
@@ -172,8 +163,8 @@ CREATE TABLE sec_child (parent_id int4 REFERENCES evil.parent);
 ALTER TABLE sec_victim OWNER TO chronoid_sec_victim;
 ALTER TABLE sec_child OWNER TO chronoid_sec_victim;
 SET ROLE chronoid_sec_evil;
-SELECT pg_temp.err($$SELECT snowflake.convert_sequence_to_snowflake('evil.shared_seq')$$);
-SELECT pg_temp.err($$SELECT snowflake.convert_sequence_to_snowflake('evil.parent_id_seq')$$);
+SELECT regress.err($$SELECT snowflake.convert_sequence_to_snowflake('evil.shared_seq')$$);
+SELECT regress.err($$SELECT snowflake.convert_sequence_to_snowflake('evil.parent_id_seq')$$);
 RESET ROLE;
 SELECT a.attrelid::regclass AS tab, a.attname, format_type(a.atttypid, a.atttypmod) AS type,
        pg_get_expr(ad.adbin, ad.adrelid) AS default_expr

@@ -7,25 +7,6 @@ SET TimeZone = 'UTC';
 SET DateStyle = 'ISO, YMD';
 \pset null '(null)'
 
--- Runs a statement and shows SQLSTATE, message, detail and hint of its error.
-CREATE FUNCTION pg_temp.err(stmt text) RETURNS text
-LANGUAGE plpgsql AS $$
-DECLARE
-	v_state text;
-	v_msg text;
-	v_detail text;
-	v_hint text;
-BEGIN
-	EXECUTE stmt;
-	RETURN 'no error';
-EXCEPTION WHEN OTHERS THEN
-	GET STACKED DIAGNOSTICS v_state = RETURNED_SQLSTATE, v_msg = MESSAGE_TEXT,
-		v_detail = PG_EXCEPTION_DETAIL, v_hint = PG_EXCEPTION_HINT;
-	RETURN v_state || ': ' || v_msg
-		|| CASE WHEN v_detail <> '' THEN ' (detail: ' || v_detail || ')' ELSE '' END
-		|| CASE WHEN v_hint <> '' THEN ' (hint: ' || v_hint || ')' ELSE '' END;
-END $$;
-
 -- Known vector: node 1, counter 0, 2023-10-16 18:47:12.257 UTC.
 SELECT snowflake.get_epoch(104651375538868224) AS epoch,
        snowflake.get_count(104651375538868224) AS count,
@@ -48,14 +29,14 @@ SELECT snowflake.from_timestamp('2023-01-01 00:00:00+00') AS first_id,
        snowflake.from_timestamp('2092-09-06 15:47:35.551+00') AS last_ms;
 
 -- Impossible input is an error naming it; NULL gives NULL.
-SELECT pg_temp.err('SELECT snowflake.get_epoch(-1)');
-SELECT pg_temp.err('SELECT snowflake.get_count(-9223372036854775808)');
-SELECT pg_temp.err('SELECT snowflake.get_node(-4096)');
-SELECT pg_temp.err('SELECT snowflake.to_timestamp(-1)');
-SELECT pg_temp.err('SELECT snowflake.format(-1)');
-SELECT pg_temp.err($$SELECT snowflake.from_timestamp('2022-12-31 23:59:59.999+00')$$);
-SELECT pg_temp.err($$SELECT snowflake.from_timestamp('2092-09-06 15:47:35.552+00')$$);
-SELECT pg_temp.err($$SELECT snowflake.from_timestamp('infinity')$$);
+SELECT regress.err('SELECT snowflake.get_epoch(-1)');
+SELECT regress.err('SELECT snowflake.get_count(-9223372036854775808)');
+SELECT regress.err('SELECT snowflake.get_node(-4096)');
+SELECT regress.err('SELECT snowflake.to_timestamp(-1)');
+SELECT regress.err('SELECT snowflake.format(-1)');
+SELECT regress.err($$SELECT snowflake.from_timestamp('2022-12-31 23:59:59.999+00')$$);
+SELECT regress.err($$SELECT snowflake.from_timestamp('2092-09-06 15:47:35.552+00')$$);
+SELECT regress.err($$SELECT snowflake.from_timestamp('infinity')$$);
 SELECT snowflake.get_epoch(NULL), snowflake.get_count(NULL), snowflake.get_node(NULL),
        snowflake.to_timestamp(NULL), snowflake.format(NULL), snowflake.from_timestamp(NULL);
 
@@ -76,34 +57,34 @@ DROP TABLE sf_gen;
 
 -- GUC snowflake.node: unset → nextval refuses with a hint; 1 .. 1023.
 SHOW snowflake.node;
-SELECT pg_temp.err('SELECT snowflake.nextval()');
-SELECT pg_temp.err('SET snowflake.node = 0');
-SELECT pg_temp.err('SET snowflake.node = 1024');
-SELECT pg_temp.err('SET snowflake.node = -1');
+SELECT regress.err('SELECT snowflake.nextval()');
+SELECT regress.err('SET snowflake.node = 0');
+SELECT regress.err('SET snowflake.node = 1024');
+SELECT regress.err('SET snowflake.node = -1');
 SET snowflake.node = 1023;
 SET snowflake.node = 1;
 SHOW snowflake.node;
 -- Only superusers may set it: a node number is an identity.
 CREATE ROLE sf_regress_user;
 SET ROLE sf_regress_user;
-SELECT pg_temp.err('SET snowflake.node = 5');
+SELECT regress.err('SET snowflake.node = 5');
 SHOW snowflake.node;
 -- ... but any role may mint IDs from the public default sequence.
 SELECT snowflake.get_node(snowflake.nextval()) AS node_as_user;
 RESET ROLE;
 
 -- nextval argument errors.
-SELECT pg_temp.err('SELECT snowflake.nextval(NULL)');
-SELECT pg_temp.err('SELECT snowflake.currval(NULL)');
-SELECT pg_temp.err($$SELECT snowflake.nextval('pg_class')$$);
-SELECT pg_temp.err($$SELECT snowflake.nextval('no_such_seq')$$);
+SELECT regress.err('SELECT snowflake.nextval(NULL)');
+SELECT regress.err('SELECT snowflake.currval(NULL)');
+SELECT regress.err($$SELECT snowflake.nextval('pg_class')$$);
+SELECT regress.err($$SELECT snowflake.nextval('no_such_seq')$$);
 -- A descending sequence or one too small for the bodies is refused.
 CREATE SEQUENCE sf_desc INCREMENT BY -1 MAXVALUE 9223372036854775807 START 1;
-SELECT pg_temp.err($$SELECT snowflake.nextval('sf_desc')$$);
+SELECT regress.err($$SELECT snowflake.nextval('sf_desc')$$);
 CREATE SEQUENCE sf_int4 AS int4;
-SELECT pg_temp.err($$SELECT snowflake.nextval('sf_int4')$$);
+SELECT regress.err($$SELECT snowflake.nextval('sf_int4')$$);
 CREATE SEQUENCE sf_small MAXVALUE 9007199254740991;
-SELECT pg_temp.err($$SELECT snowflake.nextval('sf_small')$$);
+SELECT regress.err($$SELECT snowflake.nextval('sf_small')$$);
 -- Fixing the sequence makes it usable (the check is not cached stale).
 ALTER SEQUENCE sf_desc INCREMENT BY 1;
 SELECT snowflake.get_node(snowflake.nextval('sf_desc')) AS fixed;
@@ -115,13 +96,13 @@ SELECT count(DISTINCT id) AS distinct_cached,
   FROM (SELECT snowflake.nextval('sf_cached') AS id FROM generate_series(1, 1000)) s;
 CREATE ROLE sf_regress_nopriv;
 SET ROLE sf_regress_nopriv;
-SELECT pg_temp.err($$SELECT snowflake.nextval('sf_cached')$$);
+SELECT regress.err($$SELECT snowflake.nextval('sf_cached')$$);
 RESET ROLE;
 DROP SEQUENCE sf_desc, sf_cached, sf_int4, sf_small;
 
 -- currval: nothing yet for a fresh sequence; then the last ID of this session.
 CREATE SEQUENCE sf_seq;
-SELECT pg_temp.err($$SELECT snowflake.currval('sf_seq')$$);
+SELECT regress.err($$SELECT snowflake.currval('sf_seq')$$);
 SELECT snowflake.nextval('sf_seq') AS v \gset
 SELECT snowflake.currval('sf_seq') = :v AS currval_is_last,
        snowflake.get_node(:v) AS node, snowflake.get_count(:v) >= 0 AS count_ok,
@@ -198,10 +179,10 @@ SELECT snowflake.to_timestamp(snowflake.nextval('sf_seq')) > clock_timestamp() A
 CREATE SEQUENCE sf_far;
 SELECT setval('sf_far', ((extract(epoch FROM clock_timestamp()) * 1000)::int8
                          - 1672531200000 + 3600000) << 12) AS far \gset
-SELECT regexp_replace(regexp_replace(pg_temp.err($$SELECT snowflake.nextval('sf_far')$$),
+SELECT regexp_replace(regexp_replace(regress.err($$SELECT snowflake.nextval('sf_far')$$),
                                      'value [0-9]+', 'value V'),
                       '[0-9]{4}-[0-9-]+ [0-9:.]+\+00, [0-9]+ ms', 'T, N ms') AS beyond_bound;
-SELECT strpos(pg_temp.err($$SELECT snowflake.nextval('sf_far')$$), :'far') > 0 AS names_value;
+SELECT strpos(regress.err($$SELECT snowflake.nextval('sf_far')$$), :'far') > 0 AS names_value;
 SELECT setval('sf_far', 1) AS moved_back;
 SELECT snowflake.nextval('sf_far') > snowflake.currval('sf_seq') AS above_every_earlier;
 DROP SEQUENCE sf_far;
@@ -217,7 +198,7 @@ SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), :'wal_before') < 10000 AS un
 SELECT last_value >= (snowflake.currval('sf_seq') >> 22 << 12)
                      + (snowflake.currval('sf_seq') & 4095) AS mark_covers_ids
   FROM snowflake.node_mark;
-SELECT pg_temp.err($$SELECT snowflake.nextval('snowflake.node_mark')$$);
+SELECT regress.err($$SELECT snowflake.nextval('snowflake.node_mark')$$);
 
 -- nextval is not transactional: a rolled-back ID is never handed out again.
 BEGIN;
@@ -228,11 +209,11 @@ SELECT snowflake.nextval('sf_seq') > :rb AS after_rollback;
 -- Read-only transactions: refused as core nextval() is, for a temporary
 -- sequence too, since its IDs come from the database's ID space.
 BEGIN READ ONLY;
-SELECT pg_temp.err($$SELECT snowflake.nextval('sf_seq')$$);
+SELECT regress.err($$SELECT snowflake.nextval('sf_seq')$$);
 ROLLBACK;
 CREATE TEMP SEQUENCE sf_temp_seq;
 BEGIN READ ONLY;
-SELECT pg_temp.err($$SELECT snowflake.nextval('sf_temp_seq')$$);
+SELECT regress.err($$SELECT snowflake.nextval('sf_temp_seq')$$);
 ROLLBACK;
 SELECT snowflake.get_node(snowflake.nextval('sf_temp_seq')) AS temp_seq_node;
 DROP SEQUENCE sf_temp_seq;
@@ -252,7 +233,7 @@ ALTER SEQUENCE sf_tx CACHE 5;
 SELECT snowflake.currval('sf_tx') AS c \gset
 SELECT snowflake.nextval('sf_tx') > :c AS after_alter;
 DROP SEQUENCE sf_tx;
-SELECT pg_temp.err($$SELECT snowflake.nextval('sf_tx')$$);
+SELECT regress.err($$SELECT snowflake.nextval('sf_tx')$$);
 COMMIT;
 
 -- Core nextval() on the same sequence keeps working meanwhile.

@@ -8,26 +8,6 @@ CREATE EXTENSION IF NOT EXISTS chronoid;
 SET DateStyle = 'ISO, YMD';
 SET TimeZone = 'UTC';
 
--- Runs a statement and shows SQLSTATE, message, detail and hint of its
--- error, with the per-run values masked.
-CREATE FUNCTION pg_temp.err(stmt text) RETURNS text
-LANGUAGE plpgsql AS $$
-DECLARE
-	st text; msg text; det text; hint text;
-BEGIN
-	EXECUTE stmt;
-	RETURN 'no error';
-EXCEPTION WHEN OTHERS THEN
-	GET STACKED DIAGNOSTICS st = RETURNED_SQLSTATE, msg = MESSAGE_TEXT,
-		det = PG_EXCEPTION_DETAIL, hint = PG_EXCEPTION_HINT;
-	RETURN regexp_replace(regexp_replace(regexp_replace(
-		st || ': ' || msg || coalesce(E'\nDETAIL: ' || nullif(det, ''), '')
-		|| coalesce(E'\nHINT: ' || nullif(hint, ''), ''),
-		'\d{4}-\d\d-\d\d [0-9:.+-]+', 'TIME', 'g'),
-		'\m\d{6,}\M', 'SYSID', 'g'),
-		'port \d+', 'port PORT', 'g');
-END $$;
-
 -- Only this suite's claims count.
 DELETE FROM snowflake.node_registry;
 
@@ -48,7 +28,7 @@ SELECT snowflake.server_label() ~ '^port [0-9]+$' OR snowflake.server_label() = 
 INSERT INTO snowflake.node_registry (node, system_identifier, database, server, claimed_at)
 VALUES (4, 1, 'appdb', 'other-server', clock_timestamp() - interval '1 hour');
 SET snowflake.node = 4;
-SELECT pg_temp.err('SELECT snowflake.nextval()');
+SELECT regress.err_masked('SELECT snowflake.nextval()');
 SELECT count(*) AS claims_of_4 FROM snowflake.node_registry WHERE node = 4;
 
 -- A race: another server's claim of 3 arrives, made before this one's.
@@ -56,7 +36,7 @@ SELECT count(*) AS claims_of_4 FROM snowflake.node_registry WHERE node = 4;
 INSERT INTO snowflake.node_registry (node, system_identifier, database, server, claimed_at)
 VALUES (3, 2, 'appdb', 'racer', '2024-01-01 00:00:00+00');
 SET snowflake.node = 3;
-SELECT pg_temp.err('SELECT snowflake.nextval()');
+SELECT regress.err_masked('SELECT snowflake.nextval()');
 -- A later claim of a number this server holds loses: minting goes on.
 SET snowflake.node = 6;
 SELECT snowflake.get_node(snowflake.nextval()) AS node;
@@ -75,9 +55,9 @@ SELECT snowflake.claim_node(2) AS again_same_server;
 SELECT snowflake.claim_node(p_system_identifier => 424242, p_server => 'new-node') AS for_new_node;
 SELECT node, system_identifier, server FROM snowflake.node_registry
  WHERE system_identifier = 424242;
-SELECT pg_temp.err('SELECT snowflake.claim_node(4)');
-SELECT pg_temp.err('SELECT snowflake.claim_node(1024)');
-SELECT pg_temp.err('SELECT snowflake.claim_node(0)');
+SELECT regress.err_masked('SELECT snowflake.claim_node(4)');
+SELECT regress.err_masked('SELECT snowflake.claim_node(1024)');
+SELECT regress.err_masked('SELECT snowflake.claim_node(0)');
 
 -- release_node(): every claim of the number goes; the number is usable.
 SELECT snowflake.release_node(4) AS released;
@@ -90,10 +70,10 @@ SELECT count(*) AS claims_of_4 FROM snowflake.node_registry WHERE node = 4;
 -- write the registry.
 CREATE ROLE sf_registry_user;
 SET ROLE sf_registry_user;
-SELECT pg_temp.err('SELECT snowflake.claim_node()');
-SELECT pg_temp.err('SELECT snowflake.release_node(4)');
-SELECT pg_temp.err($$INSERT INTO snowflake.node_registry VALUES (9, 9, 'x', 'x', now())$$);
-SELECT pg_temp.err('DELETE FROM snowflake.node_registry');
+SELECT regress.err_masked('SELECT snowflake.claim_node()');
+SELECT regress.err_masked('SELECT snowflake.release_node(4)');
+SELECT regress.err_masked($$INSERT INTO snowflake.node_registry VALUES (9, 9, 'x', 'x', now())$$);
+SELECT regress.err_masked('DELETE FROM snowflake.node_registry');
 SELECT snowflake.get_node(snowflake.nextval()) AS node_as_user;
 SELECT count(*) > 0 AS user_reads_registry FROM snowflake.node_registry;
 RESET ROLE;
@@ -107,7 +87,7 @@ VALUES (2, (SELECT c.system_identifier FROM pg_control_system() c), 'echo', 'ech
 RESET session_replication_role;
 SELECT count(*) AS claims_of_2, min(database) = current_database() AS original_kept
   FROM snowflake.node_registry WHERE node = 2;
-SELECT pg_temp.err($$INSERT INTO snowflake.node_registry (node, system_identifier, database, server)
+SELECT regress.err_masked($$INSERT INTO snowflake.node_registry (node, system_identifier, database, server)
 VALUES (2, (SELECT c.system_identifier FROM pg_control_system() c), 'dup', 'dup')$$);
 SELECT t.tgname, t.tgenabled FROM pg_trigger t
  WHERE t.tgrelid = 'snowflake.node_registry'::regclass AND NOT t.tgisinternal;

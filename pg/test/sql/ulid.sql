@@ -6,17 +6,6 @@ RESET client_min_messages;
 SET TimeZone = 'UTC';
 SET DateStyle = 'ISO, YMD';
 
-CREATE FUNCTION pg_temp.err(q text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE
-	d text;
-BEGIN
-	EXECUTE q;
-	RETURN 'no error';
-EXCEPTION WHEN OTHERS THEN
-	GET STACKED DIAGNOSTICS d = PG_EXCEPTION_DETAIL;
-	RETURN SQLSTATE || ': ' || SQLERRM || CASE WHEN d <> '' THEN ' (' || d || ')' ELSE '' END;
-END $$;
-
 -- Spec vectors: text, the same 128 bits as uuid, the time.
 SELECT u, u::uuid AS as_uuid, u::timestamptz AS ts, u::timestamp AS ts_utc,
        extract(epoch FROM u::timestamptz) * 1000 AS unix_ms
@@ -58,29 +47,29 @@ SELECT '01ARZ3NDEKTSV4RRFFQ69G5FAV'::ulid::bytea AS bytes,
        '\x01563e3ab5d3d6764c61efb99302bd5b'::bytea::ulid AS back;
 
 -- Every class of bad input, with SQLSTATE, message and detail.
-SELECT pg_temp.err($$SELECT ''::ulid$$);
-SELECT pg_temp.err($$SELECT '01ARZ3NDEKTSV4RRFFQ69G5FA'::ulid$$);
-SELECT pg_temp.err($$SELECT '01ARZ3NDEKTSV4RRFFQ69G5FAVV'::ulid$$);
-SELECT pg_temp.err($$SELECT '01ARZ3NDEKTSV4RRFFQ69G5FAI'::ulid$$);
-SELECT pg_temp.err($$SELECT '01ARZ3NDEKTSV4RRFFQ69G5FAl'::ulid$$);
-SELECT pg_temp.err($$SELECT 'O1ARZ3NDEKTSV4RRFFQ69G5FAV'::ulid$$);
-SELECT pg_temp.err($$SELECT '01ARZ3NDEKTSU4RRFFQ69G5FAV'::ulid$$);
-SELECT pg_temp.err($$SELECT '01ARZ3NDEK-SV4RRFFQ69G5FAV'::ulid$$);
-SELECT pg_temp.err($$SELECT '01ARZ3NDEK SV4RRFFQ69G5FAV'::ulid$$);
-SELECT pg_temp.err($$SELECT '01ARZ3NDEKTSV4RRFFQ69G5FÄ'::ulid$$);
-SELECT pg_temp.err($$SELECT '01ARZ3NDEKTSV4RRFFQ69G5FAÄ'::ulid$$);
-SELECT pg_temp.err($$SELECT '8ZZZZZZZZZZZZZZZZZZZZZZZZZ'::ulid$$);
-SELECT pg_temp.err($$SELECT 'ZZZZZZZZZZZZZZZZZZZZZZZZZZ'::ulid$$);
-SELECT pg_temp.err($$SELECT '01563e3a-b5d3-d676-4c61-efb99302bd5b'::ulid$$);
-SELECT pg_temp.err($$SELECT '\x01563e3ab5d3d6764c61efb99302bd'::bytea::ulid$$);
-SELECT pg_temp.err($$SELECT '\x01563e3ab5d3d6764c61efb99302bd5b00'::bytea::ulid$$);
-SELECT pg_temp.err($$SELECT '1969-12-31 23:59:59.999+00'::timestamptz::ulid$$);
-SELECT pg_temp.err($$SELECT '10889-08-02 05:31:50.656+00'::timestamptz::ulid$$);
-SELECT pg_temp.err($$SELECT 'infinity'::timestamptz::ulid$$);
-SELECT pg_temp.err($$SELECT '-infinity'::timestamp::ulid$$);
+SELECT regress.err($$SELECT ''::ulid$$);
+SELECT regress.err($$SELECT '01ARZ3NDEKTSV4RRFFQ69G5FA'::ulid$$);
+SELECT regress.err($$SELECT '01ARZ3NDEKTSV4RRFFQ69G5FAVV'::ulid$$);
+SELECT regress.err($$SELECT '01ARZ3NDEKTSV4RRFFQ69G5FAI'::ulid$$);
+SELECT regress.err($$SELECT '01ARZ3NDEKTSV4RRFFQ69G5FAl'::ulid$$);
+SELECT regress.err($$SELECT 'O1ARZ3NDEKTSV4RRFFQ69G5FAV'::ulid$$);
+SELECT regress.err($$SELECT '01ARZ3NDEKTSU4RRFFQ69G5FAV'::ulid$$);
+SELECT regress.err($$SELECT '01ARZ3NDEK-SV4RRFFQ69G5FAV'::ulid$$);
+SELECT regress.err($$SELECT '01ARZ3NDEK SV4RRFFQ69G5FAV'::ulid$$);
+SELECT regress.err($$SELECT '01ARZ3NDEKTSV4RRFFQ69G5FÄ'::ulid$$);
+SELECT regress.err($$SELECT '01ARZ3NDEKTSV4RRFFQ69G5FAÄ'::ulid$$);
+SELECT regress.err($$SELECT '8ZZZZZZZZZZZZZZZZZZZZZZZZZ'::ulid$$);
+SELECT regress.err($$SELECT 'ZZZZZZZZZZZZZZZZZZZZZZZZZZ'::ulid$$);
+SELECT regress.err($$SELECT '01563e3a-b5d3-d676-4c61-efb99302bd5b'::ulid$$);
+SELECT regress.err($$SELECT '\x01563e3ab5d3d6764c61efb99302bd'::bytea::ulid$$);
+SELECT regress.err($$SELECT '\x01563e3ab5d3d6764c61efb99302bd5b00'::bytea::ulid$$);
+SELECT regress.err($$SELECT '1969-12-31 23:59:59.999+00'::timestamptz::ulid$$);
+SELECT regress.err($$SELECT '10889-08-02 05:31:50.656+00'::timestamptz::ulid$$);
+SELECT regress.err($$SELECT 'infinity'::timestamptz::ulid$$);
+SELECT regress.err($$SELECT '-infinity'::timestamp::ulid$$);
 -- Input errors are ordinary errors in a table load too.
 CREATE TABLE ulid_bad (id ulid);
-SELECT pg_temp.err($$INSERT INTO ulid_bad VALUES ('01ARZ3NDEKTSV4RRFFQ69G5FAU')$$);
+SELECT regress.err($$INSERT INTO ulid_bad VALUES ('01ARZ3NDEKTSV4RRFFQ69G5FAU')$$);
 DROP TABLE ulid_bad;
 
 -- Fixed length 16, not a varlena.
@@ -104,7 +93,7 @@ FROM (SELECT id, lag(id) OVER (ORDER BY id) AS prev FROM ulid_t) s;
 
 -- Primary key: duplicates refused.
 INSERT INTO ulid_t (id, n) VALUES ('01ARZ3NDEKTSV4RRFFQ69G5FAV', -1);
-SELECT pg_temp.err($$INSERT INTO ulid_t (id, n) VALUES ('01arz3ndektsv4rrffq69g5fav', -2)$$);
+SELECT regress.err($$INSERT INTO ulid_t (id, n) VALUES ('01arz3ndektsv4rrffq69g5fav', -2)$$);
 DELETE FROM ulid_t WHERE n < 0;
 
 -- btree and hash indexes are used.
@@ -138,8 +127,9 @@ SELECT (SELECT count(*) FROM ulid_p0) > 0 AND (SELECT count(*) FROM ulid_p1) > 0
        (SELECT count(*) FROM ulid_p) AS total;
 
 -- Binary COPY round trip (send/recv).
-\getenv scratch CHRONOID_TMP
-\set copyfile :scratch '/ulid_copy.bin'
+-- (in pg_regress's output directory, as PostgreSQL's own suites do)
+\getenv abs_builddir PG_ABS_BUILDDIR
+\set copyfile :abs_builddir '/results/ulid_copy.bin'
 COPY ulid_t TO :'copyfile' WITH (FORMAT binary);
 CREATE TABLE ulid_t2 (LIKE ulid_t);
 COPY ulid_t2 FROM :'copyfile' WITH (FORMAT binary);
@@ -169,7 +159,7 @@ CREATE TABLE ulid_as_uuid (u uuid, l ulid, t text);
 INSERT INTO ulid_as_uuid SELECT '01ARZ3NDEKTSV4RRFFQ69G5FAV'::ulid, '01563e3a-b5d3-d676-4c61-efb99302bd5b'::uuid, '01ARZ3NDEKTSV4RRFFQ69G5FAV'::ulid;
 SELECT * FROM ulid_as_uuid;
 -- No implicit cross-type comparison: ulid = uuid must be written with a cast.
-SELECT pg_temp.err($$SELECT '01ARZ3NDEKTSV4RRFFQ69G5FAV'::ulid = '01563e3a-b5d3-d676-4c61-efb99302bd5b'::uuid$$);
+SELECT regress.err($$SELECT '01ARZ3NDEKTSV4RRFFQ69G5FAV'::ulid = '01563e3a-b5d3-d676-4c61-efb99302bd5b'::uuid$$);
 
 -- Flags of every ULID function.
 SELECT p.oid::regprocedure AS function, p.provolatile, p.proisstrict, p.proparallel,

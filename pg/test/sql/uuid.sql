@@ -5,18 +5,6 @@ RESET client_min_messages;
 SET TimeZone = 'UTC';
 SET DateStyle = 'ISO, YMD';
 
--- Runs a statement; returns its SQLSTATE, message and detail, or 'no error'.
-CREATE FUNCTION pg_temp.err(q text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE
-	d text;
-BEGIN
-	EXECUTE q;
-	RETURN 'no error';
-EXCEPTION WHEN OTHERS THEN
-	GET STACKED DIAGNOSTICS d = PG_EXCEPTION_DETAIL;
-	RETURN SQLSTATE || ': ' || SQLERRM || CASE WHEN d <> '' THEN ' (' || d || ')' ELSE '' END;
-END $$;
-
 -- RFC 9562 appendix A and B, nil and max.
 SELECT v.section, u,
        uuid_extract_version(u) AS version,

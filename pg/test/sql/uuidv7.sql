@@ -6,17 +6,6 @@ RESET client_min_messages;
 SET TimeZone = 'UTC';
 SET DateStyle = 'ISO, YMD';
 
-CREATE FUNCTION pg_temp.err(q text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE
-	d text;
-BEGIN
-	EXECUTE q;
-	RETURN 'no error';
-EXCEPTION WHEN OTHERS THEN
-	GET STACKED DIAGNOSTICS d = PG_EXCEPTION_DETAIL;
-	RETURN SQLSTATE || ': ' || SQLERRM || CASE WHEN d <> '' THEN ' (' || d || ')' ELSE '' END;
-END $$;
-
 -- Ten consecutive calls sort in call order; so do 100000 (many per ms).
 SELECT array_agg(u ORDER BY n) = array_agg(u ORDER BY u) AS ten_in_order
 FROM (SELECT n, uuidv7() AS u FROM generate_series(1, 10) n) s;
@@ -46,11 +35,11 @@ FROM (SELECT y, u, lag(u) OVER (ORDER BY y) AS prev
             FROM generate_series(1970, 10888) y) g) s;
 
 -- Shifts that leave the 48-bit range, or PostgreSQL's timestamp range.
-SELECT pg_temp.err($$SELECT uuidv7(interval '9000 years')$$);
-SELECT pg_temp.err($$SELECT uuidv7(interval '-100 years')$$);
-SELECT pg_temp.err($$SELECT chronoid_uuidv7(interval '300000 years')$$);
+SELECT regress.err($$SELECT uuidv7(interval '9000 years')$$);
+SELECT regress.err($$SELECT uuidv7(interval '-100 years')$$);
+SELECT regress.err($$SELECT chronoid_uuidv7(interval '300000 years')$$);
 -- Infinite intervals exist from PostgreSQL 17; 15 rejects them at input.
-SELECT pg_temp.err($$SELECT uuidv7('infinity'::interval)$$);
+SELECT regress.err($$SELECT uuidv7('infinity'::interval)$$);
 
 -- pg_uuidv7's known constant, both directions, both timestamp types.
 SELECT uuid_v7_to_timestamptz('018570bb-4a7d-7000-8000-000000000000') AS tz,
@@ -80,15 +69,15 @@ SELECT uuidv7_boundary('1970-01-01 00:00:00+00'::timestamptz) AS first,
        uuidv7_boundary('1970-01-01 00:00:00.0009+00'::timestamptz) AS first_floored,
        uuidv7_boundary('10889-08-02 05:31:50.655+00'::timestamptz) AS last,
        uuid_extract_timestamp(uuidv7_boundary('10889-08-02 05:31:50.655+00'::timestamptz)) AS last_ts;
-SELECT pg_temp.err($$SELECT uuidv7_boundary('1969-12-31 23:59:59.9995+00'::timestamptz)$$);
-SELECT pg_temp.err($$SELECT uuidv7_boundary('10889-08-02 05:31:50.656+00'::timestamptz)$$);
-SELECT pg_temp.err($$SELECT uuidv7_boundary('infinity'::timestamptz)$$);
-SELECT pg_temp.err($$SELECT uuid_timestamp_to_v7('-infinity'::timestamp)$$);
-SELECT pg_temp.err($$SELECT uuid_timestamptz_to_v7('1960-01-01+00', true)$$);
+SELECT regress.err($$SELECT uuidv7_boundary('1969-12-31 23:59:59.9995+00'::timestamptz)$$);
+SELECT regress.err($$SELECT uuidv7_boundary('10889-08-02 05:31:50.656+00'::timestamptz)$$);
+SELECT regress.err($$SELECT uuidv7_boundary('infinity'::timestamptz)$$);
+SELECT regress.err($$SELECT uuid_timestamp_to_v7('-infinity'::timestamp)$$);
+SELECT regress.err($$SELECT uuid_timestamptz_to_v7('1960-01-01+00', true)$$);
 
 -- uuid_v7_to_* refuse UUIDs that are not version 7.
-SELECT pg_temp.err($$SELECT uuid_v7_to_timestamptz('919108f7-52d1-4320-9bac-f847db4148a8')$$);
-SELECT pg_temp.err($$SELECT uuid_v7_to_timestamp('00000000-0000-0000-0000-000000000000')$$);
+SELECT regress.err($$SELECT uuid_v7_to_timestamptz('919108f7-52d1-4320-9bac-f847db4148a8')$$);
+SELECT regress.err($$SELECT uuid_v7_to_timestamp('00000000-0000-0000-0000-000000000000')$$);
 
 -- The boundary is IMMUTABLE: folded to a constant in WHERE, usable in an index.
 CREATE TABLE v7t (id uuid PRIMARY KEY DEFAULT uuidv7(), at timestamptz NOT NULL);
