@@ -2,8 +2,8 @@
  * chronoid.c — module entry of the chronoid extension: the magic block
  * and _PG_init, which wires the core library to PostgreSQL.
  */
-#include "cid_pg.h"
-#include "shared_ids.h"
+#include "chronoid_internal.h"
+#include "preload_ids_internal.h"
 
 #include "fmgr.h"
 
@@ -20,6 +20,6 @@ _PG_init(void)
 {
 	cid_pg_env_init();
 	cid_pg_snowflake_init();
-	cid_pg_shared_ids_init();
+	cid_pg_preload_ids_init();
 	cid_pg_shmem_register_done();
 }

@@ -3,7 +3,7 @@
  * pg_strong_random() behind the core's buffered, fork-safe random layer,
  * CLOCK_REALTIME, an interruptible sleep; plus error and time helpers.
  */
-#include "cid_pg.h"
+#include "chronoid_internal.h"
 
 #include <time.h>
 

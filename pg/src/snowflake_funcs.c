@@ -4,7 +4,7 @@
  * (pgEdge snowflake 2.6 compatible).  snowflake.nextval() is in
  * snowflake_nextval.c.
  */
-#include "snowflake_int.h"
+#include "snowflake_internal.h"
 
 #include <string.h>
 
@@ -14,12 +14,12 @@
 #include "utils/guc.h"
 #include "utils/timestamp.h"
 
-PG_FUNCTION_INFO_V1(snowflake_get_epoch);
-PG_FUNCTION_INFO_V1(snowflake_get_count);
-PG_FUNCTION_INFO_V1(snowflake_get_node);
-PG_FUNCTION_INFO_V1(snowflake_to_timestamp);
-PG_FUNCTION_INFO_V1(snowflake_from_timestamp);
-PG_FUNCTION_INFO_V1(snowflake_format);
+PG_FUNCTION_INFO_V1(chronoid_snowflake_get_epoch);
+PG_FUNCTION_INFO_V1(chronoid_snowflake_get_count);
+PG_FUNCTION_INFO_V1(chronoid_snowflake_get_node);
+PG_FUNCTION_INFO_V1(chronoid_snowflake_to_timestamp);
+PG_FUNCTION_INFO_V1(chronoid_snowflake_from_timestamp);
+PG_FUNCTION_INFO_V1(chronoid_snowflake_format);
 
 /* snowflake.node; 0 (the boot value) means "not set". */
 int			cid_sf_node = 0;
@@ -127,7 +127,7 @@ sf_decode(cid_snowflake_parts *parts, int64 id)
 }
 
 Datum
-snowflake_get_epoch(PG_FUNCTION_ARGS)
+chronoid_snowflake_get_epoch(PG_FUNCTION_ARGS)
 {
 	cid_snowflake_parts parts;
 	char		buf[48];
@@ -144,7 +144,7 @@ snowflake_get_epoch(PG_FUNCTION_ARGS)
 }
 
 Datum
-snowflake_get_count(PG_FUNCTION_ARGS)
+chronoid_snowflake_get_count(PG_FUNCTION_ARGS)
 {
 	cid_snowflake_parts parts;
 
@@ -153,7 +153,7 @@ snowflake_get_count(PG_FUNCTION_ARGS)
 }
 
 Datum
-snowflake_get_node(PG_FUNCTION_ARGS)
+chronoid_snowflake_get_node(PG_FUNCTION_ARGS)
 {
 	cid_snowflake_parts parts;
 
@@ -162,7 +162,7 @@ snowflake_get_node(PG_FUNCTION_ARGS)
 }
 
 Datum
-snowflake_to_timestamp(PG_FUNCTION_ARGS)
+chronoid_snowflake_to_timestamp(PG_FUNCTION_ARGS)
 {
 	cid_snowflake_parts parts;
 
@@ -172,7 +172,7 @@ snowflake_to_timestamp(PG_FUNCTION_ARGS)
 
 /* The smallest snowflake of the millisecond holding ts (any node). */
 Datum
-snowflake_from_timestamp(PG_FUNCTION_ARGS)
+chronoid_snowflake_from_timestamp(PG_FUNCTION_ARGS)
 {
 	TimestampTz ts = PG_GETARG_TIMESTAMPTZ(0);
 	int64		unix_ms;
@@ -208,7 +208,7 @@ snowflake_from_timestamp(PG_FUNCTION_ARGS)
  * text in the session's DateStyle and TimeZone, and "count".
  */
 Datum
-snowflake_format(PG_FUNCTION_ARGS)
+chronoid_snowflake_format(PG_FUNCTION_ARGS)
 {
 	cid_snowflake_parts parts;
 	char	   *ts;

@@ -5,7 +5,7 @@
  * statement, then the next body of the database's ID space
  * (snowflake_space.c) composed with snowflake.node.
  */
-#include "snowflake_int.h"
+#include "snowflake_internal.h"
 
 #include <string.h>
 
@@ -27,8 +27,8 @@
 #include "utils/syscache.h"
 #include "utils/timestamp.h"
 
-PG_FUNCTION_INFO_V1(snowflake_nextval);
-PG_FUNCTION_INFO_V1(snowflake_currval);
+PG_FUNCTION_INFO_V1(chronoid_snowflake_nextval);
+PG_FUNCTION_INFO_V1(chronoid_snowflake_currval);
 
 /*
  * Per-sequence session state: the last snowflake this session got from it
@@ -279,7 +279,7 @@ sf_floor(sf_seq_entry *e)
  * both modes.
  */
 Datum
-snowflake_nextval(PG_FUNCTION_ARGS)
+chronoid_snowflake_nextval(PG_FUNCTION_ARGS)
 {
 	Oid			relid = sf_seq_arg(fcinfo, "snowflake.nextval()");
 	sf_seq_entry *e;
@@ -358,7 +358,7 @@ snowflake_nextval(PG_FUNCTION_ARGS)
 
 /* The last snowflake this session got from the sequence. */
 Datum
-snowflake_currval(PG_FUNCTION_ARGS)
+chronoid_snowflake_currval(PG_FUNCTION_ARGS)
 {
 	Oid			relid = sf_seq_arg(fcinfo, "snowflake.currval()");
 	char		relkind = get_rel_relkind(relid);

@@ -3,7 +3,7 @@
  * docs/cluster.md) as snowflake.nextval() consults it, and the C side of
  * snowflake.check_node(), which alone may record this server's claim.
  */
-#include "snowflake_int.h"
+#include "snowflake_internal.h"
 
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
@@ -12,7 +12,7 @@
 #include "storage/lmgr.h"
 #include "utils/builtins.h"
 
-PG_FUNCTION_INFO_V1(snowflake_check_node);
+PG_FUNCTION_INFO_V1(chronoid_snowflake_check_node);
 
 /*
  * The registry as this backend last saw it: the node number it checked (0:
@@ -86,7 +86,7 @@ cid_sf_registry_check(void)
  * instead of waiting for it, and try again in their next transaction.
  */
 Datum
-snowflake_check_node(PG_FUNCTION_ARGS)
+chronoid_snowflake_check_node(PG_FUNCTION_ARGS)
 {
 	Oid			argtypes[2] = {INT4OID, BOOLOID};
 	Datum		args[2];

@@ -5,7 +5,7 @@
  * sequence.c), with a WAL record per time margin instead of per
  * SEQ_LOG_VALS values; and the share-locked read of a floor.
  */
-#include "snowflake_int.h"
+#include "snowflake_internal.h"
 
 #include "access/htup_details.h"
 #include "access/relation.h"

@@ -6,7 +6,7 @@
  * clock set back); the state lives in a shared slot (preloaded) or on the
  * page of snowflake.node_mark, which is always its durable mark.
  */
-#include "snowflake_int.h"
+#include "snowflake_internal.h"
 
 #include <string.h>
 

@@ -3,8 +3,8 @@
  * big-endian, then 80 random bits, as the ULID spec's binary layout), so
  * memcmp order is time order.  Text I/O is the core's Crockford codec.
  */
-#include "cid_pg.h"
-#include "shared_ids.h"
+#include "chronoid_internal.h"
+#include "preload_ids_internal.h"
 
 #include "common/hashfn.h"
 #include "fmgr.h"
@@ -351,7 +351,7 @@ chronoid_bytea_to_ulid(PG_FUNCTION_ARGS)
  * draws fresh randomness each time; the monotonic one increments the last
  * random part within a millisecond (ULID spec, Monotonicity).  When
  * preloaded, gen_monotonic_ulid() uses the server-wide generator of
- * shared_ids.c instead, so its ULIDs increase across all sessions; the
+ * preload_ids.c instead, so its ULIDs increase across all sessions; the
  * plain one needs no shared state.
  */
 static cid_ulid_gen plain_gen;
@@ -407,7 +407,7 @@ generate_shared(void)
 Datum
 chronoid_gen_monotonic_ulid(PG_FUNCTION_ARGS)
 {
-	if (cid_pg_shared_ids_ready())
+	if (cid_pg_preload_ids_ready())
 		return generate_shared();
 	return generate(&mono_gen, &mono_ready, true);
 }

@@ -3,8 +3,8 @@
  * uuidv7()/uuidv4()/uuid_extract_*(), pg_uuidv7's names, and the zero-tail
  * UUIDv7 range boundary.  All ID logic is the core's (include/chronoid.h).
  */
-#include "cid_pg.h"
-#include "shared_ids.h"
+#include "chronoid_internal.h"
+#include "preload_ids_internal.h"
 
 #include "fmgr.h"
 #include "utils/builtins.h"
@@ -26,7 +26,7 @@ PG_FUNCTION_INFO_V1(chronoid_uuidv7_boundary);
  * Without preload, one generator per backend: like PostgreSQL 18, UUIDv7s
  * strictly increase within a session (RFC 9562 section 6.2 method 3).
  * Initialised on first use, after fork, so nothing is inherited from the
- * postmaster.  When preloaded, the server-wide generator of shared_ids.c
+ * postmaster.  When preloaded, the server-wide generator of preload_ids.c
  * is used instead, so they strictly increase across all sessions.
  */
 static cid_uuidv7_gen session_v7;
@@ -84,7 +84,7 @@ v7_next(int64_t now_ns, int64_t shift_us, cid_uuid *out)
 
 	if (env->random(env->ctx, rand_b, sizeof(rand_b)) < 0)
 		return CID_ERANDOM;
-	if (cid_pg_shared_ids_ready())
+	if (cid_pg_preload_ids_ready())
 		return cid_pg_shared_uuidv7_next(now_ns, shift_us, rand_b, out);
 	return cid_uuidv7_next_at(session_v7_gen(), now_ns, shift_us, rand_b, out);
 }

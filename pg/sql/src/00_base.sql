@@ -1,5 +1,6 @@
 -- chronoid install script, assembled by pg/Makefile from pg/sql/src/*.sql
--- in name order.  Every object is schema-qualified: @extschema@ is the
+-- in name order (@EXTVERSION@ becomes default_version of chronoid.control,
+-- the version's one home).  Every object is schema-qualified: @extschema@ is the
 -- schema named at CREATE EXTENSION (the snowflake objects go to their own
 -- schema, snowflake).
 
@@ -10,6 +11,6 @@ CREATE FUNCTION @extschema@.chronoid_version()
 RETURNS pg_catalog.text
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
-AS $$ SELECT '0.2.0'::pg_catalog.text $$;
+AS $$ SELECT '@EXTVERSION@'::pg_catalog.text $$;
 COMMENT ON FUNCTION @extschema@.chronoid_version() IS
 'version of the chronoid extension';

@@ -30,56 +30,56 @@ SELECT pg_catalog.pg_extension_config_dump('snowflake.id_seq', '');
 
 CREATE FUNCTION snowflake.nextval(pg_catalog.regclass DEFAULT 'snowflake.id_seq'::pg_catalog.regclass)
 RETURNS pg_catalog.int8
-AS 'MODULE_PATHNAME', 'snowflake_nextval'
+AS 'MODULE_PATHNAME', 'chronoid_snowflake_nextval'
 LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL UNSAFE;
 COMMENT ON FUNCTION snowflake.nextval(pg_catalog.regclass) IS
 	'next snowflake of a sequence (default snowflake.id_seq), unique across all sequences of the database; needs snowflake.node';
 
 CREATE FUNCTION snowflake.currval(pg_catalog.regclass DEFAULT 'snowflake.id_seq'::pg_catalog.regclass)
 RETURNS pg_catalog.int8
-AS 'MODULE_PATHNAME', 'snowflake_currval'
+AS 'MODULE_PATHNAME', 'chronoid_snowflake_currval'
 LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL UNSAFE;
 COMMENT ON FUNCTION snowflake.currval(pg_catalog.regclass) IS
 	'last snowflake snowflake.nextval() returned in this session for a sequence';
 
 CREATE FUNCTION snowflake.get_epoch(pg_catalog.int8)
 RETURNS pg_catalog.numeric
-AS 'MODULE_PATHNAME', 'snowflake_get_epoch'
+AS 'MODULE_PATHNAME', 'chronoid_snowflake_get_epoch'
 LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION snowflake.get_epoch(pg_catalog.int8) IS
 	'time of a snowflake as Unix seconds with three decimals (for to_timestamp())';
 
 CREATE FUNCTION snowflake.get_count(pg_catalog.int8)
 RETURNS pg_catalog.int4
-AS 'MODULE_PATHNAME', 'snowflake_get_count'
+AS 'MODULE_PATHNAME', 'chronoid_snowflake_get_count'
 LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION snowflake.get_count(pg_catalog.int8) IS
 	'counter of a snowflake within its millisecond (0 .. 4095)';
 
 CREATE FUNCTION snowflake.get_node(pg_catalog.int8)
 RETURNS pg_catalog.int4
-AS 'MODULE_PATHNAME', 'snowflake_get_node'
+AS 'MODULE_PATHNAME', 'chronoid_snowflake_get_node'
 LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION snowflake.get_node(pg_catalog.int8) IS
 	'node number (snowflake.node) that minted a snowflake';
 
 CREATE FUNCTION snowflake.to_timestamp(pg_catalog.int8)
 RETURNS pg_catalog.timestamptz
-AS 'MODULE_PATHNAME', 'snowflake_to_timestamp'
+AS 'MODULE_PATHNAME', 'chronoid_snowflake_to_timestamp'
 LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION snowflake.to_timestamp(pg_catalog.int8) IS
 	'time of a snowflake (millisecond precision)';
 
 CREATE FUNCTION snowflake.from_timestamp(pg_catalog.timestamptz)
 RETURNS pg_catalog.int8
-AS 'MODULE_PATHNAME', 'snowflake_from_timestamp'
+AS 'MODULE_PATHNAME', 'chronoid_snowflake_from_timestamp'
 LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION snowflake.from_timestamp(pg_catalog.timestamptz) IS
 	'smallest snowflake of the millisecond holding a time, any node (for WHERE id >= ...)';
 
 CREATE FUNCTION snowflake.format(pg_catalog.int8)
 RETURNS pg_catalog.jsonb
-AS 'MODULE_PATHNAME', 'snowflake_format'
+AS 'MODULE_PATHNAME', 'chronoid_snowflake_format'
 LANGUAGE C STABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION snowflake.format(pg_catalog.int8) IS
 	'snowflake as jsonb: node (also under "id", as pgEdge prints it), ts (session TimeZone), count';
@@ -344,7 +344,7 @@ COMMENT ON FUNCTION snowflake.register_node(pg_catalog.int4, pg_catalog.bool) IS
 -- so a session idle in its transaction never blocks another's minting.
 CREATE FUNCTION snowflake.check_node()
 RETURNS pg_catalog.bool
-AS 'MODULE_PATHNAME', 'snowflake_check_node'
+AS 'MODULE_PATHNAME', 'chronoid_snowflake_check_node'
 LANGUAGE C VOLATILE SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp;
 COMMENT ON FUNCTION snowflake.check_node() IS

@@ -1,11 +1,11 @@
 /*
- * shmem.c — shared memory for the preloaded mode.  Parts of the extension
- * register what they need from their _PG_init-time init functions; when
- * the module is in shared_preload_libraries, the hooks here reserve it and
- * hand each part its zone at startup.  Without preload nothing is
- * reserved and cid_pg_shmem_ready() stays false.
+ * preload_shmem.c — shared memory for the preloaded mode.  Parts of the
+ * extension register what they need from their _PG_init-time init
+ * functions; when the module is in shared_preload_libraries, the hooks
+ * here reserve it and hand each part its zone at startup.  Without
+ * preload nothing is reserved and cid_pg_shmem_ready() stays false.
  */
-#include "cid_pg.h"
+#include "chronoid_internal.h"
 
 #include "miscadmin.h"
 #include "storage/ipc.h"

@@ -1,10 +1,19 @@
 /*
- * cid_pg.h — shared declarations of the chronoid extension's C glue: the
- * PostgreSQL environment for the core generators, error reporting, and
- * conversions between PostgreSQL timestamps and Unix milliseconds.
+ * chronoid_internal.h — shared declarations of the chronoid extension's C
+ * glue: the PostgreSQL environment for the core generators, error
+ * reporting, and conversions between PostgreSQL timestamps and Unix
+ * milliseconds.
+ *
+ * Naming.  A SQL function's C symbol is "chronoid_" followed by its name,
+ * with its schema first when that is not the extension's own
+ * (chronoid_ulid_in, chronoid_uuidv7, chronoid_snowflake_nextval), and a
+ * suffix where one name has several C functions (chronoid_uuidv7_shift).
+ * Older symbols that released install scripts name live on in
+ * compat_symbols.c.  Functions the files share among themselves start
+ * with cid_pg_; private headers end in _internal.h.
  */
-#ifndef CID_PG_H
-#define CID_PG_H
+#ifndef CID_PG_CHRONOID_INTERNAL_H
+#define CID_PG_CHRONOID_INTERNAL_H
 
 #include "postgres.h"
 
@@ -23,8 +32,8 @@ const cid_env *cid_pg_env(void);
 void		cid_pg_snowflake_init(void);
 
 /*
- * Shared memory for the preloaded mode (shmem.c).  A part describes its
- * zone and registers it from its init function, called by _PG_init; when
+ * Shared memory for the preloaded mode (preload_shmem.c).  A part
+ * describes its zone and registers it from its init function, called by _PG_init; when
  * the module is not in shared_preload_libraries, registering does nothing.
  * At server start, startup(zone, locks, found) runs once in the
  * postmaster with the zone (size() bytes, zeroed by nothing: found says
@@ -74,4 +83,4 @@ _Noreturn void cid_pg_ts_range_error(TimestampTz ts, bool with_tz,
  */
 TimestampTz cid_pg_unix_ms_to_ts(int64 unix_ms);
 
-#endif							/* CID_PG_H */
+#endif							/* CID_PG_CHRONOID_INTERNAL_H */

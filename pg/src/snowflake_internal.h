@@ -1,8 +1,8 @@
 /*
- * snowflake_int.h — private interface between the snowflake files of the
+ * snowflake_internal.h — private interface between the snowflake files of the
  * extension: the GUCs (snowflake_funcs.c), the database's ID space
  * (snowflake_space.c), the sequence page access (snowflake_seqpage.c), the
- * shared slots of the preloaded mode (snowflake_shared.c) and the node
+ * shared slots of the preloaded mode (preload_snowflake.c) and the node
  * registry (snowflake_registry.c).
  *
  * A body is a snowflake without its node: tick << 12 | counter, the
@@ -10,10 +10,10 @@
  * draws its bodies from one ID space whose durable high-water mark is the
  * sequence snowflake.node_mark; a user's sequence only sets a floor.
  */
-#ifndef SNOWFLAKE_INT_H
-#define SNOWFLAKE_INT_H
+#ifndef CID_PG_SNOWFLAKE_INTERNAL_H
+#define CID_PG_SNOWFLAKE_INTERNAL_H
 
-#include "cid_pg.h"
+#include "chronoid_internal.h"
 
 #include "storage/proc.h"
 #include "utils/rel.h"
@@ -111,7 +111,7 @@ int64		cid_sf_page_read_write(Relation rel, int64 (*mark_for) (int64 page_last, 
 int64		cid_sf_page_peek(Relation rel);
 
 /* ------------------------------------------------------------------------
- * snowflake_shared.c: the preloaded mode
+ * preload_snowflake.c: the preloaded mode
  * ------------------------------------------------------------------------ */
 
 /* Register the shared slots (from _PG_init). */
@@ -149,4 +149,4 @@ int			cid_sf_slot_step(struct cid_sf_slot *slot, Oid mark_relid,
  */
 void		cid_sf_registry_check(void);
 
-#endif							/* SNOWFLAKE_INT_H */
+#endif							/* CID_PG_SNOWFLAKE_INTERNAL_H */

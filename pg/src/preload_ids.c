@@ -1,5 +1,5 @@
 /*
- * shared_ids.c — preloaded mode: one UUIDv7 and one monotonic ULID
+ * preload_ids.c — preloaded mode: one UUIDv7 and one monotonic ULID
  * generator for the whole server in shared memory, so their IDs strictly
  * increase across all sessions, and a durable high-water mark in
  * $PGDATA/pg_chronoid.state so that they keep increasing across a crash or
@@ -15,7 +15,7 @@
  * crash) the generators resume at their marks, above everything issued
  * before, whatever the clock says.
  */
-#include "shared_ids.h"
+#include "preload_ids_internal.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -67,7 +67,7 @@ static SharedIds *ids = NULL;
 static LWLock *mark_lock = NULL;
 
 static Size
-shared_ids_size(void)
+preload_ids_size(void)
 {
 	return sizeof(SharedIds);
 }
@@ -201,7 +201,7 @@ make_durable(pg_atomic_uint64 *mark, int64 ms)
  * new segment), or in an EXEC_BACKEND child (found true: just attach).
  */
 static void
-shared_ids_startup(void *zone, LWLockPadded *locks, bool found)
+preload_ids_startup(void *zone, LWLockPadded *locks, bool found)
 {
 	uint64		v7_mark;
 	uint64		ulid_mark;
@@ -249,15 +249,15 @@ shared_ids_startup(void *zone, LWLockPadded *locks, bool found)
 						(unsigned long long) ulid_mark)));
 }
 
-static const cid_pg_shmem_part shared_ids_part = {
+static const cid_pg_shmem_part preload_ids_part = {
 	.name = "chronoid_ids",
-	.size = shared_ids_size,
+	.size = preload_ids_size,
 	.nlwlocks = 1,
-	.startup = shared_ids_startup
+	.startup = preload_ids_startup
 };
 
 void
-cid_pg_shared_ids_init(void)
+cid_pg_preload_ids_init(void)
 {
 	/*
 	 * Only a lock-free (hence address-free) 64-bit atomic may live in
@@ -265,11 +265,11 @@ cid_pg_shared_ids_init(void)
 	 */
 	if (ATOMIC_LONG_LOCK_FREE != 2 && ATOMIC_LLONG_LOCK_FREE != 2)
 		return;
-	cid_pg_shmem_register(&shared_ids_part);
+	cid_pg_shmem_register(&preload_ids_part);
 }
 
 bool
-cid_pg_shared_ids_ready(void)
+cid_pg_preload_ids_ready(void)
 {
 	return ids != NULL;
 }

@@ -1,10 +1,10 @@
 /*
- * snowflake_shared.c — the preloaded mode of snowflake.nextval(): one
+ * preload_snowflake.c — the preloaded mode of snowflake.nextval(): one
  * shared slot per database holding its ID space's state, advanced by
  * compare-and-swap, with the page of snowflake.node_mark as the durable
  * mark, written (with WAL) only when the issued body passes it.
  */
-#include "snowflake_int.h"
+#include "snowflake_internal.h"
 
 #include "access/relation.h"
 #include "miscadmin.h"
