@@ -17,7 +17,10 @@
 # The library's version has one home, CID_VERSION_STRING in the header
 # (what chronoid --version prints); the extension's is pg/chronoid.control.
 VERSION   := $(shell sed -n 's/^\#define CID_VERSION_STRING "\(.*\)"/\1/p' include/chronoid.h)
-SOVERSION := 0
+# 1: the generators' atomic fields became cid_atomic_word, so that the
+# header compiles as C++; cid_ulid_gen's lock grew to an aligned 8-byte
+# word, which moves its last field (docs/design.md, "ABI").
+SOVERSION := 1
 PREFIX    ?= /usr/local
 LIBDIR    ?= $(PREFIX)/lib
 INCDIR    ?= $(PREFIX)/include
@@ -86,8 +89,13 @@ TOOL_BINS    := $(TOOLS:%=$(BUILD)/chronoid-%)
 LEASE_TOOL_OBJS := $(patsubst db/%.c,$(BUILD)/obj/db/%.o,$(sort $(wildcard db/chronoid-lease/*.c)))
 BPK_TOOL_OBJS   := $(patsubst db/%.c,$(BUILD)/obj/db/%.o,$(sort $(wildcard db/chronoid-bench-pk/*.c)))
 
+# The public headers from C++ (tests/cxx): built where a C++ compiler is.
+CXX       ?= c++
+HAVE_CXX  ?= $(shell command -v $(CXX) >/dev/null 2>&1 && echo yes)
+
 TEST_BINS := $(CORE_TEST_SRCS:tests/unit/%.c=$(BUILD)/tests/%) \
-             $(if $(HAVE_LIBPQ),$(LEASE_TEST_SRCS:tests/unit/%.c=$(BUILD)/tests/%) $(LEASE_MINTER))
+             $(if $(HAVE_LIBPQ),$(LEASE_TEST_SRCS:tests/unit/%.c=$(BUILD)/tests/%) $(LEASE_MINTER)) \
+             $(if $(HAVE_CXX),$(BUILD)/tests/test_cxx)
 
 # The extension builds only where PGXS is really there: pg_config, and even
 # pgxs.mk, come with Debian's client package; the server headers do not.
@@ -116,7 +124,7 @@ $(BUILD)/obj/cli/%.o: cli/%.c include/chronoid.h $(wildcard cli/*.h)
 
 $(BUILD)/obj/db/%.o: db/%.c include/chronoid.h include/chronoid_lease.h $(wildcard db/*/*.h cli/*.h)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(CID_CFLAGS) $(PQ_CFLAGS) -I$(<D) -Icli -c $< -o $@
+	$(CC) $(CFLAGS) $(CID_CFLAGS) $(PQ_CFLAGS) -I$(<D) -Icli -Isrc -c $< -o $@
 
 $(STATIC_LIB): $(LIB_OBJS)
 	@mkdir -p $(@D)
@@ -184,6 +192,13 @@ $(BUILD)/tests/test_lease%: tests/unit/test_lease%.c tests/tap.h tests/testutil.
 $(LEASE_MINTER): tests/scenarios/lease_minter.c $(LEASE_STATIC) $(STATIC_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(CID_CFLAGS) -o $@ $< $(LEASE_STATIC) $(STATIC_LIB) $(CID_LDFLAGS) -lpq -lm
+
+$(BUILD)/tests/test_cxx: tests/cxx/test_cxx.cpp tests/cxx/c_layout.c include/chronoid.h include/chronoid_lease.h $(STATIC_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(CID_CFLAGS) -c tests/cxx/c_layout.c -o $(BUILD)/tests/c_layout.o
+	$(CXX) $(CXXFLAGS) -std=c++11 -Wall -Wextra -pedantic $(if $(WERROR),-Werror) -Iinclude \
+	  $(if $(SAN),-fsanitize=$(SAN) -fno-omit-frame-pointer) -pthread -o $@ $< \
+	  $(BUILD)/tests/c_layout.o $(STATIC_LIB) $(CID_LDFLAGS) -lm
 
 $(BUILD)/tests/%: tests/unit/%.c tests/tap.h tests/testutil.h $(STATIC_LIB)
 	@mkdir -p $(@D)

@@ -37,8 +37,8 @@ static cid_ulid_gen ulid_mono_gen;
 
 /*
  * CLOCK_REALTIME in nanoseconds, read in place: the same clock read that
- * cid_snowflake_next makes with the default clock (src/cid_clock.h), minus
- * the two call levels of cid_platform_clock.
+ * cid_snowflake_next makes with the default clock (src/clock_internal.h),
+ * minus the two call levels of cid_platform_clock.
  */
 static inline int64_t
 clock_inline(void)

@@ -18,17 +18,19 @@
  *     _init function; never copy one that is in use.  All generator calls
  *     are thread-safe; IDs from one generator strictly increase across
  *     all threads that use it.
+ *   - The header compiles as C11 and as C++ (declarations in extern "C");
+ *     the library itself is C11.
  */
 #ifndef CHRONOID_H
 #define CHRONOID_H
 
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
-#error "chronoid.h is a C11 header"
+extern "C"
+{
 #endif
 
 #if defined(__GNUC__) || defined(__clang__)
@@ -38,6 +40,21 @@
 #endif
 
 #define CID_VERSION_STRING "0.1.0"
+
+/*
+ * Storage that the library reads and writes atomically (a generator's
+ * state word, a spin lock).  Opaque: callers never touch it.  Declared as
+ * aligned bytes rather than as _Atomic, which C++ does not have, so that
+ * C++ programs can embed the generators too.
+ */
+typedef struct cid_atomic_word
+{
+#ifdef __cplusplus
+	alignas(8) unsigned char opaque_[8];
+#else
+	_Alignas(8) unsigned char opaque_[8];
+#endif
+} cid_atomic_word;
 
 /* ------------------------------------------------------------------------
  * Status codes
@@ -329,7 +346,7 @@ typedef struct cid_snowflake_gen
 	cid_snowflake_opts opts;
 	cid_env		env;
 	/* last issued (tick << seq bits | sequence); the only mutable state */
-	_Atomic uint64_t state;
+	cid_atomic_word state;
 } cid_snowflake_gen;
 
 /*
@@ -445,7 +462,7 @@ typedef struct cid_uuidv7_gen
 {
 	cid_env		env;
 	/* last (unix_ms << 12 | fraction), before any shift */
-	_Atomic uint64_t state;
+	cid_atomic_word state;
 } cid_uuidv7_gen;
 
 int			cid_uuidv7_init(cid_uuidv7_gen *gen, const cid_env *env) CID_MUST_CHECK;
@@ -511,7 +528,7 @@ typedef struct cid_ulid_gen
 {
 	cid_env		env;
 	bool		monotonic;
-	atomic_flag lock;
+	cid_atomic_word lock;		/* a spin lock over last */
 	uint8_t		last[16];
 } cid_ulid_gen;
 
@@ -555,5 +572,9 @@ typedef struct cid_info
  */
 int			cid_inspect(cid_info *out, const char *s, size_t len,
 						const cid_layout *layout, size_t *errpos) CID_MUST_CHECK;
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif							/* CHRONOID_H */

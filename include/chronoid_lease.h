@@ -21,6 +21,11 @@
 
 #include "chronoid.h"
 
+#ifdef __cplusplus
+extern "C"
+{
+#endif
+
 enum
 {
 	CID_ELEASE_DB = -101,		/* the database could not be reached or a
@@ -239,5 +244,9 @@ int			cid_lease_list(const cid_lease_opts *opts, cid_lease_row_fn fn,
 
 /* The default grace for a ttl: max(2000, ttl / 5) ms. */
 int64_t		cid_lease_default_grace_ms(int64_t ttl_ms);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif							/* CHRONOID_LEASE_H */

@@ -4,7 +4,7 @@
  * and the presets' sources).
  */
 #include "chronoid.h"
-#include "cid_internal_time.h"
+#include "time_internal.h"
 
 #include <stdarg.h>
 #include <stdio.h>

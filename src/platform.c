@@ -1,8 +1,8 @@
 /*
  * platform.c — the platform defaults of a cid_env: the wall clock, a short
  * wait, and random bytes.  The OS clock is read here and, through the
- * inline cid_clock.h, in the Snowflake generator's hot path; the random
- * bytes themselves come from the buffer in random.c.
+ * inline clock_internal.h, in the Snowflake generator's hot path; the
+ * random bytes themselves come from the buffer in random.c.
  */
 #define _GNU_SOURCE
 
@@ -10,7 +10,7 @@
 #include <time.h>
 
 #include "chronoid.h"
-#include "cid_clock.h"
+#include "clock_internal.h"
 
 #define NS_PER_SEC	INT64_C(1000000000)
 #define NS_PER_MS	INT64_C(1000000)
@@ -26,7 +26,7 @@
 /* What to leave to the spin phase after a long sleep, to absorb oversleep. */
 #define SLEEP_MARGIN_NS NS_PER_MS
 
-/* CLOCK_REALTIME as Unix nanoseconds: see cid_clock.h. */
+/* CLOCK_REALTIME as Unix nanoseconds: see clock_internal.h. */
 int64_t
 cid_platform_clock(void *ctx)
 {

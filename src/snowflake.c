@@ -3,7 +3,7 @@
  * fields, build one from them, time-range bounds, and decimal parsing.
  */
 #include "chronoid.h"
-#include "cid_internal_time.h"
+#include "time_internal.h"
 
 static uint64_t
 field_mask(int bits)

@@ -7,8 +7,9 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "chronoid.h"
-#include "cid_clock.h"
-#include "cid_internal_time.h"
+#include "atomic_internal.h"
+#include "clock_internal.h"
+#include "time_internal.h"
 
 /*
  * gen->state holds the last issued position, tick << seq_bits | sequence.
@@ -93,7 +94,7 @@ cid_snowflake_init(cid_snowflake_gen *gen, const cid_layout *layout,
 		gen->env.sleep = NULL;
 		gen->env.ctx = NULL;
 	}
-	atomic_init(&gen->state, STATE_NONE);
+	atomic_init(cid_atomic_u64(&gen->state), STATE_NONE);
 	return CID_OK;
 }
 
@@ -274,7 +275,7 @@ reserve(cid_snowflake_gen *gen, uint64_t now_tick, uint64_t want, run *r,
 	int			seq_bits = gen->layout.bits[CID_FIELD_SEQ];
 	uint64_t	old;
 
-	old = seen ? *seen : atomic_load_explicit(&gen->state, memory_order_acquire);
+	old = seen ? *seen : atomic_load_explicit(cid_atomic_u64(&gen->state), memory_order_acquire);
 	for (;;)
 	{
 		uint64_t	next;
@@ -297,7 +298,7 @@ reserve(cid_snowflake_gen *gen, uint64_t now_tick, uint64_t want, run *r,
 		 * issuing visible to a thread that issues after it; uniqueness
 		 * itself needs only the atomicity of the CAS.
 		 */
-		if (atomic_compare_exchange_weak_explicit(&gen->state, &old, next,
+		if (atomic_compare_exchange_weak_explicit(cid_atomic_u64(&gen->state), &old, next,
 												  memory_order_acq_rel,
 												  memory_order_acquire))
 			return status;
@@ -389,7 +390,7 @@ drive(cid_snowflake_gen *gen, uint64_t want, run *r, bool have_reading,
 		else
 		{
 			/* load the state before reading the clock: see reserve() */
-			seen = atomic_load_explicit(&gen->state, memory_order_acquire);
+			seen = atomic_load_explicit(cid_atomic_u64(&gen->state), memory_order_acquire);
 			now = read_clock(gen);
 		}
 		if (now < 0)
@@ -482,7 +483,7 @@ cid_snowflake_next(cid_snowflake_gen *gen, uint64_t *id)
 	if (gen == NULL || id == NULL)
 		return CID_EINVAL;
 	/* load the state before reading the clock: see reserve() */
-	seen = atomic_load_explicit(&gen->state, memory_order_acquire);
+	seen = atomic_load_explicit(cid_atomic_u64(&gen->state), memory_order_acquire);
 	now = read_clock(gen);
 	if (fetch_add_ok(gen) && seen != STATE_NONE && now >= 0 &&
 		tick_of(&gen->layout, now, &now_tick) == CID_OK)
@@ -512,7 +513,7 @@ cid_snowflake_next(cid_snowflake_gen *gen, uint64_t *id)
 			seen + (max_seq < FETCH_ADD_MARGIN ? FETCH_ADD_MARGIN : max_seq + 1) <
 			(hi << seq_bits | max_seq))
 		{
-			uint64_t	pos = atomic_fetch_add_explicit(&gen->state, 1,
+			uint64_t	pos = atomic_fetch_add_explicit(cid_atomic_u64(&gen->state), 1,
 														memory_order_acq_rel) + 1;
 			uint64_t	tick = pos >> seq_bits;
 

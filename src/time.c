@@ -3,7 +3,7 @@
  * and a small parser, on the proleptic Gregorian calendar (no leap seconds).
  */
 #include "chronoid.h"
-#include "cid_internal_time.h"
+#include "time_internal.h"
 
 #include <string.h>
 

@@ -6,7 +6,8 @@
 
 #include <string.h>
 
-#include "cid_env_internal.h"
+#include "atomic_internal.h"
+#include "env_internal.h"
 
 #define ULID_MAX_MS ((INT64_C(1) << 48) - 1)
 #define ULID_RAND_LEN 10
@@ -163,7 +164,7 @@ cid_ulid_init(cid_ulid_gen *gen, bool monotonic, const cid_env *env)
 		return CID_EINVAL;
 	cid_env_copy(&gen->env, env);
 	gen->monotonic = monotonic;
-	atomic_flag_clear(&gen->lock);
+	atomic_init(cid_atomic_u64(&gen->lock), 0);
 	memset(gen->last, 0, sizeof(gen->last));
 	return CID_OK;
 }
@@ -220,7 +221,7 @@ ulid_step(cid_ulid_gen *gen, int64_t now_ms, const uint8_t *rand, cid_ulid *out)
 	 * compares and copies a few bytes: the clock and random source are read
 	 * before it.
 	 */
-	while (atomic_flag_test_and_set_explicit(&gen->lock, memory_order_acquire))
+	while (atomic_exchange_explicit(cid_atomic_u64(&gen->lock), 1, memory_order_acquire))
 		cpu_relax();
 
 	last_ms = bytes_ms(gen->last);
@@ -256,7 +257,7 @@ ulid_step(cid_ulid_gen *gen, int64_t now_ms, const uint8_t *rand, cid_ulid *out)
 	if (rc == CID_OK)
 		memcpy(out->bytes, gen->last, 16);
 
-	atomic_flag_clear_explicit(&gen->lock, memory_order_release);
+	atomic_store_explicit(cid_atomic_u64(&gen->lock), 0, memory_order_release);
 	return rc;
 }
 

@@ -7,7 +7,8 @@
 
 #include <string.h>
 
-#include "cid_env_internal.h"
+#include "atomic_internal.h"
+#include "env_internal.h"
 
 #define NS_PER_MS INT64_C(1000000)
 #define FRACTION_BITS 12
@@ -27,7 +28,7 @@ cid_uuidv7_init(cid_uuidv7_gen *gen, const cid_env *env)
 	if (gen == NULL)
 		return CID_EINVAL;
 	cid_env_copy(&gen->env, env);
-	atomic_init(&gen->state, 0);
+	atomic_init(cid_atomic_u64(&gen->state), 0);
 	return CID_OK;
 }
 
@@ -89,7 +90,7 @@ cid_uuidv7_next_at(cid_uuidv7_gen *gen, int64_t now_ns, int64_t shift_us,
 	 * shift is checked before the exchange, so a failing call leaves the
 	 * state alone.
 	 */
-	last = atomic_load_explicit(&gen->state, memory_order_relaxed);
+	last = atomic_load_explicit(cid_atomic_u64(&gen->state), memory_order_relaxed);
 	do
 	{
 		if ((uint64_t) candidate > last)
@@ -104,7 +105,7 @@ cid_uuidv7_next_at(cid_uuidv7_gen *gen, int64_t now_ns, int64_t shift_us,
 		shifted = (int64_t) next + units;
 		if (shifted < 0 || shifted > STATE_MAX)
 			return CID_ETIME_RANGE;
-	} while (!atomic_compare_exchange_weak_explicit(&gen->state, &last, next,
+	} while (!atomic_compare_exchange_weak_explicit(cid_atomic_u64(&gen->state), &last, next,
 													memory_order_relaxed,
 													memory_order_relaxed));
 

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "atomic_internal.h"
 #include "lease_internal.h"
 
 /* ------------------------------------------------------------------------
@@ -163,7 +164,7 @@ cid_lease_init_local(cid_lease *lease, uint64_t node, const cid_lease_opts *opts
 		int			sb = l->bits[CID_FIELD_SEQ];
 		uint64_t	seqmask = sb == 0 ? 0 : (sb >= 64 ? UINT64_MAX : (UINT64_C(1) << sb) - 1);
 
-		atomic_store(&lease->gen.state, (tick << sb) | seqmask);
+		atomic_store(cid_atomic_u64(&lease->gen.state), (tick << sb) | seqmask);
 	}
 	lease->node = node;
 	lease->not_before_ms = not_before_ms;
@@ -262,7 +263,7 @@ int64_t
 cid_lease_last_ms(const cid_lease *lease)
 {
 	const cid_layout *l = &lease->gen.layout;
-	uint64_t	state = atomic_load(&lease->gen.state);
+	uint64_t	state = cid_atomic_u64_load(&lease->gen.state, memory_order_seq_cst);
 	int64_t		wall;
 	int64_t		last = 0;
 

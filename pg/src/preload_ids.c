@@ -15,6 +15,7 @@
  * crash) the generators resume at their marks, above everything issued
  * before, whatever the clock says.
  */
+#include "atomic_internal.h"
 #include "preload_ids_internal.h"
 
 #include <fcntl.h>
@@ -230,7 +231,7 @@ preload_ids_startup(void *zone, LWLockPadded *locks, bool found)
 	 * the ULID spec's overflow error.
 	 */
 	if (v7_mark > 0)
-		atomic_store(&ids->v7.state, v7_mark << 12);
+		atomic_store(cid_atomic_u64(&ids->v7.state), v7_mark << 12);
 	if (ulid_mark > 0)
 	{
 		if (!pg_strong_random(rand, sizeof(rand)))
@@ -287,7 +288,7 @@ cid_pg_shared_uuidv7_next(int64_t now_ns, int64_t shift_us,
 	 */
 	if (rc >= 0)
 		make_durable(&ids->v7_mark,
-					 (int64) (atomic_load_explicit(&ids->v7.state,
+					 (int64) (atomic_load_explicit(cid_atomic_u64(&ids->v7.state),
 												   memory_order_relaxed) >> 12));
 	return rc;
 }

@@ -13,10 +13,10 @@ prefix=/opt/chronoid-test
 run_ok "make install DESTDIR=... PREFIX=$prefix" \
     make -s --no-print-directory install DESTDIR="$stage" PREFIX="$prefix"
 root=$stage$prefix
-for f in include/chronoid.h lib/libchronoid.a lib/libchronoid.so lib/libchronoid.so.0 \
+for f in include/chronoid.h lib/libchronoid.a lib/libchronoid.so lib/libchronoid.so.1 \
          lib/pkgconfig/chronoid.pc bin/chronoid share/man/man1/chronoid.1 \
          include/chronoid_lease.h lib/libchronoid_lease.a lib/libchronoid_lease.so \
-         lib/libchronoid_lease.so.0 lib/pkgconfig/chronoid-lease.pc \
+         lib/libchronoid_lease.so.1 lib/pkgconfig/chronoid-lease.pc \
          libexec/chronoid/chronoid-lease libexec/chronoid/chronoid-bench-pk; do
     run_ok "installed $f" test -e "$root/$f"
 done

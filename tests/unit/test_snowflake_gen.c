@@ -3,6 +3,7 @@
  * clock that tests set and advance, and a fake sleep that moves it (no real
  * sleeping).  Covers every policy and its status codes, and fill().
  */
+#include "atomic_internal.h"
 #include "chronoid.h"
 #include "tap.h"
 
@@ -724,7 +725,7 @@ test_pure_step_outside_state(void)
 		}
 	EXPECT_EQ_INT(mismatches, 0);
 	EXPECT(seen[0] && seen[1] && seen[2] && seen[3] && seen[4]);
-	EXPECT_EQ_U64(atomic_load(&ext.state), CID_SNOWFLAKE_NONE);
+	EXPECT_EQ_U64(atomic_load(cid_atomic_u64(&ext.state)), CID_SNOWFLAKE_NONE);
 	EXPECT_EQ_INT(f2.reads, 0);
 
 	/* nothing issued yet: the clock's tick, sequence 0; bad arguments */

@@ -3,7 +3,7 @@
  * errors, and the calendar arithmetic against a day-by-day count.
  */
 #include "chronoid.h"
-#include "cid_internal_time.h"
+#include "time_internal.h"
 #include "tap.h"
 #include "testutil.h"
 

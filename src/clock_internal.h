@@ -1,10 +1,10 @@
 /*
- * cid_clock.h — the platform wall clock as an inline function (not
+ * clock_internal.h — the platform wall clock as an inline function (not
  * installed), shared by platform.c and the Snowflake generator's hot path,
  * which saves two call levels by reading it in place.
  */
-#ifndef CID_CLOCK_H
-#define CID_CLOCK_H
+#ifndef CID_CLOCK_INTERNAL_H
+#define CID_CLOCK_INTERNAL_H
 
 #include <stdint.h>
 #include <time.h>
@@ -26,4 +26,4 @@ cid_clock_realtime_ns(void)
 	return (int64_t) ts.tv_sec * INT64_C(1000000000) + (int64_t) ts.tv_nsec;
 }
 
-#endif							/* CID_CLOCK_H */
+#endif							/* CID_CLOCK_INTERNAL_H */

@@ -1,5 +1,5 @@
 /*
- * cid_env_internal.h — a generator's cid_env with the platform's clock and
+ * env_internal.h — a generator's cid_env with the platform's clock and
  * random source standing in for the parts the caller left NULL (shared by
  * libchronoid's generators; not installed).
  */

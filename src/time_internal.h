@@ -1,10 +1,10 @@
 /*
- * cid_internal_time.h — calendar and integer helpers shared by libchronoid's
+ * time_internal.h — calendar and integer helpers shared by libchronoid's
  * source files (not installed).  Times are Unix milliseconds, UTC, on the
  * proleptic Gregorian calendar.
  */
-#ifndef CID_INTERNAL_TIME_H
-#define CID_INTERNAL_TIME_H
+#ifndef CID_TIME_INTERNAL_H
+#define CID_TIME_INTERNAL_H
 
 #include <stdint.h>
 
@@ -41,4 +41,4 @@ void		cid_civil_from_days(int64_t days, int64_t *year, int *month, int *day);
 /* Days in a month of a year (proleptic Gregorian leap rule). */
 int			cid_days_in_month(int64_t year, int month);
 
-#endif							/* CID_INTERNAL_TIME_H */
+#endif							/* CID_TIME_INTERNAL_H */
