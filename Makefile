@@ -7,8 +7,8 @@
 #   make check           install what is missing, build, run every test
 #   make demo            install what is missing, show the main job
 #   make bench           benchmark table (docs/benchmarks.md)
-#   make bench-pg        PostgreSQL extension benchmark (docs/benchmarks-pg.md)
-#   make bench-pk        primary-key kinds on PostgreSQL (docs/benchmarks-pk.md)
+#   make bench-pg        PostgreSQL extension benchmark (docs/benchmarks.md)
+#   make bench-pk        primary-key kinds on PostgreSQL (docs/benchmarks.md)
 #   make install PREFIX=/usr/local
 #
 # Variables: BUILD (output dir), SAN (e.g. address,undefined or thread),
@@ -266,7 +266,7 @@ $(BUILD)/bench/bench: bench/bench.c $(STATIC_LIB)
 bench-pg: setup
 	@bench/pg/run.sh
 
-# Primary-key kinds on a throwaway cluster, as in docs/benchmarks-pk.md
+# Primary-key kinds on a throwaway cluster, as in docs/benchmarks.md
 # (about 6 minutes; BENCH_PK_ROWS and BENCH_PK_REPEAT to change the size).
 BENCH_PK_ROWS   ?= 5000000
 BENCH_PK_REPEAT ?= 3
