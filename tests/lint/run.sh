@@ -18,7 +18,7 @@ have_pg=
 core_files=(src/*.c cli/*.c db/*/*.c)
 pg_files=(pg/src/*.c)
 n=0
-echo "1..3"
+echo "1..5"
 
 # cppcheck: src/, cli/ and db/.  Not pg/src/: without PostgreSQL's headers it
 # takes ereport(ERROR) for a call that returns and reports the code after
@@ -88,3 +88,32 @@ else
     sed 's/^/#   /' "${TMPDIR:-/tmp}/typedefs.$$" | head -n 20
 fi
 rm -f "${TMPDIR:-/tmp}/typedefs.$$"
+
+# The docs agree with the code: every long option of a --help text is in
+# the manual page (the reference), and every repository path the Markdown
+# docs name in backquotes exists.
+n=$((n + 1))
+missing=$(grep -ohE -- '--[a-z][a-z-]+' cli/usage.c db/*/*usage.c | sort -u |
+    while read -r opt; do
+        grep -qF -- "$(sed 's/-/\\-/g' <<<"$opt")" docs/chronoid.1 || echo "$opt"
+    done)
+if [ -z "$missing" ]; then
+    echo "ok $n - lint/docs: every --help option is in docs/chronoid.1"
+else
+    echo "not ok $n - lint/docs: options missing from docs/chronoid.1: $(tr '\n' ' ' <<<"$missing")"
+fi
+n=$((n + 1))
+stale=$(for f in README.md docs/*.md tests/*.md tests/cli/README.md; do
+            grep -oE '`[^` ]+`' "$f" | tr -d '`' |
+                grep -E '^(src|cli|db|pg|tests|bench|scripts|docs|include)/[A-Za-z0-9_./*-]+$' |
+                sed 's/[.,:;)]*$//' | sort -u |
+                while read -r p; do
+                    compgen -G "$p" >/dev/null || echo "$f: $p"
+                done
+        done)
+if [ -z "$stale" ]; then
+    echo "ok $n - lint/docs: every path the docs name exists"
+else
+    echo "not ok $n - lint/docs: the docs name paths that do not exist"
+    sed 's/^/#   /' <<<"$stale"
+fi
