@@ -2,7 +2,7 @@
  * tap.h — a tiny TAP producer for chronoid's C tests.  One test case is one
  * function; it passes when none of its EXPECTs failed.  Each case prints
  * one "ok N - name" or "not ok N - name" line; diagnostics go out as "# "
- * lines, which the runner (scripts/run-tests.sh) shows on failure.
+ * lines, which the runner (scripts/check.sh) shows on failure.
  */
 #ifndef CID_TAP_H
 #define CID_TAP_H

@@ -90,7 +90,7 @@ test_snowflake_pgedge_default(void)
 {
 	cid_info	info;
 
-	/* CONFORMANCE.md: node 1, counter 0, 2023-10-16 18:47:12.257 UTC */
+	/* tests/vectors.md: node 1, counter 0, 2023-10-16 18:47:12.257 UTC */
 	EXPECT_EQ_INT(inspect(&info, "104651375538868224", NULL, NULL), CID_OK);
 	EXPECT_EQ_INT(info.kind, CID_KIND_SNOWFLAKE);
 	EXPECT_EQ_U64(info.snowflake, UINT64_C(104651375538868224));

@@ -18,7 +18,7 @@ preset(const char *name)
 	return l;
 }
 
-/* CONFORMANCE.md: pgEdge snowflake 2.6 */
+/* tests/vectors.md: pgEdge snowflake 2.6 */
 static void
 test_pgedge_known_answer(void)
 {
