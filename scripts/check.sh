@@ -70,7 +70,7 @@ fi
 # Sanitizers: every unit test under ASan+UBSan, the threaded ones (test_mt_*)
 # under TSan.  They take a smaller scale: the property volume is checked
 # in the plain build above.
-if build asan BUILD=build/asan SAN=address,undefined tests cli; then
+if build asan BUILD=build/asan SAN=address,undefined tests cli db; then
     for t in build/asan/tests/test_*; do
         [ -x "$t" ] && CID_TEST_SCALE=small ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
             UBSAN_OPTIONS=print_stacktrace=1 run_tap asan "$t"
