@@ -131,9 +131,10 @@ $(STATIC_LIB): $(LIB_OBJS)
 	rm -f $@
 	$(AR) rcs $@ $^
 
-$(SHARED_LIB): $(LIB_OBJS)
+# The soname comes from the Makefile (SOVERSION): relink when it changes.
+$(SHARED_LIB): $(LIB_OBJS) Makefile
 	@mkdir -p $(@D)
-	$(CC) -shared -Wl,-soname,libchronoid.so.$(SOVERSION) $(CID_LDFLAGS) $(LDFLAGS) -o $@ $^
+	$(CC) -shared -Wl,-soname,libchronoid.so.$(SOVERSION) $(CID_LDFLAGS) $(LDFLAGS) -o $@ $(LIB_OBJS)
 	ln -sf libchronoid.so.$(VERSION) $(BUILD)/libchronoid.so.$(SOVERSION)
 	ln -sf libchronoid.so.$(SOVERSION) $(BUILD)/libchronoid.so
 
@@ -159,7 +160,7 @@ $(LEASE_STATIC): $(LEASE_OBJS)
 	rm -f $@
 	$(AR) rcs $@ $^
 
-$(LEASE_SHARED): $(LEASE_OBJS) $(SHARED_LIB)
+$(LEASE_SHARED): $(LEASE_OBJS) $(SHARED_LIB) Makefile
 	$(CC) -shared -Wl,-soname,libchronoid_lease.so.$(SOVERSION) $(CID_LDFLAGS) $(LDFLAGS) -o $@ \
 	  $(LEASE_OBJS) -L$(BUILD) -lchronoid -lpq
 	ln -sf libchronoid_lease.so.$(VERSION) $(BUILD)/libchronoid_lease.so.$(SOVERSION)

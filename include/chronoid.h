@@ -39,7 +39,7 @@ extern "C"
 #define CID_MUST_CHECK
 #endif
 
-#define CID_VERSION_STRING "0.1.0"
+#define CID_VERSION_STRING "0.2.0"
 
 /*
  * Storage that the library reads and writes atomically (a generator's
