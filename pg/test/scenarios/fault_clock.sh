@@ -17,10 +17,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source-path=SCRIPTDIR source=fault_lib.bash
 . "$here/fault_lib.bash"
 
-if ! lib=$(faketime_lib); then
-    skip "all cases" "libfaketime not installed (Debian package faketime)"
-    tap_done
-fi
+need_faketime
 
 fl_setup fault_clock
 preload=$(fl_preloaded)

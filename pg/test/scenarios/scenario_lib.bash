@@ -32,3 +32,11 @@ faketime_lib() {
     done
     return 1
 }
+
+# need_faketime [CASE]: sets lib to libfaketime's path, or skips the whole
+# scenario (as CASE, default "all cases") when it is not installed.
+need_faketime() {
+    lib=$(faketime_lib) && return 0
+    skip "${1:-all cases}" "libfaketime not installed (Debian package faketime)"
+    tap_done
+}

@@ -14,11 +14,7 @@ db=sf_scenario_clock
 export PGDATABASE=$db
 export PGOPTIONS="-c snowflake.node=1 -c client_min_messages=warning"
 
-lib=$(faketime_lib)
-if [ -z "$lib" ]; then
-    skip "all cases" "libfaketime not installed (Debian package faketime)"
-    tap_done
-fi
+need_faketime
 
 # The offset is read from this file on every clock read, so it can change
 # while the server runs.

@@ -22,11 +22,7 @@ if ! "$py" -c 'import psycopg2' 2>/dev/null; then
     skip "statemachine" "needs /usr/bin/python3 with psycopg2 (Debian package python3-psycopg2)"
     tap_done
 fi
-lib=$(faketime_lib)
-if [ -z "$lib" ]; then
-    skip "statemachine" "libfaketime not installed (Debian package faketime)"
-    tap_done
-fi
+need_faketime "statemachine"
 
 rc=$CHRONOID_TMP/sm_faketime.rc
 echo "+0" >"$rc"

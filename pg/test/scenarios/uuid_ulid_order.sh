@@ -16,11 +16,7 @@ db=uuid_scenario_order
 export PGDATABASE=$db
 export PGOPTIONS="-c client_min_messages=warning"
 
-lib=$(faketime_lib)
-if [ -z "$lib" ]; then
-    skip "all cases" "libfaketime not installed (Debian package faketime)"
-    tap_done
-fi
+need_faketime
 
 preload=$(q -d postgres -c "SELECT current_setting('shared_preload_libraries') ~ '(^|[ ,])chronoid($|[ ,])'")
 

@@ -108,16 +108,11 @@ INSERT INTO hostile (fn, label, q, expect, needle) VALUES
 ('snowflake.release_node(integer)', 'release_node: int4 max (never claimed)', $q$SELECT snowflake.release_node(2147483647)::text$q$, 'false', NULL),
 ('snowflake.node_registry_dedup()', 'node_registry_dedup: called directly', $q$SELECT snowflake.node_registry_dedup()::text$q$, '0A000', NULL);
 
--- label | expected | got | pass | the message names the value | message
-CREATE TEMP TABLE hostile_result AS SELECT * FROM regress.run_hostile();
-\pset format unaligned
-\pset fieldsep ' | '
-SELECT * FROM hostile_result;
-\pset format aligned
--- Every case passed; every refused value is named in its error.
-SELECT count(*) AS cases, count(*) FILTER (WHERE NOT pass) AS failed,
-       count(*) FILTER (WHERE named = 'NO') AS unnamed
-FROM hostile_result;
+-- Every case, one line each: label | expected | got | pass | whether the
+-- message names the value | message.  Then the totals: no case failed,
+-- every refused value is named in its error.
+SELECT line FROM regress.hostile_report();
+SELECT * FROM regress.hostile_summary();
 
 -- Coverage: every function in schema snowflake has at least one case
 -- above (this list must be empty).

@@ -174,16 +174,11 @@ INSERT INTO hostile (fn, label, q, expect, needle) VALUES
 ('gen_ulid()', 'gen_ulid: within the type', $q$SELECT (gen_ulid() BETWEEN '00000000000000000000000000' AND '7ZZZZZZZZZZZZZZZZZZZZZZZZZ' AND length(gen_ulid()::text) = 26)::text$q$, 'true', NULL),
 ('gen_monotonic_ulid()', 'gen_monotonic_ulid: increases', $q$SELECT (gen_monotonic_ulid() < gen_monotonic_ulid())::text$q$, 'true', NULL);
 
--- label | expected | got | pass | the message names the value | message
-CREATE TEMP TABLE hostile_result AS SELECT * FROM regress.run_hostile();
-\pset format unaligned
-\pset fieldsep ' | '
-SELECT * FROM hostile_result;
-\pset format aligned
--- Every case passed; every refused value is named in its error.
-SELECT count(*) AS cases, count(*) FILTER (WHERE NOT pass) AS failed,
-       count(*) FILTER (WHERE named = 'NO') AS unnamed
-FROM hostile_result;
+-- Every case, one line each: label | expected | got | pass | whether the
+-- message names the value | message.  Then the totals: no case failed,
+-- every refused value is named in its error.
+SELECT line FROM regress.hostile_report();
+SELECT * FROM regress.hostile_summary();
 
 -- Coverage: every function and cast of the extension that involves ulid
 -- has at least one case above (the list of those without must be empty).

@@ -120,6 +120,30 @@ BEGIN
 	END LOOP;
 END $$;
 
+-- regress.hostile_report(): runs the cases into a temporary table
+-- hostile_result and returns one line per case, in case order;
+-- regress.hostile_summary() then counts the failed cases and the errors
+-- that do not name the refused value.
+CREATE FUNCTION regress.hostile_report() RETURNS TABLE (line text)
+LANGUAGE plpgsql AS $$
+BEGIN
+	CREATE TEMP TABLE hostile_result AS
+		SELECT row_number() OVER () AS n, r.* FROM regress.run_hostile() r;
+	RETURN QUERY
+		SELECT concat_ws(' | ', h.label, h.expect, h.got,
+						 CASE WHEN h.pass THEN 't' ELSE 'f' END, h.named,
+						 coalesce(h.message, ''))
+		  FROM pg_temp.hostile_result h ORDER BY h.n;
+END $$;
+
+CREATE FUNCTION regress.hostile_summary(OUT cases bigint, OUT failed bigint, OUT unnamed bigint)
+LANGUAGE plpgsql AS $$
+BEGIN
+	SELECT count(*), count(*) FILTER (WHERE NOT h.pass), count(*) FILTER (WHERE h.named = 'NO')
+	  INTO cases, failed, unnamed
+	  FROM pg_temp.hostile_result h;
+END $$;
+
 SELECT p.oid::regprocedure AS helper
   FROM pg_proc p
  WHERE p.pronamespace = 'regress'::regnamespace
