@@ -87,8 +87,12 @@ COMMENT ON FUNCTION snowflake.format(pg_catalog.int8) IS
 -- Switch the columns that take their default from a sequence to
 -- snowflake.nextval() of that sequence, widening them and the foreign keys
 -- that reference them to bigint.  Only DDL, never catalog edits; ALTER TABLE
--- checks that the caller owns each table.  Returns the number of changes
--- (defaults, type changes, identities dropped), as pgEdge 2.4+ does.
+-- checks that the caller owns each table.  As pgEdge 2.4+: every statement
+-- is echoed as a NOTICE ("EXECUTE ..."); the column that owns the sequence
+-- (serial, bigserial, a former identity) must default to nextval() of it
+-- (or already to snowflake.nextval() of it: nothing to do), and the count
+-- returned is the type changes, plus the defaults switched on columns that
+-- do not own the sequence.
 CREATE FUNCTION snowflake.convert_sequence_to_snowflake(p_seqid pg_catalog.regclass,
 														 force pg_catalog.bool DEFAULT false)
 RETURNS pg_catalog.int4
@@ -103,6 +107,8 @@ DECLARE
 	v_called bool;
 	v_changes int4 := 0;
 	v_newseq regclass;
+	v_cmd text;
+	v_owner record;
 	r record;
 	w record;
 	v_todo oid[] := '{}';
@@ -144,24 +150,57 @@ BEGIN
 		-- identity (which drops its sequence), recreate it standalone.
 		EXECUTE format('SELECT last_value, is_called FROM %s', v_seqqual)
 			INTO v_last, v_called;
-		EXECUTE format('ALTER TABLE %s ALTER COLUMN %I DROP IDENTITY',
-					   r.attrelid::regclass::text, r.attname);
-		EXECUTE format('CREATE SEQUENCE %s AS bigint INCREMENT BY 1 CACHE 1 OWNED BY %s.%I',
-					   v_seqqual, r.attrelid::regclass::text, r.attname);
+		v_cmd := format('ALTER TABLE %s ALTER COLUMN %I DROP IDENTITY',
+						r.attrelid::regclass::text, r.attname);
+		RAISE NOTICE 'EXECUTE %', v_cmd;
+		EXECUTE v_cmd;
+		v_cmd := format('CREATE SEQUENCE %s AS bigint INCREMENT BY 1 CACHE 1 OWNED BY %s.%I',
+						v_seqqual, r.attrelid::regclass::text, r.attname);
+		RAISE NOTICE 'EXECUTE %', v_cmd;
+		EXECUTE v_cmd;
 		v_newseq := to_regclass(v_seqqual);
 		PERFORM pg_catalog.setval(v_newseq, greatest(v_last, 1), v_called);
-		EXECUTE format('ALTER TABLE %s ALTER COLUMN %I SET DEFAULT pg_catalog.nextval(%L::pg_catalog.regclass)',
-					   r.attrelid::regclass::text, r.attname, v_seqqual);
-		RAISE NOTICE 'dropped the identity of column %.%; sequence % was recreated as a standalone sequence owned by it',
-			r.attrelid::regclass::text, quote_ident(r.attname), v_seqqual;
-		v_changes := v_changes + 1;
+		v_cmd := format('ALTER TABLE %s ALTER COLUMN %I SET DEFAULT pg_catalog.nextval(%L::pg_catalog.regclass)',
+						r.attrelid::regclass::text, r.attname, v_seqqual);
+		RAISE NOTICE 'EXECUTE %', v_cmd;
+		EXECUTE v_cmd;
 		p_seqid := v_newseq;
 	END LOOP;
 
-	-- The sequence holds ms << 12 | counter from now on.
-	EXECUTE format('ALTER SEQUENCE %s AS bigint INCREMENT BY 1 NO MAXVALUE CACHE 1 NO CYCLE', v_seqqual);
+	-- The column that owns the sequence (OWNED BY: a serial's, or the
+	-- former identity's), if any.  Its default must be nextval() of the
+	-- sequence: a constant or no default there means the sequence is not
+	-- what fills the column, and pgEdge refuses that too.  Already
+	-- snowflake.nextval() of it: converted before, nothing to do there.
+	SELECT a.attrelid, a.attnum, a.attname, pg_get_expr(ad.adbin, ad.adrelid) AS dflt
+	  INTO v_owner
+	  FROM pg_depend d
+	  JOIN pg_attribute a ON a.attrelid = d.refobjid AND a.attnum = d.refobjsubid
+	  LEFT JOIN pg_attrdef ad ON ad.adrelid = a.attrelid AND ad.adnum = a.attnum
+	 WHERE d.classid = 'pg_class'::regclass AND d.objid = p_seqid
+	   AND d.refclassid = 'pg_class'::regclass AND d.deptype = 'a'
+	   AND d.refobjsubid > 0 AND NOT a.attisdropped;
+	IF FOUND AND v_owner.dflt IS DISTINCT FROM format('nextval(%L::regclass)', v_seqqual)
+			 AND v_owner.dflt IS DISTINCT FROM format('snowflake.nextval(%L::regclass)', v_seqqual) THEN
+		RAISE EXCEPTION 'definition of DEFAULT value for column "%" of relation "%" does not correspond serial or bigserial type: "%"',
+			v_owner.attname, v_owner.attrelid::regclass::text, coalesce(v_owner.dflt, '')
+			USING ERRCODE = 'object_not_in_prerequisite_state',
+				  DETAIL = CASE WHEN v_owner.dflt IS NULL
+								THEN format('Sequence %s is owned by that column, which has no default.', v_seqqual)
+								ELSE format('Sequence %s is owned by that column, whose default is %s, not nextval() of the sequence.',
+											v_seqqual, v_owner.dflt) END,
+				  HINT = format('Give the column its default back (ALTER TABLE %s ALTER COLUMN %I SET DEFAULT nextval(%L)), or detach the sequence (ALTER SEQUENCE %s OWNED BY NONE).',
+								v_owner.attrelid::regclass::text, v_owner.attname, v_seqqual, v_seqqual);
+	END IF;
 
-	-- Every column whose default is core nextval() of this sequence.
+	-- The sequence holds ms << 12 | counter from now on.
+	v_cmd := format('ALTER SEQUENCE %s AS bigint INCREMENT BY 1 NO MAXVALUE CACHE 1 NO CYCLE', v_seqqual);
+	RAISE NOTICE 'EXECUTE %', v_cmd;
+	EXECUTE v_cmd;
+
+	-- Every column whose default is core nextval() of this sequence.  A
+	-- switched default counts on a column that does not own the sequence
+	-- (pgEdge counts only the owning column's type changes).
 	FOR r IN
 		SELECT ad.adrelid, a.attnum, a.attname, a.atttypid
 		  FROM pg_attrdef ad
@@ -173,9 +212,13 @@ BEGIN
 	LOOP
 		v_todo := v_todo || r.adrelid;
 		v_todo_att := v_todo_att || r.attnum;
-		EXECUTE format('ALTER TABLE %s ALTER COLUMN %I SET DEFAULT snowflake.nextval(%L::pg_catalog.regclass)',
-					   r.adrelid::regclass::text, r.attname, v_seqqual);
-		v_changes := v_changes + 1;
+		v_cmd := format('ALTER TABLE %s ALTER COLUMN %I SET DEFAULT snowflake.nextval(%L::pg_catalog.regclass)',
+						r.adrelid::regclass::text, r.attname, v_seqqual);
+		RAISE NOTICE 'EXECUTE %', v_cmd;
+		EXECUTE v_cmd;
+		IF v_owner IS NULL OR r.adrelid <> v_owner.attrelid OR r.attnum <> v_owner.attnum THEN
+			v_changes := v_changes + 1;
+		END IF;
 	END LOOP;
 
 	-- Widen those columns to bigint, then every column that references a
@@ -186,8 +229,10 @@ BEGIN
 		  FROM pg_attribute a
 		 WHERE a.attrelid = v_todo[v_i] AND a.attnum = v_todo_att[v_i];
 		IF w.atttypid IN ('int2'::regtype, 'int4'::regtype) THEN
-			EXECUTE format('ALTER TABLE %s ALTER COLUMN %I TYPE bigint',
-						   w.attrelid::regclass::text, w.attname);
+			v_cmd := format('ALTER TABLE %s ALTER COLUMN %I TYPE bigint',
+							w.attrelid::regclass::text, w.attname);
+			RAISE NOTICE 'EXECUTE %', v_cmd;
+			EXECUTE v_cmd;
 			v_changes := v_changes + 1;
 		END IF;
 		FOR r IN

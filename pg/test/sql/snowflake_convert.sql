@@ -1,6 +1,13 @@
 -- snowflake.convert_sequence_to_snowflake(): bigserial, int4 serial with
 -- foreign keys (widened transitively), IDENTITY without and with force,
--- and a caller who does not own the table.
+-- and a caller who does not own the table.  What it returns, echoes and
+-- refuses follows pgEdge snowflake 2.4 and later (snowflake--2.3--2.4.sql,
+-- convert_sequence_to_snowflake() and convert_column_to_int8()): the
+-- column that owns the sequence counts only its type changes (and those of
+-- the foreign keys that follow it), a column that merely defaults to the
+-- sequence counts its default too; every statement is echoed as a NOTICE
+-- "EXECUTE ..."; an owning column whose default is not nextval() of the
+-- sequence is an error.
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS chronoid;
 RESET client_min_messages;
@@ -29,9 +36,38 @@ INSERT INTO sf_big (v) VALUES ('three'), ('four');
 SELECT v, id > 2 AS above_old, snowflake.get_node(id) AS node
   FROM sf_big ORDER BY id;
 SELECT snowflake.currval('sf_big_id_seq') = max(id) AS currval_ok FROM sf_big;
--- Converting again finds nothing left to change.
+-- Converting again finds nothing left to change (the owning column already
+-- defaults to snowflake.nextval() of it): 0, a documented no-op.
 SELECT snowflake.convert_sequence_to_snowflake('sf_big_id_seq') AS changes_again;
 DROP TABLE sf_big;
+
+-- serial alone: 1 (its type), as pgEdge returns; the default is not counted.
+CREATE TABLE sf_serial (id serial PRIMARY KEY, v text);
+SELECT snowflake.convert_sequence_to_snowflake('sf_serial_id_seq') AS changes;
+DROP TABLE sf_serial;
+
+-- The owning column's default is not nextval() of the sequence: a constant,
+-- or none at all.  pgEdge raises this error; nothing changes.
+CREATE TABLE sf_const (id serial PRIMARY KEY, v text);
+ALTER TABLE sf_const ALTER COLUMN id SET DEFAULT 42;
+SELECT regress.err($$SELECT snowflake.convert_sequence_to_snowflake('sf_const_id_seq')$$);
+ALTER TABLE sf_const ALTER COLUMN id DROP DEFAULT;
+SELECT regress.err($$SELECT snowflake.convert_sequence_to_snowflake('sf_const_id_seq')$$);
+SELECT * FROM pg_temp.cols();
+SELECT s.seqtypid::regtype FROM pg_sequence s WHERE s.seqrelid = 'sf_const_id_seq'::regclass;
+DROP TABLE sf_const;
+
+-- A sequence no column owns, the default of two columns: each switched
+-- default counts, and so does the int4 column's type (pgEdge: 1 + 1, then 1).
+CREATE SEQUENCE sf_shared_seq AS int4;
+CREATE TABLE sf_a (id int4 PRIMARY KEY DEFAULT nextval('sf_shared_seq'), v text);
+CREATE TABLE sf_b (id int8 PRIMARY KEY DEFAULT nextval('sf_shared_seq'), v text);
+SELECT snowflake.convert_sequence_to_snowflake('sf_shared_seq') AS changes;
+SELECT * FROM pg_temp.cols();
+DROP TABLE sf_a, sf_b;
+-- A sequence nothing uses: converted, nothing else to change.
+SELECT snowflake.convert_sequence_to_snowflake('sf_shared_seq') AS changes_unused;
+DROP SEQUENCE sf_shared_seq;
 
 -- int4 serial with foreign keys: the column and every column that
 -- references it (transitively) become bigint.
