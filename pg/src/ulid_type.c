@@ -91,12 +91,16 @@ chronoid_ulid_in(PG_FUNCTION_ARGS)
 						  errmsg("value \"%s\" is out of range for type ulid", s),
 						  errdetail("The largest ULID is 7ZZZZZZZZZZZZZZZZZZZZZZZZZ "
 									"(the first character is at most 7).")));
-	/* the length first, in characters */
+	/*
+	 * The length first, in characters.  The messages end as pgx_ulid's do
+	 * (": invalid length", ": invalid character"), which scripts written
+	 * for it match on; the detail says where and what.
+	 */
 	nchars = pg_mbstrlen_with_len(s, (int) len);
 	if (nchars != CID_ULID_STRLEN)
 		ULID_INPUT_ERROR(fcinfo,
 						 (errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
-						  errmsg("invalid input syntax for type ulid: \"%s\"", s),
+						  errmsg("invalid input syntax for type ulid: \"%s\": invalid length", s),
 						  errdetail("A ULID has %d characters, not %d.",
 									CID_ULID_STRLEN, nchars)));
 	if (rc == CID_ELENGTH)
@@ -112,7 +116,7 @@ chronoid_ulid_in(PG_FUNCTION_ARGS)
 		if (IS_HIGHBIT_SET(c))
 			ULID_INPUT_ERROR(fcinfo,
 							 (errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
-							  errmsg("invalid input syntax for type ulid: \"%s\"", s),
+							  errmsg("invalid input syntax for type ulid: \"%s\": invalid character", s),
 							  errdetail("Character \"%.*s\" at position %d is not in the "
 										"Crockford base32 alphabet "
 										"(0-9 and A-Z without I, L, O, U).",
@@ -122,14 +126,14 @@ chronoid_ulid_in(PG_FUNCTION_ARGS)
 		if (c >= 0x20 && c < 0x7f)
 			ULID_INPUT_ERROR(fcinfo,
 							 (errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
-							  errmsg("invalid input syntax for type ulid: \"%s\"", s),
+							  errmsg("invalid input syntax for type ulid: \"%s\": invalid character", s),
 							  errdetail("Character \"%c\" at position %d is not in the "
 										"Crockford base32 alphabet "
 										"(0-9 and A-Z without I, L, O, U).",
 										c, pg_mbstrlen_with_len(s, (int) pos) + 1)));
 		ULID_INPUT_ERROR(fcinfo,
 						 (errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
-						  errmsg("invalid input syntax for type ulid: \"%s\"", s),
+						  errmsg("invalid input syntax for type ulid: \"%s\": invalid character", s),
 						  errdetail("Byte 0x%02X at position %d is not in the "
 									"Crockford base32 alphabet "
 									"(0-9 and A-Z without I, L, O, U).",

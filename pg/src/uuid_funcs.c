@@ -102,17 +102,32 @@ chronoid_uuidv7(PG_FUNCTION_ARGS)
 	return uuid_datum(&u);
 }
 
-/* 22008 naming the shift, as current PostgreSQL 18 minor releases. */
+/*
+ * 22008 with PostgreSQL 18's messages (18.6: "timestamp out of range for
+ * UUID version 7", "interval out of range for UUID version 7" for an
+ * infinite shift), which scripts written for core match on; the detail
+ * names the shift.
+ */
 static _Noreturn void
 shift_range_error(Interval *shift)
 {
+	const char *text = DatumGetCString(DirectFunctionCall1(interval_out,
+														   IntervalPGetDatum(shift)));
+
+#if PG_VERSION_NUM >= 170000
+	if (INTERVAL_NOT_FINITE(shift))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+				 errmsg("interval out of range for UUID version 7"),
+				 errdetail("UUID version 7 does not support infinite intervals; the shift was \"%s\".",
+						   text)));
+#endif
 	ereport(ERROR,
 			(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
-			 errmsg("uuidv7 shift \"%s\" is out of range",
-					DatumGetCString(DirectFunctionCall1(interval_out,
-														IntervalPGetDatum(shift)))),
-			 errdetail("The shifted time must lie between 1970-01-01 00:00:00 "
-					   "and 10889-08-02 05:31:50.655 UTC.")));
+			 errmsg("timestamp out of range for UUID version 7"),
+			 errdetail("The shift \"%s\" puts the time outside 1970-01-01 00:00:00 "
+					   "to 10889-08-02 05:31:50.655 UTC, the range of UUID version 7.",
+					   text)));
 	pg_unreachable();
 }
 

@@ -113,6 +113,7 @@ BEGIN
 		-- a value computed from the clock differs each run: not shown
 		IF c.label LIKE '%(now-relative)' THEN
 			m := regexp_replace(m, '"[^"]*"', '"..."');
+			d := regexp_replace(d, '"[^"]*"', '"..."');
 		END IF;
 		message := regress.show(m || CASE WHEN coalesce(d, '') <> '' THEN ' (' || d || ')' ELSE '' END);
 		got := regress.show(got);
