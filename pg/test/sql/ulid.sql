@@ -160,6 +160,20 @@ INSERT INTO ulid_as_uuid SELECT '01ARZ3NDEKTSV4RRFFQ69G5FAV'::ulid, '01563e3a-b5
 SELECT * FROM ulid_as_uuid;
 -- No implicit cross-type comparison: ulid = uuid must be written with a cast.
 SELECT regress.err($$SELECT '01ARZ3NDEKTSV4RRFFQ69G5FAV'::ulid = '01563e3a-b5d3-d676-4c61-efb99302bd5b'::uuid$$);
+-- pgx_ulid declares its casts to and from uuid and timestamp IMPLICIT (its
+-- src/lib.rs, block ulid_casts), so a time goes where a ulid is expected;
+-- here that is core's 42804, and the one-line changes docs/postgresql.md
+-- gives work: gen_ulid() for a key, an explicit cast for a boundary (one
+-- value per millisecond: the same for every row of a transaction).
+CREATE TABLE ulid_from_time (id ulid PRIMARY KEY);
+SELECT regress.err($$INSERT INTO ulid_from_time (id) VALUES (localtimestamp)$$);
+SELECT regress.err($$INSERT INTO ulid_from_time (id) VALUES (now())$$);
+INSERT INTO ulid_from_time (id) VALUES (gen_ulid()), (gen_ulid());
+SELECT count(*) AS keys FROM ulid_from_time;
+SELECT now()::ulid = now()::ulid AS same_boundary_all_transaction,
+       now()::ulid::timestamptz = date_trunc('milliseconds', now()) AS its_millisecond,
+       localtimestamp::ulid = now()::ulid AS timestamp_reads_utc;
+DROP TABLE ulid_from_time;
 
 -- Flags of every ULID function.
 SELECT p.oid::regprocedure AS function, p.provolatile, p.proisstrict, p.proparallel,
