@@ -1,7 +1,9 @@
 -- chronoid 0.3.0 -> 0.4.0: snowflake.convert_sequence_to_snowflake()
 -- answers as pgEdge 2.4+ does (docs/postgresql.md): it echoes every
 -- statement as a NOTICE, refuses a sequence whose owning column does not
--- default to nextval() of it, and counts what pgEdge counts.
+-- default to nextval() of it, and counts what pgEdge counts.  New:
+-- snowflake.repair_sequences(), for sequences pgEdge 2.4 and earlier left
+-- with a small MAXVALUE.
 
 \echo Use "ALTER EXTENSION chronoid UPDATE TO '0.4.0'" to load this file. \quit
 
@@ -172,3 +174,47 @@ BEGIN
 	RETURN v_changes;
 END
 $fn$;
+
+-- Sequences that pgEdge snowflake 2.4 and earlier converted were left with
+-- a MAXVALUE just above their last value (to stop core nextval()), or
+-- still AS integer, which snowflake.nextval() refuses (it cannot hold the
+-- millisecond and counter).  pgEdge 2.5 repairs them when it is updated;
+-- this does the same on demand: every sequence that a column default
+-- passes to snowflake.nextval() and that is not AS bigint NO MAXVALUE gets
+-- ALTER SEQUENCE ... AS bigint NO MAXVALUE (echoed as a NOTICE); returns
+-- the sequences it changed.  A sequence the caller does not own (or act as
+-- the owner of) is skipped with a NOTICE naming its owner.
+CREATE FUNCTION snowflake.repair_sequences()
+RETURNS SETOF pg_catalog.regclass
+LANGUAGE plpgsql VOLATILE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+	r record;
+	v_cmd text;
+BEGIN
+	FOR r IN
+		SELECT DISTINCT s.seqrelid, c.relowner
+		  FROM pg_attrdef ad
+		  JOIN pg_depend d ON d.classid = 'pg_attrdef'::regclass AND d.objid = ad.oid
+							AND d.refclassid = 'pg_class'::regclass
+		  JOIN pg_sequence s ON s.seqrelid = d.refobjid
+		  JOIN pg_class c ON c.oid = s.seqrelid
+		 WHERE pg_get_expr(ad.adbin, ad.adrelid) LIKE 'snowflake.nextval(%'
+		   AND (s.seqtypid <> 'int8'::regtype OR s.seqmax < 9223372036854775807)
+		 ORDER BY s.seqrelid
+	LOOP
+		IF NOT pg_has_role(r.relowner, 'USAGE') THEN
+			RAISE NOTICE 'skipping sequence %: owned by %, not by you',
+				r.seqrelid::regclass::text, pg_get_userbyid(r.relowner);
+			CONTINUE;
+		END IF;
+		v_cmd := format('ALTER SEQUENCE %s AS bigint NO MAXVALUE', r.seqrelid::regclass::text);
+		RAISE NOTICE 'EXECUTE %', v_cmd;
+		EXECUTE v_cmd;
+		RETURN NEXT r.seqrelid::regclass;
+	END LOOP;
+END
+$fn$;
+COMMENT ON FUNCTION snowflake.repair_sequences() IS
+	'make every sequence a snowflake.nextval() default uses AS bigint NO MAXVALUE (what pgEdge snowflake 2.4 and earlier left too small); returns the sequences changed';

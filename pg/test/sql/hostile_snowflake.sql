@@ -96,6 +96,7 @@ INSERT INTO hostile (fn, label, q, expect, needle) VALUES
 ('snowflake.convert_sequence_to_snowflake(regclass,boolean)', 'convert: a table', $q$SELECT snowflake.convert_sequence_to_snowflake('hostile_tab')::text$q$, '42809', 'hostile_tab"'),
 ('snowflake.convert_sequence_to_snowflake(regclass,boolean)', 'convert: a view', $q$SELECT snowflake.convert_sequence_to_snowflake('hostile_view')::text$q$, '42809', 'hostile_view"'),
 ('snowflake.convert_sequence_to_snowflake(regclass,boolean)', 'convert: a serial (its type change; pgEdge 2.4+ counts no default)', $q$SELECT snowflake.convert_sequence_to_snowflake('hostile_tab_id_seq')::text$q$, '1', NULL),
+('snowflake.repair_sequences()', 'repair: nothing left to repair', $q$SELECT count(*)::text FROM snowflake.repair_sequences()$q$, '0', NULL),
 -- The node registry's functions.
 ('snowflake.server_label()', 'server_label: never NULL', $q$SELECT (snowflake.server_label() IS NOT NULL)::text$q$, 'true', NULL),
 ('snowflake.check_node()', 'check_node: node unset', $q$SELECT pg_temp.node_unset('SELECT snowflake.check_node()')$q$, '55000', 'snowflake.node'),

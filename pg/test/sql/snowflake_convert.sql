@@ -110,6 +110,39 @@ SELECT to_regclass('sf_ident_id_seq') AS seq_after_drop;
 -- Not a sequence.
 SELECT regress.err($$SELECT snowflake.convert_sequence_to_snowflake('pg_class')$$);
 
+-- What pgEdge snowflake 2.4 and earlier left behind (their conversion set
+-- MAXVALUE to the last value + 1 and kept a serial's sequence AS integer):
+-- snowflake.nextval() refuses it; snowflake.repair_sequences() makes it
+-- AS bigint NO MAXVALUE, leaves alone what no snowflake default uses, and
+-- finds nothing the second time.
+CREATE SEQUENCE sf_pge_seq AS integer MAXVALUE 43;
+SELECT setval('sf_pge_seq', 42) AS last;
+CREATE TABLE sf_pge (id bigint PRIMARY KEY DEFAULT snowflake.nextval('sf_pge_seq'), v text);
+CREATE SEQUENCE sf_other_small MAXVALUE 10;
+SELECT regress.err($$INSERT INTO sf_pge (v) VALUES ('refused')$$);
+SELECT snowflake.repair_sequences() AS repaired;
+SELECT s.seqrelid::regclass AS seq, format_type(s.seqtypid, NULL) AS type, s.seqmax
+  FROM pg_sequence s
+ WHERE s.seqrelid IN ('sf_pge_seq'::regclass, 'sf_other_small'::regclass)
+ ORDER BY 1::text;
+INSERT INTO sf_pge (v) VALUES ('minted');
+SELECT v, snowflake.get_node(id) AS node FROM sf_pge;
+SELECT count(*) AS repaired_again FROM snowflake.repair_sequences();
+-- Another role's sequence is skipped, naming its owner; nothing fails.
+CREATE ROLE sf_regress_pge_owner;
+CREATE ROLE sf_regress_pge_caller;
+CREATE SEQUENCE sf_pge_theirs AS integer MAXVALUE 43;
+ALTER SEQUENCE sf_pge_theirs OWNER TO sf_regress_pge_owner;
+CREATE TABLE sf_pge2 (id bigint PRIMARY KEY DEFAULT snowflake.nextval('sf_pge_theirs'));
+SET ROLE sf_regress_pge_caller;
+SELECT count(*) AS repaired_by_other FROM snowflake.repair_sequences();
+RESET ROLE;
+SELECT format_type(s.seqtypid, NULL) AS still FROM pg_sequence s
+ WHERE s.seqrelid = 'sf_pge_theirs'::regclass;
+DROP TABLE sf_pge, sf_pge2;
+DROP SEQUENCE sf_pge_seq, sf_other_small, sf_pge_theirs;
+DROP ROLE sf_regress_pge_owner, sf_regress_pge_caller;
+
 -- The caller must own what it changes; nothing is changed otherwise.
 CREATE ROLE sf_regress_owner;
 CREATE ROLE sf_regress_other;
