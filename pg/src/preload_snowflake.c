@@ -313,7 +313,7 @@ sf_slot_sync(cid_sf_slot *s, Oid relid, Oid relfilenode, int64 need)
 
 int
 cid_sf_slot_step(cid_sf_slot *s, Oid mark_relid, Oid relfilenode, int64 floor,
-				 int64 *next)
+				 int64 block, int64 *next)
 {
 	int64		body = 0;
 	int			rc;
@@ -333,7 +333,8 @@ cid_sf_slot_step(cid_sf_slot *s, Oid mark_relid, Oid relfilenode, int64 floor,
 		 */
 		pg_read_barrier();
 		now_ns = cid_sf_clock_ns();
-		rc = cid_sf_decide(cur == SF_NONE ? -1 : (int64) cur, floor, now_ns, &body);
+		rc = cid_sf_decide(cur == SF_NONE ? -1 : (int64) cur, floor, block, now_ns,
+						   &body);
 		if (rc < 0)
 			return rc;
 		if (pg_atomic_compare_exchange_u64(&s->state, &cur, (uint64) body))

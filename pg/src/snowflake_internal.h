@@ -58,12 +58,16 @@ Oid			cid_sf_mark_relid(Oid *relfilenode);
 
 /*
  * The next body of the ID space, above floor (a sequence's last_value,
- * -1 for none) and above every body issued before in this database.
- * Waits at snowflake.max_run_ahead; errors (state unchanged) for a clock
- * past the layout's range and for a floor beyond the run-ahead bound
- * (seqrelid names the sequence in that message).
+ * -1 for none) and above every body issued before in this database, with
+ * the block bodies from it on reserved for the caller (a sequence's
+ * INCREMENT, at most one tick's counters): a block always lies within one
+ * tick, so a sequence's successive counts within a millisecond step by
+ * its INCREMENT, and an INCREMENT of a whole tick or more moves each ID
+ * to a tick of its own.  Waits at snowflake.max_run_ahead; errors (state
+ * unchanged) for a clock past the layout's range and for a floor beyond
+ * the run-ahead bound (seqrelid names the sequence in that message).
  */
-int64		cid_sf_space_next(int64 floor, Oid seqrelid);
+int64		cid_sf_space_next(int64 floor, int64 block, Oid seqrelid);
 
 /* The clock reading the step uses, in ns; a clock before the epoch reads as it. */
 int64_t		cid_sf_clock_ns(void);
@@ -72,13 +76,16 @@ int64_t		cid_sf_clock_ns(void);
 #define CID_SF_EFLOOR	(-1000)
 
 /*
- * The pure decision both modes share: the body after last (the space's
- * state; -1 for none yet) and floor for clock reading now_ns, by the
+ * The pure decision both modes share: the space's next state after last
+ * (the state; -1 for none yet) and floor for clock reading now_ns, by the
  * core's policies (borrow up to snowflake.max_run_ahead, then
  * CID_EEXHAUSTED: wait; run ahead of a clock set back: CID_WCLOCK_BEHIND),
- * or CID_SF_EFLOOR when floor lies beyond the bound.
+ * or CID_SF_EFLOOR when floor lies beyond the bound.  The new state is the
+ * last body of a block of block bodies (1 to one tick's counters) within
+ * one tick; the body issued is the block's first, *next - (block - 1).
  */
-int			cid_sf_decide(int64 last, int64 floor, int64_t now_ns, int64 *next);
+int			cid_sf_decide(int64 last, int64 floor, int64 block, int64_t now_ns,
+						  int64 *next);
 
 /* ------------------------------------------------------------------------
  * snowflake_seqpage.c: a sequence's single tuple
@@ -135,7 +142,8 @@ struct cid_sf_slot *cid_sf_slot_find(void);
  * the decision's status, *next set when it is >= 0.
  */
 int			cid_sf_slot_step(struct cid_sf_slot *slot, Oid mark_relid,
-							 Oid relfilenode, int64 floor, int64 *next);
+							 Oid relfilenode, int64 floor, int64 block,
+							 int64 *next);
 
 /* ------------------------------------------------------------------------
  * snowflake_registry.c: the node registry (docs/cluster.md)

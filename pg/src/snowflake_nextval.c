@@ -43,6 +43,7 @@ typedef struct sf_seq_entry
 	bool		has_last;
 	int64		last;
 	bool		checked;
+	int64		block;			/* bodies reserved per ID: INCREMENT, capped */
 	Oid			acl_ok_user;	/* InvalidOid: check again */
 	LocalTransactionId lxid;	/* lock held by this transaction */
 	LocalTransactionId floor_lxid;	/* floor read in this transaction, */
@@ -69,9 +70,9 @@ sf_qualified_name(Oid relid)
  * must be able to hold every body, as a floor of 53 bits plus the margin
  * that 0.1.0 wrote into it (MAXVALUE), and count upwards (INCREMENT), as
  * pgEdge's sequences do.  The ID space's own mark is not a sequence to
- * mint from.
+ * mint from.  Returns how many bodies each of its IDs reserves.
  */
-static void
+static int64
 sf_check_sequence(Oid relid)
 {
 	HeapTuple	tup;
@@ -131,6 +132,14 @@ sf_check_sequence(Oid relid)
 						   "millisecond and counter of a snowflake.", maxv),
 				 errhint("ALTER SEQUENCE %s AS bigint NO MAXVALUE",
 						 sf_qualified_name(relid))));
+
+	/*
+	 * pgEdge steps a sequence's count within a millisecond by its
+	 * INCREMENT, moving to the next millisecond once the count would pass
+	 * the counter's range; one tick's worth or more gives each ID a tick of
+	 * its own.
+	 */
+	return Min(incr, INT64CONST(1) << cid_sf_layout.bits[CID_FIELD_SEQ]);
 }
 
 /* A change to pg_class or pg_sequence: check every sequence again. */
@@ -204,6 +213,7 @@ sf_entry(Oid relid, bool create)
 		e->has_last = false;
 		e->last = 0;
 		e->checked = false;
+		e->block = 1;
 		e->acl_ok_user = InvalidOid;
 		e->lxid = InvalidLocalTransactionId;
 		e->floor_lxid = InvalidLocalTransactionId;
@@ -302,7 +312,7 @@ chronoid_snowflake_nextval(PG_FUNCTION_ARGS)
 	sf_lock_sequence(e);
 	if (!e->checked)
 	{
-		sf_check_sequence(relid);
+		e->block = sf_check_sequence(relid);
 		e->checked = true;
 	}
 
@@ -331,7 +341,7 @@ chronoid_snowflake_nextval(PG_FUNCTION_ARGS)
 	/* refuse a number another server claimed first (node registry) */
 	cid_sf_registry_check();
 
-	v = cid_sf_space_next(sf_floor(e), relid);
+	v = cid_sf_space_next(sf_floor(e), e->block, relid);
 
 	/*
 	 * A counter past 4095 has carried into the millisecond: the ID's time

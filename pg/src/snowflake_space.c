@@ -79,8 +79,9 @@ sf_body_of_ns(int64_t ns)
 }
 
 int
-cid_sf_decide(int64 last, int64 floor, int64_t now_ns, int64 *next)
+cid_sf_decide(int64 last, int64 floor, int64 block, int64_t now_ns, int64 *next)
 {
+	uint64_t	seqmask = ((uint64_t) 1 << cid_sf_layout.bits[CID_FIELD_SEQ]) - 1;
 	uint64_t	pos;
 	int			rc;
 
@@ -96,8 +97,26 @@ cid_sf_decide(int64 last, int64 floor, int64_t now_ns, int64 *next)
 	}
 	rc = cid_snowflake_step(&sf_policy, last < 0 ? CID_SNOWFLAKE_NONE : (uint64_t) last,
 							now_ns, &pos);
-	if (rc >= 0)
-		*next = (int64) pos;
+	if (rc < 0)
+		return rc;
+
+	/*
+	 * A block that would cross into the next tick starts there instead, as
+	 * if this tick's counters were used up (so the run-ahead bound holds):
+	 * pgEdge moves a count past 4095 to the next millisecond, and a caller
+	 * adding up to block - 1 to an ID (Hibernate's pooled-lo) must not
+	 * carry into the node bits.
+	 */
+	if ((pos & seqmask) + (uint64_t) (block - 1) > seqmask)
+	{
+		int			rc2 = cid_snowflake_step(&sf_policy, pos | seqmask, now_ns, &pos);
+
+		if (rc2 < 0)
+			return rc2;
+		if (rc != CID_WCLOCK_BEHIND)
+			rc = rc2;
+	}
+	*next = (int64) (pos + (uint64_t) (block - 1));
 	return rc;
 }
 
@@ -182,13 +201,16 @@ cid_sf_mark_relid(Oid *relfilenode)
 typedef struct sf_page_arg
 {
 	int64		floor;
+	int64		block;
 } sf_page_arg;
 
 static int
 sf_page_decide(int64 page_last, void *arg, int64 *next)
 {
+	sf_page_arg *a = (sf_page_arg *) arg;
+
 	/* under the buffer lock: the state is read before the clock */
-	return cid_sf_decide(page_last, ((sf_page_arg *) arg)->floor, cid_sf_clock_ns(), next);
+	return cid_sf_decide(page_last, a->floor, a->block, cid_sf_clock_ns(), next);
 }
 
 /* ms of a body, as a timestamp's text, for messages. */
@@ -210,7 +232,7 @@ sf_lead_ms(int64 body, int64_t now_ns)
 }
 
 int64
-cid_sf_space_next(int64 floor, Oid seqrelid)
+cid_sf_space_next(int64 floor, int64 block, Oid seqrelid)
 {
 	static int64 warned_ms = 0;
 	Oid			relfilenode;
@@ -245,12 +267,13 @@ cid_sf_space_next(int64 floor, Oid seqrelid)
 		int64_t		now_ns;
 
 		if (slot != NULL)
-			rc = cid_sf_slot_step(slot, mark_relid, relfilenode, floor, &next);
+			rc = cid_sf_slot_step(slot, mark_relid, relfilenode, floor, block, &next);
 		else
 		{
 			sf_page_arg a;
 
 			a.floor = floor;
+			a.block = block;
 			rc = cid_sf_page_step(mark_relid, sf_page_decide, &a, &next);
 		}
 		if (rc != CID_EEXHAUSTED)
@@ -340,5 +363,6 @@ cid_sf_space_next(int64 floor, Oid seqrelid)
 		default:
 			cid_pg_report(rc, "snowflake.nextval()");
 	}
-	return next;
+	/* the state is the block's last body; the caller gets its first */
+	return next - (block - 1);
 }

@@ -88,8 +88,8 @@ SELECT regress.err($$SELECT snowflake.nextval('sf_small')$$);
 -- Fixing the sequence makes it usable (the check is not cached stale).
 ALTER SEQUENCE sf_desc INCREMENT BY 1;
 SELECT snowflake.get_node(snowflake.nextval('sf_desc')) AS fixed;
--- INCREMENT and CACHE do not matter: snowflake.nextval() reads and
--- writes the page itself.
+-- CACHE does not matter: snowflake.nextval() reads and writes the page
+-- itself.
 CREATE SEQUENCE sf_cached INCREMENT BY 7 CACHE 10;
 SELECT count(DISTINCT id) AS distinct_cached,
        bool_and(snowflake.get_node(id) = 1) AS node_ok
@@ -99,6 +99,71 @@ SET ROLE sf_regress_nopriv;
 SELECT regress.err($$SELECT snowflake.nextval('sf_cached')$$);
 RESET ROLE;
 DROP SEQUENCE sf_desc, sf_cached, sf_int4, sf_small;
+
+-- INCREMENT, as pgEdge snowflake 2.6 has it (snowflake.c,
+-- compute_next_flake(), and hibernate.md): within a millisecond a
+-- sequence's successive counts step by its INCREMENT, a new millisecond
+-- starts at count 0, and a count that would pass 4095 moves to the next
+-- millisecond.  chronoid reserves the whole step in the database's ID
+-- space and never starts one that would cross the millisecond, so the
+-- counts are 0, 100, ..., 3900 (pgEdge's last is 4000) and an application
+-- adding up to INCREMENT - 1 to an ID stays in its millisecond and node.
+CREATE SEQUENCE sf_inc100 INCREMENT BY 100;
+WITH ids AS (
+  SELECT i, snowflake.nextval('sf_inc100') AS id FROM generate_series(1, 2000) i
+), s AS (
+  SELECT snowflake.get_count(id) AS c, snowflake.get_epoch(id) AS ms,
+         lag(snowflake.get_count(id)) OVER (ORDER BY i) AS pc,
+         lag(snowflake.get_epoch(id)) OVER (ORDER BY i) AS pms
+    FROM ids
+)
+SELECT count(*) AS n,
+       count(*) FILTER (WHERE pms = ms AND c <> pc + 100) AS wrong_step,
+       count(*) FILTER (WHERE pms < ms AND c <> 0) AS new_ms_not_at_0,
+       count(*) FILTER (WHERE pms > ms) AS backwards,
+       count(*) FILTER (WHERE pms = ms) >= 1000 AS mostly_same_ms,
+       max(c) AS max_count
+  FROM s;
+-- An INCREMENT of a whole millisecond's counter (4096) or more moves each
+-- ID to a millisecond of its own, at count 0.
+CREATE SEQUENCE sf_inc_tick INCREMENT BY 4096;
+CREATE SEQUENCE sf_inc_huge INCREMENT BY 1000000000;
+WITH ids AS (
+  SELECT snowflake.nextval(CASE WHEN i % 2 = 0 THEN 'sf_inc_tick' ELSE 'sf_inc_huge' END::regclass) AS id
+    FROM generate_series(1, 200) i
+)
+SELECT count(*) AS n,
+       count(*) FILTER (WHERE snowflake.get_count(id) <> 0) AS count_not_0,
+       count(DISTINCT snowflake.get_epoch(id)) AS distinct_ms
+  FROM ids;
+-- Those ran up to 200 ms ahead of the clock: let it catch up, so that the
+-- tests below see the ID space at the clock.
+SELECT pg_sleep(extract(epoch FROM snowflake.to_timestamp(greatest(snowflake.currval('sf_inc_tick'),
+                                                                  snowflake.currval('sf_inc_huge')))
+                                   - clock_timestamp()) + 0.002);
+-- Other sequences take the values after a step, never inside it: with
+-- INCREMENT 50 interleaved with INCREMENT 1 in one statement, no ID of the
+-- second lies in [id, id + 49] of the first.
+CREATE SEQUENCE sf_inc50 INCREMENT BY 50;
+CREATE SEQUENCE sf_inc1;
+CREATE TEMP TABLE sf_mix AS
+  SELECT i % 3 = 0 AS pooled,
+         CASE WHEN i % 3 = 0 THEN snowflake.nextval('sf_inc50')
+              ELSE snowflake.nextval('sf_inc1') END AS id
+    FROM generate_series(1, 3000) i;
+SELECT count(*) FILTER (WHERE pooled) AS pooled, count(*) FILTER (WHERE NOT pooled) AS single,
+       count(DISTINCT id) AS distinct_ids,
+       max(snowflake.get_count(id)) FILTER (WHERE pooled) <= 4046 AS steps_fit_in_ms,
+       (SELECT count(*) FROM sf_mix p JOIN sf_mix o
+           ON p.pooled AND NOT o.pooled AND o.id BETWEEN p.id AND p.id + 49) AS inside_a_step
+  FROM sf_mix;
+-- ALTER SEQUENCE ... INCREMENT takes effect at once.
+ALTER SEQUENCE sf_inc50 INCREMENT BY 1;
+SELECT count(*) FILTER (WHERE id - prev = 1) >= 100 AS steps_of_1
+  FROM (SELECT id, lag(id) OVER (ORDER BY i) AS prev
+          FROM (SELECT i, snowflake.nextval('sf_inc50') AS id FROM generate_series(1, 200) i) x) y;
+DROP TABLE sf_mix;
+DROP SEQUENCE sf_inc100, sf_inc_tick, sf_inc_huge, sf_inc50, sf_inc1;
 
 -- currval: nothing yet for a fresh sequence; then the last ID of this session.
 CREATE SEQUENCE sf_seq;

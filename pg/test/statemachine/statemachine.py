@@ -140,6 +140,7 @@ class Machine:
         self.sessions = [Session(i) for i in range(self.rnd.randint(3, 5))]
         self.nseq = self.rnd.randint(3, 4)
         self.seq_oid = {}        # name -> current OID
+        self.seq_incr = {}       # name -> its INCREMENT
         self.seq_table = {}      # name -> table fed by it (converted serial) or None
         self.far_floor = set()   # sequences set beyond the run-ahead bound
         self.claimed = False     # node 1 claimed by a fake server: minting refused
@@ -227,6 +228,7 @@ class Machine:
             self.admin_exec(f"DROP TABLE IF EXISTS t_{name}; DROP SEQUENCE IF EXISTS {name}; CREATE SEQUENCE {name};")
             self.seq_table[name] = None
         self.seq_oid[name] = self.admin_exec(f"SELECT '{name}'::regclass::oid", fetch=True)[0][0]
+        self.seq_incr[name] = 1
         self.far_floor.discard(name)
 
     # -- invariants --------------------------------------------------------
@@ -299,6 +301,9 @@ class Machine:
         n = self.rnd.choice([1, 1, 5, 50, 500, 2000, 4000])
         if self.rnd.random() < 0.01:
             n = 200000  # far beyond 4096 per millisecond: runs ahead
+        if self.seq_incr[name] >= 1024:
+            # a few IDs per millisecond: at the run-ahead bound these wait
+            n = min(n, 50)
         base = self.next_ord(n)
         oid = self.seq_oid[name]
         table = self.seq_table[name]
@@ -417,6 +422,16 @@ class Machine:
             self.admin_exec(f"ALTER SEQUENCE {name} RESTART")
         self.far_floor.discard(name)
 
+    def step_increment(self):
+        # ALTER SEQUENCE waits for the open transactions that minted from it
+        if self.any_tx():
+            return
+        name = self.pick_seq()
+        k = self.rnd.choice([1, 1, 2, 7, 100, 1000, 4095, 4096, 100000])
+        self.note(f"ALTER SEQUENCE {name} INCREMENT BY {k}")
+        self.admin_exec(f"ALTER SEQUENCE {name} INCREMENT BY {k}")
+        self.seq_incr[name] = k
+
     def step_recreate(self):
         if self.any_tx():
             return
@@ -517,7 +532,8 @@ class Machine:
     def step(self):
         r = self.rnd.random()
         table = [
-            (0.46, self.step_mint),
+            (0.44, self.step_mint),
+            (0.46, self.step_increment),
             (0.60, self.step_tx),
             (0.68, self.step_setval),
             (0.72, self.step_restart_seq),
