@@ -52,12 +52,15 @@ else
 fi
 
 export DEBIAN_FRONTEND=noninteractive
+# Another apt run (unattended-upgrades on a fresh machine, a second make) holds
+# dpkg's lock for a while: wait for it instead of failing the whole build.
+apt=(apt-get -o DPkg::Lock::Timeout=600)
 echo "setup: apt-get update" >&2
-$SUDO apt-get update -qq >/dev/null
+$SUDO "${apt[@]}" update -qq >/dev/null
 if ! have_pgxs || ! have_server; then
     # shellcheck disable=SC2207
     missing+=($(pick_pg))
 fi
 echo "setup: installing ${missing[*]}" >&2
-$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+$SUDO "${apt[@]}" install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 have_pgxs || { echo "setup: pg_config --pgxs still names no file after install" >&2; exit 1; }
