@@ -312,15 +312,38 @@ ts_to_ulid(TimestampTz ts, bool with_tz)
 	return ulid_datum(&u);
 }
 
+/*
+ * The casts from a time are declared AS ASSIGNMENT with the three-argument
+ * form of these functions, so that an assignment (pgx_ulid's casts are
+ * implicit: INSERT ... VALUES (now()) works there) reaches this refusal,
+ * which can say what to write instead; core's error for a missing cast
+ * cannot.  An explicit cast converts.  Called by name, one argument.
+ */
+static void
+refuse_time_assignment(FunctionCallInfo fcinfo, const char *from)
+{
+	if (PG_NARGS() < 3 || PG_GETARG_BOOL(2))
+		return;
+	ereport(ERROR,
+			(errcode(ERRCODE_DATATYPE_MISMATCH),
+			 errmsg("a %s is not assigned to a ulid without an explicit cast", from),
+			 errdetail("A time converts to the smallest ULID of its millisecond, "
+					   "the same value for every row of that millisecond."),
+			 errhint("For a new key use gen_ulid() or gen_monotonic_ulid(); "
+					 "for a range boundary cast explicitly, e.g. now()::ulid.")));
+}
+
 Datum
 chronoid_timestamptz_to_ulid(PG_FUNCTION_ARGS)
 {
+	refuse_time_assignment(fcinfo, "timestamp with time zone");
 	return ts_to_ulid(PG_GETARG_TIMESTAMPTZ(0), true);
 }
 
 Datum
 chronoid_timestamp_to_ulid(PG_FUNCTION_ARGS)
 {
+	refuse_time_assignment(fcinfo, "timestamp without time zone");
 	return ts_to_ulid(PG_GETARG_TIMESTAMP(0), false);
 }
 

@@ -208,6 +208,21 @@ LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@.timestamp_to_ulid(pg_catalog.timestamp) IS
 'the smallest ULID of the UTC timestamp''s millisecond (zero random part): a range boundary';
 
+-- The casts from a time: their three-argument form is told whether a cast
+-- is explicit, so that an assignment (INSERT ... VALUES (now())) is an
+-- error whose HINT says what to write (docs/postgresql.md).
+CREATE FUNCTION @extschema@.timestamptz_to_ulid(pg_catalog.timestamptz, pg_catalog.int4, pg_catalog.bool)
+RETURNS @extschema@.ulid AS 'MODULE_PATHNAME', 'chronoid_timestamptz_to_ulid'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.timestamptz_to_ulid(pg_catalog.timestamptz, pg_catalog.int4, pg_catalog.bool) IS
+'cast timestamptz to ulid: converts when explicit, refuses an assignment with a hint';
+
+CREATE FUNCTION @extschema@.timestamp_to_ulid(pg_catalog.timestamp, pg_catalog.int4, pg_catalog.bool)
+RETURNS @extschema@.ulid AS 'MODULE_PATHNAME', 'chronoid_timestamp_to_ulid'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.timestamp_to_ulid(pg_catalog.timestamp, pg_catalog.int4, pg_catalog.bool) IS
+'cast timestamp to ulid: converts when explicit, refuses an assignment with a hint';
+
 CREATE FUNCTION @extschema@.ulid_to_bytea(@extschema@.ulid)
 RETURNS pg_catalog.bytea AS 'MODULE_PATHNAME', 'chronoid_ulid_to_bytea'
 LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
@@ -233,11 +248,15 @@ CREATE CAST (@extschema@.ulid AS pg_catalog.timestamp)
 	WITH FUNCTION @extschema@.ulid_to_timestamp(@extschema@.ulid);
 COMMENT ON CAST (@extschema@.ulid AS pg_catalog.timestamp) IS 'the embedded millisecond time, UTC';
 CREATE CAST (pg_catalog.timestamptz AS @extschema@.ulid)
-	WITH FUNCTION @extschema@.timestamptz_to_ulid(pg_catalog.timestamptz);
-COMMENT ON CAST (pg_catalog.timestamptz AS @extschema@.ulid) IS 'smallest ULID of the millisecond (range boundary)';
+	WITH FUNCTION @extschema@.timestamptz_to_ulid(pg_catalog.timestamptz, pg_catalog.int4, pg_catalog.bool)
+	AS ASSIGNMENT;
+COMMENT ON CAST (pg_catalog.timestamptz AS @extschema@.ulid) IS
+'smallest ULID of the millisecond (range boundary); explicit only: an assignment is an error with a hint';
 CREATE CAST (pg_catalog.timestamp AS @extschema@.ulid)
-	WITH FUNCTION @extschema@.timestamp_to_ulid(pg_catalog.timestamp);
-COMMENT ON CAST (pg_catalog.timestamp AS @extschema@.ulid) IS 'smallest ULID of the UTC millisecond (range boundary)';
+	WITH FUNCTION @extschema@.timestamp_to_ulid(pg_catalog.timestamp, pg_catalog.int4, pg_catalog.bool)
+	AS ASSIGNMENT;
+COMMENT ON CAST (pg_catalog.timestamp AS @extschema@.ulid) IS
+'smallest ULID of the UTC millisecond (range boundary); explicit only: an assignment is an error with a hint';
 CREATE CAST (@extschema@.ulid AS pg_catalog.bytea)
 	WITH FUNCTION @extschema@.ulid_to_bytea(@extschema@.ulid);
 COMMENT ON CAST (@extschema@.ulid AS pg_catalog.bytea) IS 'the 16 bytes';

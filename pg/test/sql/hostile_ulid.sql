@@ -158,6 +158,18 @@ INSERT INTO hostile (fn, label, q, expect, needle) VALUES
 ('CAST (timestamp without time zone AS ulid)', 'from timestamp: 1 ms past the end', $q$SELECT '10889-08-02 05:31:50.656'::timestamp::ulid::text$q$, '22008', '"10889-08-02 05:31:50.656"'),
 ('CAST (timestamp without time zone AS ulid)', 'from timestamp: infinity', $q$SELECT 'infinity'::timestamp::ulid::text$q$, '22008', '"infinity"'),
 ('timestamp_to_ulid(timestamp without time zone)', 'from timestamp: -infinity', $q$SELECT timestamp_to_ulid('-infinity')::text$q$, '22008', '"-infinity"'),
+-- The casts' three-argument functions: explicit converts, an assignment
+-- is refused naming the type; NULL in any argument is NULL (STRICT); the
+-- typmod is not used.
+('timestamptz_to_ulid(timestamp with time zone,integer,boolean)', 'cast fn tz: NULL time', $q$SELECT timestamptz_to_ulid(NULL, -1, true)::text$q$, 'null', NULL),
+('timestamptz_to_ulid(timestamp with time zone,integer,boolean)', 'cast fn tz: NULL flag', $q$SELECT timestamptz_to_ulid('2020-01-01+00', -1, NULL)::text$q$, 'null', NULL),
+('timestamptz_to_ulid(timestamp with time zone,integer,boolean)', 'cast fn tz: explicit', $q$SELECT timestamptz_to_ulid('1970-01-01 00:00:00.001+00', 12345, true)::text$q$, '00000000010000000000000000', NULL),
+('timestamptz_to_ulid(timestamp with time zone,integer,boolean)', 'cast fn tz: assignment', $q$SELECT timestamptz_to_ulid('2020-01-01+00', -1, false)::text$q$, '42804', 'timestamp with time zone'),
+('timestamptz_to_ulid(timestamp with time zone,integer,boolean)', 'cast fn tz: out of range, explicit', $q$SELECT timestamptz_to_ulid('infinity', -1, true)::text$q$, '22008', '"infinity"'),
+('timestamp_to_ulid(timestamp without time zone,integer,boolean)', 'cast fn: NULL time', $q$SELECT timestamp_to_ulid(NULL, -1, true)::text$q$, 'null', NULL),
+('timestamp_to_ulid(timestamp without time zone,integer,boolean)', 'cast fn: explicit', $q$SELECT timestamp_to_ulid('1970-01-01 00:00:00.001', -1, true)::text$q$, '00000000010000000000000000', NULL),
+('timestamp_to_ulid(timestamp without time zone,integer,boolean)', 'cast fn: assignment', $q$SELECT timestamp_to_ulid('2020-01-01', -1, false)::text$q$, '42804', 'timestamp without time zone'),
+('timestamp_to_ulid(timestamp without time zone,integer,boolean)', 'cast fn: out of range, explicit', $q$SELECT timestamp_to_ulid('-infinity', -2147483648, true)::text$q$, '22008', '"-infinity"'),
 -- bytea: exactly 16 bytes.
 ('ulid_to_bytea(ulid)', 'to bytea: NULL', $q$SELECT ulid_to_bytea(NULL)::text$q$, 'null', NULL),
 ('CAST (ulid AS bytea)', 'bytea cast: largest', $q$SELECT '7ZZZZZZZZZZZZZZZZZZZZZZZZZ'::ulid::bytea::text$q$, '\xffffffffffffffffffffffffffffffff', NULL),

@@ -162,12 +162,22 @@ SELECT * FROM ulid_as_uuid;
 SELECT regress.err($$SELECT '01ARZ3NDEKTSV4RRFFQ69G5FAV'::ulid = '01563e3a-b5d3-d676-4c61-efb99302bd5b'::uuid$$);
 -- pgx_ulid declares its casts to and from uuid and timestamp IMPLICIT (its
 -- src/lib.rs, block ulid_casts), so a time goes where a ulid is expected;
--- here that is core's 42804, and the one-line changes docs/postgresql.md
--- gives work: gen_ulid() for a key, an explicit cast for a boundary (one
--- value per millisecond: the same for every row of a transaction).
+-- here that is 42804 with a HINT naming the one-line changes
+-- docs/postgresql.md gives, and they work: gen_ulid() for a key, an
+-- explicit cast for a boundary (one value per millisecond: the same for
+-- every row of a transaction).  The refusal covers every assignment:
+-- INSERT, UPDATE, a PL/pgSQL variable; a function argument finds no cast.
 CREATE TABLE ulid_from_time (id ulid PRIMARY KEY);
 SELECT regress.err($$INSERT INTO ulid_from_time (id) VALUES (localtimestamp)$$);
 SELECT regress.err($$INSERT INTO ulid_from_time (id) VALUES (now())$$);
+SELECT regress.err($$INSERT INTO ulid_from_time (id) SELECT clock_timestamp()$$);
+SELECT regress.err($x$DO $$ DECLARE v ulid; BEGIN v := now(); END $$$x$);
+SELECT regress.err($$SELECT ulid_to_uuid(now())$$);
+SELECT regress.err($$SELECT now() = gen_ulid()$$);
+INSERT INTO ulid_from_time (id) VALUES (now()::ulid);
+SELECT regress.err($$UPDATE ulid_from_time SET id = now()$$);
+UPDATE ulid_from_time SET id = CAST(now() - interval '1 day' AS ulid);
+DELETE FROM ulid_from_time;
 INSERT INTO ulid_from_time (id) VALUES (gen_ulid()), (gen_ulid());
 SELECT count(*) AS keys FROM ulid_from_time;
 SELECT now()::ulid = now()::ulid AS same_boundary_all_transaction,
