@@ -8,7 +8,9 @@ make -s --no-print-directory all >/dev/null
 c=build/chronoid
 
 if [ -t 1 ]; then B=$'\033[1m' N=$'\033[0m'; else B= N=; fi
-step() { printf '\n%s$ %s%s\n' "$B" "$*" "$N"; "$@"; }
+# shellcheck source=shell_words.bash
+. scripts/shell_words.bash
+step() { printf '\n%s$ %s%s\n' "$B" "$(shell_words "$@")" "$N"; "$@"; }
 say()  { printf '\n# %s\n' "$*"; }
 
 say "Mint one ID of each scheme (a Snowflake needs a node number: here 7)"
