@@ -138,6 +138,9 @@ $(SHARED_LIB): $(LIB_OBJS) Makefile
 	ln -sf libchronoid.so.$(VERSION) $(BUILD)/libchronoid.so.$(SOVERSION)
 	ln -sf libchronoid.so.$(SOVERSION) $(BUILD)/libchronoid.so
 
+# pkg-config has no licence field: the .pc files say it in a comment.
+PC_LICENSE := \# chronoid is released under the PostgreSQL License (the LICENSE file)
+
 # The pkg-config files and main.o name the install directories: rebuild
 # them whenever they change (make; make install PREFIX=/opt/x).
 $(BUILD)/.dirs: FORCE
@@ -147,7 +150,7 @@ $(BUILD)/.dirs: FORCE
 
 $(PC_FILE): Makefile $(BUILD)/.dirs
 	@mkdir -p $(@D)
-	printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$(LIBDIR)' 'includedir=$(INCDIR)' '' \
+	printf '%s\n' '$(PC_LICENSE)' 'prefix=$(PREFIX)' 'libdir=$(LIBDIR)' 'includedir=$(INCDIR)' '' \
 	  'Name: chronoid' 'Description: unique, time-sortable IDs (Snowflake, UUIDv7, ULID, UUIDv4)' \
 	  'Version: $(VERSION)' 'Libs: -L$${libdir} -lchronoid' 'Libs.private: -pthread' \
 	  'Cflags: -I$${includedir}' > $@
@@ -168,7 +171,7 @@ $(LEASE_SHARED): $(LEASE_OBJS) $(SHARED_LIB) Makefile
 
 $(LEASE_PC): Makefile $(BUILD)/.dirs
 	@mkdir -p $(@D)
-	printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$(LIBDIR)' 'includedir=$(INCDIR)' '' \
+	printf '%s\n' '$(PC_LICENSE)' 'prefix=$(PREFIX)' 'libdir=$(LIBDIR)' 'includedir=$(INCDIR)' '' \
 	  'Name: chronoid-lease' 'Description: Snowflake node numbers leased from PostgreSQL (chronoid)' \
 	  'Version: $(VERSION)' 'Requires: chronoid' 'Requires.private: libpq' \
 	  'Libs: -L$${libdir} -lchronoid_lease' 'Libs.private: -lpq -pthread' \
