@@ -36,8 +36,11 @@ SAN       ?=
 WERROR    ?=
 PG_CONFIG ?= pg_config
 
+# -fvisibility=hidden: the shared libraries export only what the public
+# headers mark CID_API (and their version scripts list); the unit tests that
+# need internal functions link the static libraries.
 CID_CFLAGS := -std=c11 -Wall -Wextra -Wmissing-prototypes -Wstrict-prototypes \
-              -Iinclude -fPIC -pthread
+              -Iinclude -fPIC -pthread -fvisibility=hidden
 ifneq ($(SAN),)
 CID_CFLAGS += -fsanitize=$(SAN) -fno-omit-frame-pointer -fno-sanitize-recover=all
 CID_LDFLAGS += -fsanitize=$(SAN)
@@ -132,9 +135,15 @@ $(STATIC_LIB): $(LIB_OBJS)
 	$(AR) rcs $@ $^
 
 # The soname comes from the Makefile (SOVERSION): relink when it changes.
-$(SHARED_LIB): $(LIB_OBJS) Makefile
+# The version script names what is exported, under the interface version
+# CHRONOID_1; -z defs refuses an undefined symbol at link time rather than
+# at load time (not with a sanitizer: its runtime resolves at load).
+LIB_MAP      := src/libchronoid.map
+SO_NODEFS    := $(if $(SAN),,-Wl,-z,defs)
+$(SHARED_LIB): $(LIB_OBJS) $(LIB_MAP) Makefile
 	@mkdir -p $(@D)
-	$(CC) -shared -Wl,-soname,libchronoid.so.$(SOVERSION) $(CID_LDFLAGS) $(LDFLAGS) -o $@ $(LIB_OBJS)
+	$(CC) -shared -Wl,-soname,libchronoid.so.$(SOVERSION) -Wl,--version-script=$(LIB_MAP) $(SO_NODEFS) \
+	  $(CID_LDFLAGS) $(LDFLAGS) -o $@ $(LIB_OBJS)
 	ln -sf libchronoid.so.$(VERSION) $(BUILD)/libchronoid.so.$(SOVERSION)
 	ln -sf libchronoid.so.$(SOVERSION) $(BUILD)/libchronoid.so
 
@@ -163,9 +172,10 @@ $(LEASE_STATIC): $(LEASE_OBJS)
 	rm -f $@
 	$(AR) rcs $@ $^
 
-$(LEASE_SHARED): $(LEASE_OBJS) $(SHARED_LIB) Makefile
-	$(CC) -shared -Wl,-soname,libchronoid_lease.so.$(SOVERSION) $(CID_LDFLAGS) $(LDFLAGS) -o $@ \
-	  $(LEASE_OBJS) -L$(BUILD) -lchronoid -lpq
+LEASE_MAP := db/lease/libchronoid_lease.map
+$(LEASE_SHARED): $(LEASE_OBJS) $(SHARED_LIB) $(LEASE_MAP) Makefile
+	$(CC) -shared -Wl,-soname,libchronoid_lease.so.$(SOVERSION) -Wl,--version-script=$(LEASE_MAP) \
+	  $(SO_NODEFS) $(CID_LDFLAGS) $(LDFLAGS) -o $@ $(LEASE_OBJS) -L$(BUILD) -lchronoid -lpq
 	ln -sf libchronoid_lease.so.$(VERSION) $(BUILD)/libchronoid_lease.so.$(SOVERSION)
 	ln -sf libchronoid_lease.so.$(SOVERSION) $(BUILD)/libchronoid_lease.so
 

@@ -39,6 +39,22 @@ extern "C"
 #define CID_MUST_CHECK
 #endif
 
+/*
+ * CID_API marks what the shared libraries export.  They are built with
+ * -fvisibility=hidden and a linker version script (src/libchronoid.map,
+ * db/lease/libchronoid_lease.map), so a function declared without it stays
+ * inside the library; tests/abi/abi.sh checks that the exported symbols
+ * are exactly the ones the public headers declare.  A program that
+ * compiles the sources into itself may define CID_API first (e.g. empty).
+ */
+#ifndef CID_API
+#if defined(__GNUC__) || defined(__clang__)
+#define CID_API __attribute__((visibility("default")))
+#else
+#define CID_API
+#endif
+#endif
+
 #define CID_VERSION_STRING "0.2.0"
 
 /*
@@ -105,7 +121,7 @@ enum
  * Name of a status code, e.g. "clock moved backwards".  Never NULL; unknown
  * codes give "unknown status".
  */
-const char *cid_strerror(int status);
+CID_API const char *cid_strerror(int status);
 
 /* ------------------------------------------------------------------------
  * Environment: where time and randomness come from
@@ -142,9 +158,9 @@ typedef struct cid_env
 } cid_env;
 
 /* The platform defaults (src/platform.c). */
-int64_t		cid_platform_clock(void *ctx);
-int			cid_platform_random(void *ctx, void *buf, size_t len);
-void		cid_platform_sleep(void *ctx, int64_t ns);
+CID_API int64_t	cid_platform_clock(void *ctx);
+CID_API int	cid_platform_random(void *ctx, void *buf, size_t len);
+CID_API void	cid_platform_sleep(void *ctx, int64_t ns);
 
 /*
  * Buffered, fork-safe random bytes over any raw source.  The buffer is per
@@ -155,8 +171,8 @@ void		cid_platform_sleep(void *ctx, int64_t ns);
  * (call it before any generator runs); NULL restores getrandom().
  */
 typedef int (*cid_raw_random_fn) (void *buf, size_t len);
-void		cid_random_set_source(cid_raw_random_fn fill);
-int			cid_random_bytes(void *buf, size_t len) CID_MUST_CHECK;
+CID_API void	cid_random_set_source(cid_raw_random_fn fill);
+CID_API int	cid_random_bytes(void *buf, size_t len) CID_MUST_CHECK;
 
 /* ------------------------------------------------------------------------
  * Time text (UTC, proleptic Gregorian calendar)
@@ -169,7 +185,7 @@ int			cid_random_bytes(void *buf, size_t len) CID_MUST_CHECK;
  * 9999 (ULIDs and UUIDv7s reach 10889) are written with five digits;
  * years before 0000 give CID_ETIME_RANGE.  out holds CID_TIME_STRLEN + 1.
  */
-int			cid_time_format(char *out, int64_t unix_ms) CID_MUST_CHECK;
+CID_API int	cid_time_format(char *out, int64_t unix_ms) CID_MUST_CHECK;
 
 /*
  * Parse "YYYY-MM-DD", "YYYY-MM-DDTHH:MM:SS[.fff][Z]" (a space may stand for
@@ -177,7 +193,7 @@ int			cid_time_format(char *out, int64_t unix_ms) CID_MUST_CHECK;
  * CID_ESYNTAX with *errpos at the first bad character; CID_ETIME_RANGE for
  * impossible fields (month 13, February 30, hour 24).
  */
-int			cid_time_parse(int64_t *unix_ms, const char *s, size_t len,
+CID_API int	cid_time_parse(int64_t *unix_ms, const char *s, size_t len,
 						   size_t *errpos) CID_MUST_CHECK;
 
 /* ------------------------------------------------------------------------
@@ -221,10 +237,10 @@ typedef struct cid_layout
  * 2.6), "twitter", "sonyflake", "instagram", "discord".  CID_EINVAL for an
  * unknown name.
  */
-int			cid_layout_preset(cid_layout *out, const char *name) CID_MUST_CHECK;
+CID_API int	cid_layout_preset(cid_layout *out, const char *name) CID_MUST_CHECK;
 
 /* The preset names, NULL-terminated. */
-extern const char *const cid_layout_preset_names[];
+extern CID_API const char *const cid_layout_preset_names[];
 
 /*
  * Parse a layout text spec (docs/layouts.md has the grammar), e.g.
@@ -232,30 +248,30 @@ extern const char *const cid_layout_preset_names[];
  * On failure returns CID_ELAYOUT (or CID_ESYNTAX) and, when err is not
  * NULL, writes a one-line message naming the offending part into err.
  */
-int			cid_layout_parse(cid_layout *out, const char *spec, size_t len,
+CID_API int	cid_layout_parse(cid_layout *out, const char *spec, size_t len,
 							 char *err, size_t errlen) CID_MUST_CHECK;
 
 /* A preset name or else a spec: what the CLI's --layout accepts. */
-int			cid_layout_resolve(cid_layout *out, const char *name_or_spec,
+CID_API int	cid_layout_resolve(cid_layout *out, const char *name_or_spec,
 							   char *err, size_t errlen) CID_MUST_CHECK;
 
 /* Check a hand-filled layout and compute its shifts; message as above. */
-int			cid_layout_validate(cid_layout *layout, char *err, size_t errlen) CID_MUST_CHECK;
+CID_API int	cid_layout_validate(cid_layout *layout, char *err, size_t errlen) CID_MUST_CHECK;
 
 /* Largest node number of the layout (0 when it has no node field). */
-uint64_t	cid_layout_max_node(const cid_layout *layout);
+CID_API uint64_t	cid_layout_max_node(const cid_layout *layout);
 
 /* Last Unix ms the time field can represent (end of the last tick). */
-int64_t		cid_layout_max_ms(const cid_layout *layout);
+CID_API int64_t	cid_layout_max_ms(const cid_layout *layout);
 
 /*
  * For a 64-bit layout, the first Unix ms whose IDs have bit 63 set (they
  * read as negative signed bigints); INT64_MAX for a 63-bit layout.
  */
-int64_t		cid_layout_negative_from_ms(const cid_layout *layout);
+CID_API int64_t	cid_layout_negative_from_ms(const cid_layout *layout);
 
 /* Write the canonical spec of a layout (parseable by cid_layout_parse). */
-int			cid_layout_format(char *out, size_t outlen, const cid_layout *layout);
+CID_API int	cid_layout_format(char *out, size_t outlen, const cid_layout *layout);
 
 /* ------------------------------------------------------------------------
  * Snowflake values
@@ -274,7 +290,7 @@ typedef struct cid_snowflake_parts
  * Split id under layout.  CID_EOVERFLOW when id has bits the layout cannot
  * have set (bit 63 of a 63-bit layout) or reserved bits that are not 0.
  */
-int			cid_snowflake_decode(cid_snowflake_parts *out, const cid_layout *layout,
+CID_API int	cid_snowflake_decode(cid_snowflake_parts *out, const cid_layout *layout,
 								 uint64_t id) CID_MUST_CHECK;
 
 /*
@@ -282,7 +298,7 @@ int			cid_snowflake_decode(cid_snowflake_parts *out, const cid_layout *layout,
  * ignored).  CID_ETIME_RANGE when the instant is before the epoch or past
  * the time field; CID_ENODE / CID_EOVERFLOW when node or sequence is too wide.
  */
-int			cid_snowflake_compose(uint64_t *id, const cid_layout *layout,
+CID_API int	cid_snowflake_compose(uint64_t *id, const cid_layout *layout,
 								  const cid_snowflake_parts *parts) CID_MUST_CHECK;
 
 /*
@@ -290,15 +306,15 @@ int			cid_snowflake_compose(uint64_t *id, const cid_layout *layout,
  * bounds for time-range queries (WHERE id >= min AND id <= max).
  * CID_ETIME_RANGE outside the layout's time range.
  */
-int			cid_snowflake_min_at(uint64_t *id, const cid_layout *layout, int64_t unix_ms) CID_MUST_CHECK;
-int			cid_snowflake_max_at(uint64_t *id, const cid_layout *layout, int64_t unix_ms) CID_MUST_CHECK;
+CID_API int	cid_snowflake_min_at(uint64_t *id, const cid_layout *layout, int64_t unix_ms) CID_MUST_CHECK;
+CID_API int	cid_snowflake_max_at(uint64_t *id, const cid_layout *layout, int64_t unix_ms) CID_MUST_CHECK;
 
 /*
  * Parse decimal text (digits only; a leading '-' only for 64-bit layouts,
  * read as a two's-complement bigint) and check it against the layout as
  * cid_snowflake_decode does.  errpos gets the first bad character.
  */
-int			cid_snowflake_parse(uint64_t *id, const cid_layout *layout,
+CID_API int	cid_snowflake_parse(uint64_t *id, const cid_layout *layout,
 								const char *s, size_t len, size_t *errpos) CID_MUST_CHECK;
 
 /* ------------------------------------------------------------------------
@@ -337,7 +353,7 @@ typedef struct cid_snowflake_opts
 } cid_snowflake_opts;
 
 /* The defaults above. */
-void		cid_snowflake_opts_default(cid_snowflake_opts *opts);
+CID_API void	cid_snowflake_opts_default(cid_snowflake_opts *opts);
 
 typedef struct cid_snowflake_gen
 {
@@ -354,7 +370,7 @@ typedef struct cid_snowflake_gen
  * NULL = platform.  CID_ENODE when node > cid_layout_max_node(layout);
  * CID_ELAYOUT for an invalid layout.
  */
-int			cid_snowflake_init(cid_snowflake_gen *gen, const cid_layout *layout,
+CID_API int	cid_snowflake_init(cid_snowflake_gen *gen, const cid_layout *layout,
 							   uint64_t node, const cid_snowflake_opts *opts,
 							   const cid_env *env) CID_MUST_CHECK;
 
@@ -365,14 +381,14 @@ int			cid_snowflake_init(cid_snowflake_gen *gen, const cid_layout *layout,
  * CID_EEXHAUSTED, CID_ETIME_RANGE before the epoch or past the time field,
  * CID_ECLOCK).
  */
-int			cid_snowflake_next(cid_snowflake_gen *gen, uint64_t *id) CID_MUST_CHECK;
+CID_API int	cid_snowflake_next(cid_snowflake_gen *gen, uint64_t *id) CID_MUST_CHECK;
 
 /*
  * Pure step: the next ID for clock reading now_ns, never waiting.  Where
  * the driver would wait (sequence exhausted under the wait policy, clock
  * behind under the wait policy) it returns CID_EAGAIN and issues nothing.
  */
-int			cid_snowflake_next_at(cid_snowflake_gen *gen, int64_t now_ns,
+CID_API int	cid_snowflake_next_at(cid_snowflake_gen *gen, int64_t now_ns,
 								  uint64_t *id) CID_MUST_CHECK;
 
 /* The position before any: what cid_snowflake_step() takes for "none yet". */
@@ -390,7 +406,7 @@ int			cid_snowflake_next_at(cid_snowflake_gen *gen, int64_t now_ns,
  * should load last before reading the clock, as the driver does: a reading
  * older than last otherwise looks like a clock that went back.
  */
-int			cid_snowflake_step(const cid_snowflake_gen *gen, uint64_t last,
+CID_API int	cid_snowflake_step(const cid_snowflake_gen *gen, uint64_t last,
 							   int64_t now_ns, uint64_t *next) CID_MUST_CHECK;
 
 /*
@@ -399,7 +415,7 @@ int			cid_snowflake_step(const cid_snowflake_gen *gen, uint64_t last,
  * for the whole batch (the first remark seen); on failure *done says how
  * many were written (done may be NULL).
  */
-int			cid_snowflake_fill(cid_snowflake_gen *gen, uint64_t *ids, size_t n,
+CID_API int	cid_snowflake_fill(cid_snowflake_gen *gen, uint64_t *ids, size_t n,
 							   size_t *done) CID_MUST_CHECK;
 
 /* ------------------------------------------------------------------------
@@ -419,29 +435,29 @@ typedef struct cid_uuid
  * for any other length, CID_ESYNTAX for a bad character (its index in
  * *errpos when errpos is not NULL).
  */
-int			cid_uuid_parse(cid_uuid *out, const char *s, size_t len, size_t *errpos) CID_MUST_CHECK;
+CID_API int	cid_uuid_parse(cid_uuid *out, const char *s, size_t len, size_t *errpos) CID_MUST_CHECK;
 
 /* Canonical lower-case text; out must hold CID_UUID_STRLEN + 1 bytes. */
-void		cid_uuid_format(char *out, const cid_uuid *uuid);
+CID_API void	cid_uuid_format(char *out, const cid_uuid *uuid);
 
 /*
  * Version nibble (0..15) for the RFC 9562 variant (10xx); -1 for any other
  * variant, nil and max included.
  */
-int			cid_uuid_version(const cid_uuid *uuid);
+CID_API int	cid_uuid_version(const cid_uuid *uuid);
 
 /*
  * Creation time in Unix ms (floor) for versions 1, 6 and 7 of the RFC
  * variant; CID_ENOTIME for every other version or variant.  v1/v6 times
  * before 1970 give a negative value.
  */
-int			cid_uuid_unix_ms(int64_t *unix_ms, const cid_uuid *uuid) CID_MUST_CHECK;
+CID_API int	cid_uuid_unix_ms(int64_t *unix_ms, const cid_uuid *uuid) CID_MUST_CHECK;
 
 /* A v4 UUID from 16 random bytes (version and variant bits overwritten). */
-void		cid_uuidv4_from_bytes(cid_uuid *out, const uint8_t rand[16]);
+CID_API void	cid_uuidv4_from_bytes(cid_uuid *out, const uint8_t rand[16]);
 
 /* A fresh v4 UUID from env's random source (env NULL = platform). */
-int			cid_uuidv4_new(cid_uuid *out, const cid_env *env) CID_MUST_CHECK;
+CID_API int	cid_uuidv4_new(cid_uuid *out, const cid_env *env) CID_MUST_CHECK;
 
 /*
  * A v7 UUID for a given instant: unix_ms in the 48-bit field, rand_a 12
@@ -449,7 +465,7 @@ int			cid_uuidv4_new(cid_uuid *out, const cid_env *env) CID_MUST_CHECK;
  * rand is NULL (the smallest v7 of that millisecond: a range boundary).
  * CID_ETIME_RANGE outside 0 .. 2^48-1.
  */
-int			cid_uuidv7_from_ms(cid_uuid *out, int64_t unix_ms, const uint8_t *rand) CID_MUST_CHECK;
+CID_API int	cid_uuidv7_from_ms(cid_uuid *out, int64_t unix_ms, const uint8_t *rand) CID_MUST_CHECK;
 
 /*
  * UUIDv7 generator (RFC 9562 section 6.2 method 3, as PostgreSQL 18): the
@@ -465,8 +481,8 @@ typedef struct cid_uuidv7_gen
 	cid_atomic_word state;
 } cid_uuidv7_gen;
 
-int			cid_uuidv7_init(cid_uuidv7_gen *gen, const cid_env *env) CID_MUST_CHECK;
-int			cid_uuidv7_next(cid_uuidv7_gen *gen, cid_uuid *out) CID_MUST_CHECK;
+CID_API int	cid_uuidv7_init(cid_uuidv7_gen *gen, const cid_env *env) CID_MUST_CHECK;
+CID_API int	cid_uuidv7_next(cid_uuidv7_gen *gen, cid_uuid *out) CID_MUST_CHECK;
 
 /*
  * As cid_uuidv7_next, with the embedded time moved by shift_us
@@ -474,11 +490,11 @@ int			cid_uuidv7_next(cid_uuidv7_gen *gen, cid_uuid *out) CID_MUST_CHECK;
  * calls with the same shift.  CID_ETIME_RANGE (nothing issued) when the
  * shifted time leaves 0 .. 2^48-1 ms.
  */
-int			cid_uuidv7_next_shifted(cid_uuidv7_gen *gen, int64_t shift_us,
+CID_API int	cid_uuidv7_next_shifted(cid_uuidv7_gen *gen, int64_t shift_us,
 									cid_uuid *out) CID_MUST_CHECK;
 
 /* Pure step: clock now_ns, 8 random bytes for rand_b. */
-int			cid_uuidv7_next_at(cid_uuidv7_gen *gen, int64_t now_ns, int64_t shift_us,
+CID_API int	cid_uuidv7_next_at(cid_uuidv7_gen *gen, int64_t now_ns, int64_t shift_us,
 							   const uint8_t rand_b[8], cid_uuid *out) CID_MUST_CHECK;
 
 /* ------------------------------------------------------------------------
@@ -498,23 +514,23 @@ typedef struct cid_ulid
  * O and U included: no aliases), its index in *errpos; CID_EOVERFLOW when
  * the first character is above '7' (value above 2^128-1).
  */
-int			cid_ulid_parse(cid_ulid *out, const char *s, size_t len, size_t *errpos) CID_MUST_CHECK;
+CID_API int	cid_ulid_parse(cid_ulid *out, const char *s, size_t len, size_t *errpos) CID_MUST_CHECK;
 
 /* Upper-case text; out must hold CID_ULID_STRLEN + 1 bytes. */
-void		cid_ulid_format(char *out, const cid_ulid *ulid);
+CID_API void	cid_ulid_format(char *out, const cid_ulid *ulid);
 
 /* The 48-bit millisecond timestamp. */
-int64_t		cid_ulid_unix_ms(const cid_ulid *ulid);
+CID_API int64_t	cid_ulid_unix_ms(const cid_ulid *ulid);
 
 /*
  * A ULID for unix_ms with the 10 random bytes given, or a zero random part
  * when rand is NULL (range boundary).  CID_ETIME_RANGE outside 0 .. 2^48-1.
  */
-int			cid_ulid_from_ms(cid_ulid *out, int64_t unix_ms, const uint8_t *rand) CID_MUST_CHECK;
+CID_API int	cid_ulid_from_ms(cid_ulid *out, int64_t unix_ms, const uint8_t *rand) CID_MUST_CHECK;
 
 /* The same 128 bits, retyped (a ULID as UUID is generally not a v7). */
-void		cid_ulid_to_uuid(cid_uuid *out, const cid_ulid *ulid);
-void		cid_ulid_from_uuid(cid_ulid *out, const cid_uuid *uuid);
+CID_API void	cid_ulid_to_uuid(cid_uuid *out, const cid_ulid *ulid);
+CID_API void	cid_ulid_from_uuid(cid_ulid *out, const cid_uuid *uuid);
 
 /*
  * ULID generator.  Plain mode: fresh random bits every time (random order
@@ -532,11 +548,11 @@ typedef struct cid_ulid_gen
 	uint8_t		last[16];
 } cid_ulid_gen;
 
-int			cid_ulid_init(cid_ulid_gen *gen, bool monotonic, const cid_env *env) CID_MUST_CHECK;
-int			cid_ulid_next(cid_ulid_gen *gen, cid_ulid *out) CID_MUST_CHECK;
+CID_API int	cid_ulid_init(cid_ulid_gen *gen, bool monotonic, const cid_env *env) CID_MUST_CHECK;
+CID_API int	cid_ulid_next(cid_ulid_gen *gen, cid_ulid *out) CID_MUST_CHECK;
 
 /* Pure step: clock now_ms, 10 random bytes (used only when needed). */
-int			cid_ulid_next_at(cid_ulid_gen *gen, int64_t now_ms, const uint8_t rand[10],
+CID_API int	cid_ulid_next_at(cid_ulid_gen *gen, int64_t now_ms, const uint8_t rand[10],
 							 cid_ulid *out) CID_MUST_CHECK;
 
 /* ------------------------------------------------------------------------
@@ -570,7 +586,7 @@ typedef struct cid_info
  * digits) → Snowflake under layout (NULL = "pgedge").  CID_EUNKNOWN when no form
  * fits, otherwise that parser's status and errpos.
  */
-int			cid_inspect(cid_info *out, const char *s, size_t len,
+CID_API int	cid_inspect(cid_info *out, const char *s, size_t len,
 						const cid_layout *layout, size_t *errpos) CID_MUST_CHECK;
 
 #ifdef __cplusplus

@@ -45,7 +45,7 @@ enum
 };
 
 /* Name of a status: the lease ones above, else cid_strerror(status). */
-const char *cid_lease_strerror(int status);
+CID_API const char *cid_lease_strerror(int status);
 
 /*
  * Monotonic clock in ns (default CLOCK_BOOTTIME, which counts a suspended
@@ -83,7 +83,7 @@ typedef struct cid_lease_opts
 } cid_lease_opts;
 
 /* Fill *opts with the defaults above. */
-void		cid_lease_opts_default(cid_lease_opts *opts);
+CID_API void	cid_lease_opts_default(cid_lease_opts *opts);
 
 /*
  * Create the schema and table if they do not exist (CREATE ... IF NOT
@@ -91,7 +91,7 @@ void		cid_lease_opts_default(cid_lease_opts *opts);
  * on the database; plain SQL, no extension.  CID_EINVAL for a bad schema
  * name, CID_ELEASE_DB otherwise on failure.
  */
-int			cid_lease_setup(const cid_lease_opts *opts, char *errbuf,
+CID_API int	cid_lease_setup(const cid_lease_opts *opts, char *errbuf,
 							size_t errlen) CID_MUST_CHECK;
 
 typedef struct cid_lease cid_lease;
@@ -114,7 +114,7 @@ typedef struct cid_lease cid_lease;
  * (also when the table does not exist: run cid_lease_setup first);
  * CID_ERANDOM (holder token).
  */
-int			cid_lease_acquire(cid_lease **out, const cid_lease_opts *opts,
+CID_API int	cid_lease_acquire(cid_lease **out, const cid_lease_opts *opts,
 							  char *errbuf, size_t errlen) CID_MUST_CHECK;
 
 /*
@@ -127,7 +127,7 @@ int			cid_lease_acquire(cid_lease **out, const cid_lease_opts *opts,
  * renewer: one monotonic clock read and atomic loads around the generator.
  * Thread-safe.
  */
-int			cid_lease_next(cid_lease *lease, uint64_t *id) CID_MUST_CHECK;
+CID_API int	cid_lease_next(cid_lease *lease, uint64_t *id) CID_MUST_CHECK;
 
 /*
  * Fill ids[0..n) as cid_snowflake_fill does, under the same fence: when
@@ -135,7 +135,7 @@ int			cid_lease_next(cid_lease *lease, uint64_t *id) CID_MUST_CHECK;
  * (*done = 0, done may be NULL; ids[] may hold burnt values that must not
  * be used) and the fence status returned.
  */
-int			cid_lease_fill(cid_lease *lease, uint64_t *ids, size_t n,
+CID_API int	cid_lease_fill(cid_lease *lease, uint64_t *ids, size_t n,
 						   size_t *done) CID_MUST_CHECK;
 
 /*
@@ -144,7 +144,7 @@ int			cid_lease_fill(cid_lease *lease, uint64_t *ids, size_t n,
  * already ran); CID_ELEASE_FORKED in a child; CID_EINVAL when the thread
  * cannot be created.
  */
-int			cid_lease_start(cid_lease *lease) CID_MUST_CHECK;
+CID_API int	cid_lease_start(cid_lease *lease) CID_MUST_CHECK;
 
 /*
  * Renew now (the background thread calls the same): the server extends
@@ -155,36 +155,36 @@ int			cid_lease_start(cid_lease *lease) CID_MUST_CHECK;
  * until its deadline; try again), CID_ELEASE_FORKED, CID_ELEASE_RELEASED.
  * Uses the caller's connection: do not call it from two threads at once.
  */
-int			cid_lease_renew(cid_lease *lease, char *errbuf, size_t errlen) CID_MUST_CHECK;
+CID_API int	cid_lease_renew(cid_lease *lease, char *errbuf, size_t errlen) CID_MUST_CHECK;
 
 /*
  * 0 while the lease may mint, else the status cid_lease_next would return
  * now (CID_ELEASE_EXPIRED, _LOST, _FORKED, _RELEASED).
  */
-int			cid_lease_status(const cid_lease *lease);
+CID_API int	cid_lease_status(const cid_lease *lease);
 
 /* The leased number; the holder token (32 hex digits); owner text. */
-uint64_t	cid_lease_node(const cid_lease *lease);
-const char *cid_lease_holder(const cid_lease *lease);
+CID_API uint64_t	cid_lease_node(const cid_lease *lease);
+CID_API const char *cid_lease_holder(const cid_lease *lease);
 
 /*
  * Nanoseconds until the local deadline (monotonic clock), 0 or less when
  * it has passed or the lease is otherwise fenced.
  */
-int64_t		cid_lease_remaining_ns(const cid_lease *lease);
+CID_API int64_t	cid_lease_remaining_ns(const cid_lease *lease);
 
 /*
  * The previous holder's last reported wall-clock ms plus its ttl (the
  * latest timestamp its IDs can carry), 0 when the number was never held;
  * the lease's IDs all come after it.
  */
-int64_t		cid_lease_not_before_ms(const cid_lease *lease);
+CID_API int64_t	cid_lease_not_before_ms(const cid_lease *lease);
 
 /*
  * The last background renewal error, copied into buf (empty when none).
  * Thread-safe.
  */
-void		cid_lease_errmsg(const cid_lease *lease, char *buf, size_t len);
+CID_API void	cid_lease_errmsg(const cid_lease *lease, char *buf, size_t len);
 
 /*
  * Stop the renewer, give the number back at once (the row stays, marked
@@ -195,14 +195,14 @@ void		cid_lease_errmsg(const cid_lease *lease, char *buf, size_t len);
  * taken; CID_ELEASE_DB).  In a child after fork() it only frees memory
  * (the parent's connections and row are left alone).  NULL is a no-op.
  */
-int			cid_lease_release(cid_lease *lease, char *errbuf, size_t errlen);
+CID_API int	cid_lease_release(cid_lease *lease, char *errbuf, size_t errlen);
 
 /*
  * Stop the renewer and free the lease without giving the number back: the
  * row lapses after its ttl (what `chronoid lease acquire` does, for a
  * script that renews by token).  NULL is a no-op.
  */
-void		cid_lease_free(cid_lease *lease);
+CID_API void	cid_lease_free(cid_lease *lease);
 
 /*
  * By token, for scripts (`chronoid lease renew/release`): renew or give
@@ -213,10 +213,10 @@ void		cid_lease_free(cid_lease *lease);
  * last_ms and this host's clock, with ttl 0.  CID_ELEASE_LOST when the row
  * is not this holder's or has lapsed (a lapsed lease is never revived).
  */
-int			cid_lease_renew_token(const cid_lease_opts *opts, uint64_t node,
+CID_API int	cid_lease_renew_token(const cid_lease_opts *opts, uint64_t node,
 								  const char *holder, int64_t *expires_in_ms,
 								  char *errbuf, size_t errlen) CID_MUST_CHECK;
-int			cid_lease_release_token(const cid_lease_opts *opts, uint64_t node,
+CID_API int	cid_lease_release_token(const cid_lease_opts *opts, uint64_t node,
 									const char *holder, char *errbuf,
 									size_t errlen) CID_MUST_CHECK;
 
@@ -239,11 +239,11 @@ typedef struct cid_lease_row
  * returns.  opts->grace_ms decides "live".
  */
 typedef void (*cid_lease_row_fn) (const cid_lease_row *row, void *ctx);
-int			cid_lease_list(const cid_lease_opts *opts, cid_lease_row_fn fn,
+CID_API int	cid_lease_list(const cid_lease_opts *opts, cid_lease_row_fn fn,
 						   void *ctx, char *errbuf, size_t errlen) CID_MUST_CHECK;
 
 /* The default grace for a ttl: max(2000, ttl / 5) ms. */
-int64_t		cid_lease_default_grace_ms(int64_t ttl_ms);
+CID_API int64_t	cid_lease_default_grace_ms(int64_t ttl_ms);
 
 #ifdef __cplusplus
 }

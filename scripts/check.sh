@@ -67,6 +67,9 @@ if build default all tests; then
     done
 fi
 
+# The shared libraries export what the public headers declare, no more.
+[ -x tests/abi/abi.sh ] && [ -f build/libchronoid.so ] && run_tap abi tests/abi/abi.sh build
+
 # Sanitizers: every unit test under ASan+UBSan, the threaded ones (test_mt_*)
 # under TSan.  They take a smaller scale: the property volume is checked
 # in the plain build above.
