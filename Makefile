@@ -14,9 +14,11 @@
 # Variables: BUILD (output dir), SAN (e.g. address,undefined or thread),
 # WERROR=1 (warnings as errors; CI sets it).
 
-# The library's version has one home, CID_VERSION_STRING in the header
-# (what chronoid --version prints); the extension's is pg/chronoid.control.
-VERSION   := $(shell sed -n 's/^\#define CID_VERSION_STRING "\(.*\)"/\1/p' include/chronoid.h)
+# The library's version has one home, CID_VERSION_MAJOR/MINOR/PATCH in the
+# header (what cid_version() returns and chronoid --version prints); the
+# extension's is pg/chronoid.control.
+VERSION   := $(shell awk '$$1 ~ /^.define$$/ && $$2 ~ /^CID_VERSION_(MAJOR|MINOR|PATCH)$$/ \
+               { v = v s $$3; s = "." } END { print v }' include/chronoid.h)
 # 1: the generators' atomic fields became cid_atomic_word, so that the
 # header compiles as C++; cid_ulid_gen's lock grew to an aligned 8-byte
 # word, which moves its last field (docs/design.md, "ABI").

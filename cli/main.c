@@ -194,7 +194,7 @@ main(int argc, char **argv)
 	}
 	if (strcmp(arg, "--version") == 0 || strcmp(arg, "-V") == 0)
 	{
-		printf("chronoid %s\n", CID_VERSION_STRING);
+		printf("chronoid %s\n", cid_version());
 		return CLI_EXIT_OK;
 	}
 	if (strcmp(arg, "help") == 0)

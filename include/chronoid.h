@@ -55,7 +55,23 @@ extern "C"
 #endif
 #endif
 
-#define CID_VERSION_STRING "0.2.0"
+/*
+ * The library's version, its one home: the Makefile, the pkg-config file,
+ * `chronoid --version` and cid_version() all take it from here.  Semantic
+ * versioning; the shared library's soname changes only with the ABI
+ * (docs/design.md, "ABI").  CID_VERSION_STRING is "0.2.0";
+ * CID_VERSION_NUMBER is 10000 * major + 100 * minor + patch (200), for
+ * "#if CID_VERSION_NUMBER >= ..." tests.
+ */
+#define CID_VERSION_MAJOR 0
+#define CID_VERSION_MINOR 2
+#define CID_VERSION_PATCH 0
+#define CID_VERSION_XSTR_(x) #x
+#define CID_VERSION_STR_(x) CID_VERSION_XSTR_(x)
+#define CID_VERSION_STRING CID_VERSION_STR_(CID_VERSION_MAJOR) "." \
+	CID_VERSION_STR_(CID_VERSION_MINOR) "." CID_VERSION_STR_(CID_VERSION_PATCH)
+#define CID_VERSION_NUMBER \
+	(CID_VERSION_MAJOR * 10000 + CID_VERSION_MINOR * 100 + CID_VERSION_PATCH)
 
 /*
  * Storage that the library reads and writes atomically (a generator's
@@ -122,6 +138,21 @@ enum
  * codes give "unknown status".
  */
 CID_API const char *cid_strerror(int status);
+
+/*
+ * The version of the library actually running, e.g. "0.2.0": the
+ * CID_VERSION_STRING it was built with, which may differ from the one a
+ * program was compiled against when the shared library was upgraded
+ * underneath it.  Never NULL; static storage, not to be freed.
+ */
+CID_API const char *cid_version(void);
+
+/*
+ * The same as a number, CID_VERSION_NUMBER of the running library
+ * (10000 * major + 100 * minor + patch: 200 for 0.2.0); compare it with
+ * the CID_VERSION_NUMBER a program was compiled with to require a minimum.
+ */
+CID_API int	cid_version_number(void);
 
 /* ------------------------------------------------------------------------
  * Environment: where time and randomness come from

@@ -250,7 +250,7 @@ write_json(const bpk_run *run, FILE *fp)
 				j;
 	bool		first = true;
 
-	fprintf(fp, "{\n  \"tool\": \"chronoid bench-pk\",\n  \"version\": \"%s\",\n", CID_VERSION_STRING);
+	fprintf(fp, "{\n  \"tool\": \"chronoid bench-pk\",\n  \"version\": \"%s\",\n", cid_version());
 	fprintf(fp, "  \"started_at\": \"%s\",\n  \"rows\": %llu,\n  \"clients\": %d,\n"
 			"  \"batch\": %llu,\n  \"payload\": %llu,\n  \"repeat\": %d,\n",
 			run->started_at, (unsigned long long) run->rows, run->clients,
