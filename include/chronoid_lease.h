@@ -226,10 +226,11 @@ typedef struct cid_lease_row
 	uint64_t	node;
 	const char *holder;			/* "" for a released number */
 	const char *owner;			/* may be "" */
-	const char *acquired_at;	/* server text, UTC */
-	const char *expires_at;
+	const char *acquired_at;	/* server text, UTC ("" when unknown) */
+	const char *expires_at;		/* "" for a released number */
 	int64_t		expires_in_ms;	/* negative: lapsed; INT64_MIN: released */
-	int64_t		last_ms;
+	int64_t		last_ms;		/* latest timestamp the holder reported
+								 * for its IDs, Unix ms; 0: none yet */
 	int64_t		ttl_ms;
 	bool		live;			/* not lapsed, or within grace */
 } cid_lease_row;

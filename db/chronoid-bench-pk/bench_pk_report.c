@@ -234,13 +234,48 @@ json_str(FILE *fp, const char *s)
 	fputc('"', fp);
 }
 
+/*
+ * The JSON report follows the CLI's one rule (docs/cli.md): a figure that
+ * was not measured (negative in bpk_key) or does not apply is left out,
+ * never null.  jobj keeps the separator state of the object being written.
+ */
+typedef struct jobj
+{
+	FILE	   *fp;
+	bool		first;
+} jobj;
+
 static void
-json_num(FILE *fp, const char *name, double v, bool comma)
+jkey(jobj *o, const char *name)
+{
+	fprintf(o->fp, "%s\"%s\": ", o->first ? "" : ", ", name);
+	o->first = false;
+}
+
+static void
+jnum(jobj *o, const char *name, double v)
 {
 	if (v < 0)
-		fprintf(fp, "\"%s\": null%s", name, comma ? ", " : "");
-	else
-		fprintf(fp, "\"%s\": %.6g%s", name, v, comma ? ", " : "");
+		return;
+	jkey(o, name);
+	fprintf(o->fp, "%.6g", v);
+}
+
+static void
+jstr(jobj *o, const char *name, const char *v)
+{
+	if (v == NULL)
+		return;
+	jkey(o, name);
+	json_str(o->fp, v);
+}
+
+/* A line break inside an object, for people reading the file. */
+static void
+jbreak(jobj *o)
+{
+	fputs(o->first ? "" : ",\n     ", o->fp);
+	o->first = true;
 }
 
 static void
@@ -271,59 +306,64 @@ write_json(const bpk_run *run, FILE *fp)
 	for (i = 0; i < run->nkeys; i++)
 	{
 		const bpk_key *k = &run->keys[i];
+		jobj		o = {fp, true};
 
-		fprintf(fp, "%s\n    {\"name\": ", first ? "" : ",");
+		fprintf(fp, "%s\n    {", first ? "" : ",");
 		first = false;
-		json_str(fp, k->name);
-		fprintf(fp, ", \"available\": %s", k->available ? "true" : "false");
+		jstr(&o, "name", k->name);
+		jkey(&o, "available");
+		fputs(k->available ? "true" : "false", fp);
 		if (!k->available)
 		{
-			fprintf(fp, ", \"note\": ");
-			json_str(fp, k->note);
+			jstr(&o, "note", k->note);
 			fputc('}', fp);
 			continue;
 		}
-		fprintf(fp, ", \"type\": ");
-		json_str(fp, k->type);
-		fprintf(fp, ", \"expression\": ");
-		if (k->expr != NULL)
-			json_str(fp, k->expr);
-		else
-			fputs("null", fp);
-		fprintf(fp, ",\n     ");
-		json_num(fp, "seconds", k->secs, true);
-		json_num(fp, "rows_per_s", k->rate, true);
-		json_num(fp, "rows_per_s_last20", k->rate_tail, true);
-		json_num(fp, "batch_p50_ms", k->p50_ms, true);
-		json_num(fp, "batch_p99_ms", k->p99_ms, true);
-		fprintf(fp, "\n     ");
-		json_num(fp, "wal_bytes", k->wal_bytes, true);
-		json_num(fp, "wal_bytes_per_row", k->wal_bytes / (double) run->rows, true);
-		json_num(fp, "wal_fpi", k->fpi, true);
-		fprintf(fp, "\n     ");
-		json_num(fp, "pk_index_bytes", k->index_bytes, true);
-		json_num(fp, "table_bytes", k->table_bytes, true);
-		json_num(fp, "index_table_ratio", k->table_bytes > 0 ? k->index_bytes / k->table_bytes : -1, true);
-		json_num(fp, "leaf_density", k->leaf_density, true);
-		json_num(fp, "leaf_pages", k->leaf_pages, true);
-		fprintf(fp, "\n     ");
-		json_num(fp, "latest50_ms", k->latest_ms, true);
-		json_num(fp, "created_at_index_bytes", k->created_index_bytes, true);
-		json_num(fp, "latest50_by_created_at_ms", k->latest_created_ms, true);
-		fprintf(fp, "\n     \"rounds\": [");
+		jstr(&o, "type", k->type);
+		/* bigserial has no expression: its DEFAULT is its sequence's */
+		jstr(&o, "expression", k->expr);
+		jbreak(&o);
+		jnum(&o, "seconds", k->secs);
+		jnum(&o, "rows_per_s", k->rate);
+		jnum(&o, "rows_per_s_last20", k->rate_tail);
+		jnum(&o, "batch_p50_ms", k->p50_ms);
+		jnum(&o, "batch_p99_ms", k->p99_ms);
+		jbreak(&o);
+		jnum(&o, "wal_bytes", k->wal_bytes);
+		jnum(&o, "wal_bytes_per_row", k->wal_bytes < 0 ? -1 : k->wal_bytes / (double) run->rows);
+		jnum(&o, "wal_fpi", k->fpi);
+		jbreak(&o);
+		jnum(&o, "pk_index_bytes", k->index_bytes);
+		jnum(&o, "table_bytes", k->table_bytes);
+		jnum(&o, "index_table_ratio", k->table_bytes > 0 && k->index_bytes >= 0 ?
+			 k->index_bytes / k->table_bytes : -1);
+		jnum(&o, "leaf_density", k->leaf_density);
+		jnum(&o, "leaf_pages", k->leaf_pages);
+		jbreak(&o);
+		jnum(&o, "latest50_ms", k->latest_ms);
+		jnum(&o, "created_at_index_bytes", k->created_index_bytes);
+		jnum(&o, "latest50_by_created_at_ms", k->latest_created_ms);
+		jbreak(&o);
+		jkey(&o, "rounds");
+		fputc('[', fp);
 		for (j = 0; j < k->nrounds; j++)
 		{
+			jobj		r = {fp, true};
+
 			fprintf(fp, "%s{", j > 0 ? ", " : "");
-			json_num(fp, "place", k->round_position[j], true);
-			json_num(fp, "rows_per_s", k->round_rate[j], true);
-			json_num(fp, "rows_per_s_last20", k->round_rate_tail[j], true);
-			json_num(fp, "batch_p99_ms", k->round_p99_ms[j], false);
+			jnum(&r, "place", k->round_position[j]);
+			jnum(&r, "rows_per_s", k->round_rate[j]);
+			jnum(&r, "rows_per_s_last20", k->round_rate_tail[j]);
+			jnum(&r, "batch_p99_ms", k->round_p99_ms[j]);
 			fputc('}', fp);
 		}
-		fprintf(fp, "],\n     \"curve\": [");
+		fputc(']', fp);
+		jbreak(&o);
+		jkey(&o, "curve");
+		fputc('[', fp);
 		for (j = 0; j < BPK_CURVE; j++)
 			fprintf(fp, "%s[%.0f, %.1f]", j > 0 ? ", " : "", k->curve_rows[j], k->curve_rate[j]);
-		fprintf(fp, "]}");
+		fputs("]}", fp);
 	}
 	fprintf(fp, "\n  ]\n}\n");
 }

@@ -282,6 +282,18 @@ list_header(lease_cmd *c)
 	c->header_done = true;
 }
 
+/* ,"key":"value" when value is not empty; nothing otherwise. */
+static void
+json_opt_str(const char *key, const char *value)
+{
+	if (value == NULL || value[0] == '\0')
+		return;
+	cli_out_str(",\"");
+	cli_out_str(key);
+	cli_out_str("\":");
+	cli_out_json_str(value, strlen(value));
+}
+
 static void
 list_row(const cid_lease_row *r, void *ctx)
 {
@@ -291,25 +303,31 @@ list_row(const cid_lease_row *r, void *ctx)
 
 	if (c->json)
 	{
+		/*
+		 * The CLI's one JSON rule (docs/cli.md): a key that does not apply
+		 * is left out, never "" or null.  A released number has no holder
+		 * and no expiry; a row may have no owner; last_ms is 0 until the
+		 * holder has reported a timestamp.
+		 */
 		cli_out_str("{\"node\":");
 		cli_out_u64(r->node);
 		cli_out_str(",\"state\":\"");
 		cli_out_str(row_state(r));
-		cli_out_str("\",\"holder\":");
-		cli_out_json_str(r->holder, strlen(r->holder));
-		cli_out_str(",\"owner\":");
-		cli_out_json_str(r->owner, strlen(r->owner));
-		cli_out_str(",\"acquired_at\":");
-		cli_out_json_str(r->acquired_at, strlen(r->acquired_at));
-		cli_out_str(",\"expires_at\":");
-		cli_out_json_str(r->expires_at, strlen(r->expires_at));
-		cli_out_str(",\"expires_in_ms\":");
-		if (r->expires_in_ms == INT64_MIN)
-			cli_out_str("null");
-		else
+		cli_out_char('"');
+		json_opt_str("holder", r->holder);
+		json_opt_str("owner", r->owner);
+		json_opt_str("acquired_at", r->acquired_at);
+		json_opt_str("expires_at", r->expires_at);
+		if (r->expires_in_ms != INT64_MIN)
+		{
+			cli_out_str(",\"expires_in_ms\":");
 			cli_out_i64(r->expires_in_ms);
-		cli_out_str(",\"last_ms\":");
-		cli_out_i64(r->last_ms);
+		}
+		if (r->last_ms != 0)
+		{
+			cli_out_str(",\"last_ms\":");
+			cli_out_i64(r->last_ms);
+		}
 		cli_out_str("}\n");
 		return;
 	}

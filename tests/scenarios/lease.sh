@@ -128,6 +128,23 @@ ok_if "a released row keeps the holder's last ms (ttl 0) for the next holder" \
     '[ "$(q "SELECT holder = '"''"' AND ttl_ms = 0 AND last_ms >= $first FROM chronoid.node_lease WHERE node = 981")" = t ]' \
     "$(q 'SELECT * FROM chronoid.node_lease WHERE node = 981')"
 
+# --- list --json: a key that does not apply is absent, never null or "" ------
+# (docs/cli.md, "JSON output"): 981 is released (no holder, no expiry), the
+# numbers acquired above are held.
+if command -v jq >/dev/null 2>&1; then
+    "$bin" lease list --json >"$work/list.json" 2>&1; rc=$?
+    ok_if "lease list --json: one object per row, no null or empty-string value anywhere" \
+        '[ $rc -eq 0 ] && jq -es "length > 0 and all(.[]; [.. | select(. == null or . == \"\")] == [])" "$work/list.json" >/dev/null' \
+        "rc=$rc" "$(head -c 600 "$work/list.json")"
+    ok_if "lease list --json: a released number has no holder and no expiry; a held one has both" \
+        'jq -es "(.[] | select(.node == 981) | (.state == \"released\" and (has(\"holder\") | not) and (has(\"expires_in_ms\") | not) and (has(\"expires_at\") | not) and .last_ms > 0)) and
+                 ([.[] | select(.state == \"held\")] | length > 0 and all(.[]; has(\"holder\") and has(\"expires_in_ms\") and has(\"acquired_at\")))" "$work/list.json" >/dev/null' \
+        "$(grep -E '"node":(981|1),' "$work/list.json")"
+else
+    skip "lease list --json: no null or empty-string value" "no jq"
+    skip "lease list --json: released and held rows" "no jq"
+fi
+
 # --- SIGSTOP past the expiry ------------------------------------------------
 # A mints through cid_lease_next (ttl 3 s, grace 2 s) on the only number of
 # its range; stopped longer than ttl + grace, B takes the number only after
