@@ -61,7 +61,9 @@ CLI_OBJS  := $(CLI_SRCS:cli/%.c=$(BUILD)/obj/cli/%.o)
 CLI_COMMON_OBJS := $(addprefix $(BUILD)/obj/cli/,args.o diag.o output.o)
 TEST_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 LEASE_TEST_SRCS := $(filter tests/unit/test_lease%,$(TEST_SRCS))
-CORE_TEST_SRCS  := $(filter-out $(LEASE_TEST_SRCS),$(TEST_SRCS))
+# Tests of db/ code: built where libpq's header is.
+DB_TEST_SRCS    := $(LEASE_TEST_SRCS) $(filter tests/unit/test_bench_pk%,$(TEST_SRCS))
+CORE_TEST_SRCS  := $(filter-out $(DB_TEST_SRCS),$(TEST_SRCS))
 
 STATIC_LIB := $(BUILD)/libchronoid.a
 SHARED_LIB := $(BUILD)/libchronoid.so.$(VERSION)
@@ -99,7 +101,7 @@ CXX       ?= c++
 HAVE_CXX  ?= $(shell command -v $(CXX) >/dev/null 2>&1 && echo yes)
 
 TEST_BINS := $(CORE_TEST_SRCS:tests/unit/%.c=$(BUILD)/tests/%) \
-             $(if $(HAVE_LIBPQ),$(LEASE_TEST_SRCS:tests/unit/%.c=$(BUILD)/tests/%) $(LEASE_MINTER)) \
+             $(if $(HAVE_LIBPQ),$(DB_TEST_SRCS:tests/unit/%.c=$(BUILD)/tests/%) $(LEASE_MINTER)) \
              $(if $(HAVE_CXX),$(BUILD)/tests/test_cxx)
 
 # The extension builds only where PGXS is really there: pg_config, and even
@@ -204,6 +206,14 @@ $(BUILD)/tests/test_lease%: tests/unit/test_lease%.c tests/tap.h tests/testutil.
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(CID_CFLAGS) -Isrc -Idb/lease -Idb/chronoid-lease -Itests -o $@ $< \
 	  db/chronoid-lease/lease_args.c $(LEASE_STATIC) $(STATIC_LIB) $(CID_LDFLAGS) -lpq -lm
+
+# bench-pk's pure formatting (no libpq call; its header needs libpq's).
+BPK_FORMAT := db/chronoid-bench-pk/bench_pk_format.c
+$(BUILD)/tests/test_bench_pk: tests/unit/test_bench_pk.c tests/tap.h tests/testutil.h $(BPK_FORMAT) \
+    db/chronoid-bench-pk/bench_pk_internal.h $(STATIC_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(CID_CFLAGS) $(PQ_CFLAGS) -Idb/chronoid-bench-pk -Itests -o $@ $< $(BPK_FORMAT) \
+	  $(STATIC_LIB) $(CID_LDFLAGS) -lm
 
 $(LEASE_MINTER): tests/scenarios/lease_minter.c $(LEASE_STATIC) $(STATIC_LIB)
 	@mkdir -p $(@D)

@@ -17,6 +17,7 @@
 
 #define BPK_CMD			"bench-pk"
 #define BPK_ERRLEN		512
+#define BPK_WARNLEN		1024	/* bpk_small_run_warning's text */
 #define BPK_MAX_KEYS	32
 #define BPK_NAME_MAX	31		/* a key name: [a-z_][a-z0-9_]* */
 #define BPK_CURVE		50		/* points of the rate curve */
@@ -89,6 +90,7 @@ typedef struct bpk_run
 	bool		have_pgstattuple;
 	char		pgstattuple_note[256];
 	bool		have_checkpoint;
+	double		shared_buffers;	/* bytes; -1: unknown */
 	char		schema[64];
 	char		ext_schema[128];	/* chronoid's schema, quoted; "" when absent */
 	char		started_at[32];
@@ -123,12 +125,72 @@ void		bpk_fmt(char *dst, size_t len, const char *fmt,...)
 #endif
 			;
 
+/*
+ * bench_pk_format.c: pure formatting, tested by tests/unit/test_bench_pk.c
+ */
+#define BPK_BAR			30		/* width of the progress bar */
+
+/* A count as the progress line shows it: "789", "45.6k", "1.23M"; "--" below 0. */
+void		bpk_fmt_count(char *buf, size_t len, double v);
+
+/*
+ * Seconds as "M:SS", "H:MM:SS" from an hour, rounded to the second; "--"
+ * for a negative, NaN or infinite value or beyond 99:59:59.
+ */
+void		bpk_fmt_duration(char *buf, size_t len, double secs);
+
+/*
+ * Rows per second as the report computes it: rows done by the end of the
+ * last finished batch over that end's time since the start; -1 (unknown)
+ * before a batch has finished.
+ */
+double		bpk_rate(uint64_t done, double t);
+
+/*
+ * One progress frame, without the carriage return: "key [####....]
+ * 1.20M/2.00M rows  25.1k rows/s  ETA 0:32".  rate < 0 (unknown) shows
+ * "--" for the rate and the ETA.  secs >= 0 makes it the last frame:
+ * "in M:SS" instead of the ETA.
+ */
+void		bpk_progress_text(char *buf, size_t len, const char *name, uint64_t done,
+							  uint64_t rows, double rate, double secs);
+
+/* The chart's rate axis: ticks every step rows/s, labelled in unit. */
+typedef struct bpk_axis
+{
+	double		step;			/* rows/s between ticks: 1, 2 or 5 x 10^k */
+	double		unit;			/* 1, 1e3, 1e6 or 1e9 */
+	const char *prefix;			/* "", "k", "M", "G" for unit */
+	int			decimals;		/* digits after the point for step / unit */
+} bpk_axis;
+
+/* The axis for rates up to max (max <= 0 is taken as 1). */
+void		bpk_axis_for(bpk_axis *ax, double max);
+
+/*
+ * When an index of index_bytes after rows stays below limit_bytes (the
+ * server's shared_buffers), about how many rows it would take to reach
+ * it; -1 when it did reach it or a size is unknown (<= 0).
+ */
+double		bpk_rows_to_outgrow(uint64_t rows, double index_bytes, double limit_bytes);
+
 /* bench_pk_load.c: N rows by K connections, with a progress bar */
 bool		bpk_load(const bpk_run *run, bpk_key *key, const char *insert_sql,
 					 const char *conninfo, char *err, size_t errlen);
 
-/* bench_pk_report.c: Markdown, JSON and the chart in run->out_dir */
-bool		bpk_write_report(const bpk_run *run, char *err, size_t errlen);
+/*
+ * bench_pk_report.c: Markdown, JSON and the chart in run->out_dir;
+ * *charts says whether gnuplot drew bench-pk.png and bench-pk.svg.
+ */
+bool		bpk_write_report(const bpk_run *run, bool *charts, char *err, size_t errlen);
 void		bpk_print_markdown(const bpk_run *run, FILE *fp);
+
+/*
+ * The warning of a run too small to rank the keys (every primary-key index
+ * stayed below shared_buffers, so none was ever read back from disk), in
+ * buf (Markdown: it goes into the report; one line).  false, buf empty,
+ * when the run is large enough or shared_buffers is unknown.
+ */
+bool		bpk_small_run_warning(const bpk_run *run, char *buf, size_t len);
 
 #endif							/* CHRONOID_BENCH_PK_INTERNAL_H */

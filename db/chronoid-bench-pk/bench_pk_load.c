@@ -120,38 +120,17 @@ worker_main(void *arg)
 	return NULL;
 }
 
+/*
+ * One frame on stderr: "key [#####.....] 1.2M/2.0M rows  25.1k rows/s  ETA
+ * 0:32", or the last one, "... in 0:40", which stays on screen.
+ */
 static void
-fmt_count(char *buf, size_t len, double v)
+progress(const char *name, uint64_t done, uint64_t rows, double rate, double secs)
 {
-	if (v >= 1e6)
-		bpk_fmt(buf, len, "%.2fM", v / 1e6);
-	else if (v >= 1e3)
-		bpk_fmt(buf, len, "%.1fk", v / 1e3);
-	else
-		bpk_fmt(buf, len, "%.0f", v);
-}
+	char		line[256];
 
-/* "key [#####.....] 1.2M/2.0M rows  25.1k rows/s  ETA 0:32" on one line. */
-static void
-progress(const char *name, uint64_t done, uint64_t rows, double elapsed)
-{
-	char		bar[31],
-				d[16],
-				r[16],
-				rate_s[16];
-	int			i,
-				fill = rows > 0 ? (int) (30.0 * (double) done / (double) rows) : 0;
-	double		rate = elapsed > 0 ? (double) done / elapsed : 0;
-	double		eta = rate > 0 ? (double) (rows - done) / rate : 0;
-
-	for (i = 0; i < 30; i++)
-		bar[i] = i < fill ? '#' : '.';
-	bar[30] = '\0';
-	fmt_count(d, sizeof(d), (double) done);
-	fmt_count(r, sizeof(r), (double) rows);
-	fmt_count(rate_s, sizeof(rate_s), rate);
-	fprintf(stderr, "\r%-16s [%s] %s/%s rows  %s rows/s  ETA %d:%02d \033[K",
-			name, bar, d, r, rate_s, (int) eta / 60, (int) eta % 60);
+	bpk_progress_text(line, sizeof(line), name, done, rows, rate, secs);
+	fprintf(stderr, "\r%s\033[K%s", line, secs >= 0 ? "\n" : "");
 	fflush(stderr);
 }
 
@@ -349,14 +328,21 @@ bpk_load(const bpk_run *run, bpk_key *key, const char *insert_sql,
 	for (;;)
 	{
 		uint64_t	d;
+		double		rate;
 		bool		end;
 
+		/*
+		 * The rate as the report computes it (bpk_rate: rows by the last
+		 * batch's end over its time), not over the time of this poll,
+		 * which trails the last batch by up to a poll interval.
+		 */
 		pthread_mutex_lock(&ld.mu);
 		d = ld.done;
+		rate = ld.nlog > 0 ? bpk_rate(ld.log[ld.nlog - 1].done, ld.log[ld.nlog - 1].t) : -1;
 		end = ld.failed || d >= ld.rows;
 		pthread_mutex_unlock(&ld.mu);
-		if (tty)
-			progress(key->name, d, ld.rows, bpk_now() - ld.t0);
+		if (tty && !end)
+			progress(key->name, d, ld.rows, rate, -1);
 		if (end)
 			break;
 		if (bpk_interrupted)
@@ -365,14 +351,17 @@ bpk_load(const bpk_run *run, bpk_key *key, const char *insert_sql,
 	}
 	for (i = 0; i < nth; i++)
 		pthread_join(th[i], NULL);
-	if (tty)
-		fputs("\r\033[K", stderr);
 	if (ld.failed)
 	{
+		if (tty)
+			fputs("\r\033[K", stderr);
 		bpk_fmt(err, errlen, "%s", ld.err);
 		goto done;
 	}
 	summarise(&ld, key);
+	/* the last frame shows the figures the report will: rows/s and time */
+	if (tty)
+		progress(key->name, ld.rows, ld.rows, key->rate, key->secs);
 	ok = true;
 
 done:

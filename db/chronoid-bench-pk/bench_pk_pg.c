@@ -4,7 +4,6 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -18,16 +17,6 @@ bpk_now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
-}
-
-void
-bpk_fmt(char *dst, size_t len, const char *fmt,...)
-{
-	va_list		ap;
-
-	va_start(ap, fmt);
-	vsnprintf(dst, len, fmt, ap);
-	va_end(ap);
 }
 
 /*

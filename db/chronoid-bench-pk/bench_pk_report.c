@@ -112,6 +112,40 @@ print_rounds(const bpk_run *run, FILE *fp)
 	}
 }
 
+bool
+bpk_small_run_warning(const bpk_run *run, char *buf, size_t len)
+{
+	const bpk_key *big = NULL;
+	char		idx[32],
+				sb[32],
+				rows[32];
+	double		need;
+	int			i;
+
+	buf[0] = '\0';
+	for (i = 0; i < run->nkeys; i++)
+	{
+		const bpk_key *k = &run->keys[i];
+
+		if (k->available && k->index_bytes > 0 && (big == NULL || k->index_bytes > big->index_bytes))
+			big = k;
+	}
+	if (big == NULL)
+		return false;
+	need = bpk_rows_to_outgrow(run->rows, big->index_bytes, run->shared_buffers);
+	if (need < 0)
+		return false;
+	bpk_fmt(buf, len, "too small to rank the keys: the largest primary-key index (%s, %s) "
+			"stayed below shared_buffers (%s), so every index was in memory throughout, "
+			"random keys never paid for reading their pages back, and the differences in "
+			"rate (ordered keys against bigserial too) are not meaningful; an index that "
+			"size reaches shared_buffers at about %s rows: run several times that, or on a "
+			"server with a smaller shared_buffers",
+			big->name, size_text(idx, sizeof(idx), big->index_bytes),
+			size_text(sb, sizeof(sb), run->shared_buffers), grouped(rows, sizeof(rows), need));
+	return true;
+}
+
 void
 bpk_print_markdown(const bpk_run *run, FILE *fp)
 {
@@ -126,6 +160,12 @@ bpk_print_markdown(const bpk_run *run, FILE *fp)
 			grouped(rows, sizeof(rows), (double) run->rows), run->clients,
 			(unsigned long long) run->batch, (unsigned long long) run->payload,
 			run->server_version, run->target, run->started_at);
+	{
+		char		warn[BPK_WARNLEN];
+
+		if (bpk_small_run_warning(run, warn, sizeof(warn)))
+			fprintf(fp, "> **Warning:** %s.\n\n", warn);
+	}
 	if (run->repeat > 1)
 		fprintf(fp, "Each key ran %d times, the order of the keys rotated by one place each round; "
 				"every figure is the median of its %d rounds (the chart shows the round with the "
@@ -152,7 +192,11 @@ bpk_print_markdown(const bpk_run *run, FILE *fp)
 
 	if (base != NULL)
 	{
-		fprintf(fp, "\nRelative to bigserial (leaf density: difference in points):\n\n");
+		char		warn[BPK_WARNLEN];
+
+		fprintf(fp, "\nRelative to bigserial (leaf density: difference in points)%s:\n\n",
+				bpk_small_run_warning(run, warn, sizeof(warn)) ?
+				"; the run was too small for these ratios to mean anything (see the warning above)" : "");
 		fprintf(fp, "| key | rows/s | rows/s, last 20%% | WAL/row | full-page images | p99 batch | PK index | leaf density |\n");
 		fprintf(fp, "|---|--:|--:|--:|--:|--:|--:|--:|\n");
 		for (i = 0; i < run->nkeys; i++)
@@ -294,6 +338,17 @@ write_json(const bpk_run *run, FILE *fp)
 	json_str(fp, run->server_version);
 	fprintf(fp, ",\n  \"target\": ");
 	json_str(fp, run->target);
+	if (run->shared_buffers > 0)
+		fprintf(fp, ",\n  \"shared_buffers_bytes\": %.0f", run->shared_buffers);
+	{
+		char		warn[BPK_WARNLEN];
+
+		/* a list, always there: empty when the run raised no warning */
+		fprintf(fp, ",\n  \"warnings\": [");
+		if (bpk_small_run_warning(run, warn, sizeof(warn)))
+			json_str(fp, warn);
+		fputc(']', fp);
+	}
 	fprintf(fp, ",\n  \"pgstattuple\": %s,\n  \"settings\": {", run->have_pgstattuple ? "true" : "false");
 	for (i = 0; i < run->nsettings; i++)
 	{
@@ -398,9 +453,25 @@ write_gnuplot(const bpk_run *run, FILE *fp)
 	char		rows[32];
 	int			t,
 				i,
+				j,
 				n;
+	double		max = 0;
+	bpk_axis	ax;
 
 	grouped(rows, sizeof(rows), (double) run->rows);
+
+	/*
+	 * The rate axis: gnuplot's own "%.0s%c" labels a 1.0M, 1.2M, 1.4M axis
+	 * "1M, 1M, 1M".  The ticks are chosen here, the rates divided by the
+	 * unit, and the labels get the decimals the step needs.
+	 */
+	for (i = 0; i < run->nkeys; i++)
+	{
+		for (j = 0; run->keys[i].available && j < BPK_CURVE; j++)
+			if (run->keys[i].curve_rate[j] > max)
+				max = run->keys[i].curve_rate[j];
+	}
+	bpk_axis_for(&ax, max);
 	fprintf(fp, "# chronoid bench-pk chart: gnuplot bench-pk.gp (in this directory)\n");
 	for (t = 0; t < 2; t++)
 	{
@@ -409,15 +480,16 @@ write_gnuplot(const bpk_run *run, FILE *fp)
 				"PostgreSQL %s\"\n", rows, run->clients, run->server_version);
 		fprintf(fp, "set title 'Insert rate (each point: %d%% of the rows)'\nset xlabel 'rows inserted'\n"
 				"set ylabel 'rows/s'\nset grid\nset key outside right\nset yrange [0:*]\n"
-				"set format x '%%.1s%%c'\nset format y '%%.0s%%c'\n", 100 / BPK_CURVE);
+				"set format x '%%.1s%%c'\nset ytics %.10g\nset format y '%%.%df%s'\n",
+				100 / BPK_CURVE, ax.step / ax.unit, ax.decimals, ax.prefix);
 		fprintf(fp, "plot");
 		n = 0;
 		for (i = 0; i < run->nkeys; i++)
 		{
 			if (!run->keys[i].available)
 				continue;
-			fprintf(fp, "%s 'bench-pk-rate.dat' index %d using 1:2 with linespoints pt 7 ps 0.4 lw 1.5 title '%s'",
-					n > 0 ? "," : "", n, run->keys[i].name);
+			fprintf(fp, "%s 'bench-pk-rate.dat' index %d using 1:($2/%.0f) with linespoints pt 7 ps 0.4 lw 1.5 title '%s'",
+					n > 0 ? "," : "", n, ax.unit, run->keys[i].name);
 			n++;
 		}
 		fprintf(fp, "\nset title 'Primary-key index size'\nunset xlabel\nset ylabel 'MiB'\n"
@@ -479,7 +551,7 @@ run_gnuplot(const char *dir)
 }
 
 bool
-bpk_write_report(const bpk_run *run, char *err, size_t errlen)
+bpk_write_report(const bpk_run *run, bool *charts, char *err, size_t errlen)
 {
 	static const char *const names[] = {"bench-pk.md", "bench-pk.json", "bench-pk-rate.dat",
 	"bench-pk-size.dat", "bench-pk.gp"};
@@ -509,6 +581,7 @@ bpk_write_report(const bpk_run *run, char *err, size_t errlen)
 	if (!ok)
 		return false;
 	rc = run_gnuplot(run->out_dir);
+	*charts = rc == 0;
 	bpk_fmt(path, sizeof(path), "%s/bench-pk-gnuplot.log", run->out_dir);
 	if (rc == 0)
 		unlink(path);

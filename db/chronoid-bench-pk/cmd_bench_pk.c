@@ -286,6 +286,10 @@ prepare_target(bpk_run *run, PGconn *conn, bool scratch, char *err, size_t errle
 		!bpk_query_num(conn, "SELECT current_setting('server_version_num')::int", &num, msg, sizeof(msg)))
 		return failf(err, errlen, "reading the server version", msg);
 	run->server_num = (int) num;
+	/* shared_buffers, to tell a run whose indexes never left memory */
+	if (!bpk_query_num(conn, "SELECT pg_catalog.pg_size_bytes(pg_catalog.current_setting('shared_buffers'))",
+					   &run->shared_buffers, msg, sizeof(msg)))
+		run->shared_buffers = -1;
 	for (i = 0; i < BPK_NSETTINGS && i < NSETTING_NAMES && setting_names[i] != NULL; i++)
 	{
 		run->settings[i].name = setting_names[i];
@@ -644,6 +648,20 @@ run_rounds(bpk_run *run, PGconn *conn, const char *conninfo, char *err, size_t e
 	return true;
 }
 
+/* The files of the run, one line each, for the person at the terminal. */
+static void
+print_paths(const bpk_run *run, bool charts)
+{
+	const char *d = run->out_dir;
+
+	fprintf(stderr, "chronoid bench-pk: report %s/bench-pk.md\n"
+			"chronoid bench-pk: JSON   %s/bench-pk.json\n", d, d);
+	if (charts)
+		fprintf(stderr, "chronoid bench-pk: charts %s/bench-pk.png %s/bench-pk.svg\n", d, d);
+	else
+		fprintf(stderr, "chronoid bench-pk: charts not drawn; %s/bench-pk.gp draws them\n", d);
+}
+
 static bool
 pg_env_set(void)
 {
@@ -680,6 +698,7 @@ bench_pk(bpk_run *run, int argc, char **argv)
 	PGconn	   *conn = NULL;
 	bool		scratch = false,
 				made_out = false,
+				charts = false,
 				ok = false;
 	struct sigaction sa;
 	struct stat st;
@@ -827,7 +846,7 @@ done:
 	}
 	if (conn != NULL)
 		PQfinish(conn);
-	if (ok && !bpk_write_report(run, err, sizeof(err)))
+	if (ok && !bpk_write_report(run, &charts, err, sizeof(err)))
 		ok = false;
 	if (!ok)
 	{
@@ -839,6 +858,19 @@ done:
 	bpk_print_markdown(run, stdout);
 	if (fflush(stdout) != 0)
 		return CLI_EXIT_FAIL;
+
+	/*
+	 * A warning always goes to stderr; where the files went only when a
+	 * person is watching (stderr a terminal, as the progress bar).
+	 */
+	{
+		char		warn[BPK_WARNLEN];
+
+		if (bpk_small_run_warning(run, warn, sizeof(warn)))
+			cli_error(BPK_CMD, "warning: %s", warn);
+	}
+	if (isatty(2))
+		print_paths(run, charts);
 	return CLI_EXIT_OK;
 }
 

@@ -34,7 +34,14 @@ else
 fi
 after=$(ls -d /tmp/chronoid-bpk.* 2>/dev/null | sort)
 if [ "$before" = "$after" ]; then ok "throwaway cluster removed"; else not_ok "throwaway cluster removed" "left: $after"; fi
-if [ -s "$tmp/stderr" ]; then not_ok "stderr quiet when not a terminal" "$(head -n 3 "$tmp/stderr")"; else ok "stderr quiet when not a terminal"; fi
+# 20,000 rows never outgrow shared_buffers (128MB): the one thing on stderr
+# when it is not a terminal is the warning that says so.
+if [ "$(wc -l <"$tmp/stderr")" -eq 1 ] &&
+   grep -q '^chronoid: bench-pk: warning: too small to rank the keys: the largest primary-key index ([a-z_0-9]*, .*) stayed below shared_buffers (128.0 MiB).* at about [0-9,]* rows' "$tmp/stderr"; then
+    ok "stderr when not a terminal: only the warning that the run is too small (no progress, no paths)"
+else
+    not_ok "stderr when not a terminal: only the warning that the run is too small" "$(head -n 3 "$tmp/stderr")"
+fi
 for f in bench-pk.md bench-pk.json bench-pk.png bench-pk.svg; do
     if [ -s "$out/$f" ]; then ok "$f written"; else not_ok "$f written"; fi
 done
@@ -92,6 +99,19 @@ else
     not_ok "leaf density ordered" "$(jq -c '[.keys[] | {(.name): .leaf_density}]' "$j")"
 fi
 md=$out/bench-pk.md
+if grep -q '^> \*\*Warning:\*\* too small to rank the keys' "$md" &&
+   grep -q '^Relative to bigserial.*too small for these ratios to mean anything' "$md" &&
+   jq -e '.shared_buffers_bytes == 134217728 and (.warnings | length == 1 and (.[0] | test("too small to rank")))' "$j" >/dev/null 2>&1; then
+    ok "a run inside shared_buffers: the report, its ratios and the JSON say it is too small"
+else
+    not_ok "a run inside shared_buffers: the report, its ratios and the JSON say it is too small" \
+        "$(grep -n 'Warning\|Relative' "$md" | head -n 3)" "$(jq -c '{shared_buffers_bytes, warnings}' "$j" 2>&1 | head -c 300)"
+fi
+if grep -q "set format y '%.[0-9]f[kMG]\?'" "$out/bench-pk.gp" && grep -q '^set ytics [0-9.e+]*$' "$out/bench-pk.gp"; then
+    ok "chart: the rate axis has its own ticks and labels with decimals (not gnuplot's %.0s%c)"
+else
+    not_ok "chart: the rate axis has its own ticks and labels" "$(grep -n 'format y\|ytics' "$out/bench-pk.gp")"
+fi
 if grep -q '^| key | rows/s |' "$md" && grep -q 'Relative to bigserial' "$md" && grep -q '^| shared_buffers | 128MB |' "$md" &&
    [ "$(grep -cE '^\| (bigserial|uuidv4|uuidv7|ulid|ulid_monotonic|snowflake) \| [0-9,]+ \|' "$md")" -eq 6 ] &&
    grep -q '(bench-pk.png)' "$md" && cmp -s <(grep -v '(bench-pk.png)' "$md") <(cat "$tmp/stdout"; echo); then
@@ -118,10 +138,60 @@ if [ ! -e "$tmp/none" ]; then ok "no output directory left by usage errors"; els
 
 # 3. A server of ours: runtime errors leave nothing behind.
 expect_fail "unreachable server" 1 'cannot connect' --conninfo "host=$tmp/nowhere port=1" --out "$tmp/none"
-if ! pgc_start >/dev/null 2>&1; then
+# shared_buffers 1MB: a few tens of thousands of rows outgrow it (below).
+if ! pgc_start "shared_buffers = 1MB" >/dev/null 2>&1; then
     bail "test cluster starts" "$(tail -n 5 "$PGC_LOG" 2>/dev/null)"
 fi
 ci="host=$PGHOST port=$PGPORT user=postgres dbname=postgres"
+
+# On a terminal (script(1) gives it one): progress frames, then where the
+# files went.  No ETA before a rate is known; each key's last frame shows
+# the rate the report gives it.  The index outgrows shared_buffers: no
+# warning.
+if command -v script >/dev/null 2>&1; then
+    script -qec "'$bin' bench-pk --conninfo '$ci' --keys bigserial,uuidv4 --rows 40000 --clients 2 \
+        --out '$tmp/tty' >'$tmp/tty.md'" /dev/null >"$tmp/tty.err" 2>&1; rc=$?
+    # frames end in \r, lines in \r\n on a terminal: one frame or line each
+    tr '\r' '\n' <"$tmp/tty.err" | sed 's/\x1b\[K//g' | grep -v '^$' >"$tmp/tty.frames"
+    if [ "$rc" -eq 0 ] && grep -q '^bigserial .* rows/s  ETA' "$tmp/tty.frames" &&
+       ! grep -E -- '-- rows/s  ETA [0-9]' "$tmp/tty.frames" | grep -q . &&
+       ! grep -E 'ETA --' "$tmp/tty.frames" | grep -vq -- '-- rows/s'; then
+        ok "terminal: progress frames; \"ETA --\" exactly while no rate is known"
+    else
+        not_ok "terminal: progress frames; \"ETA --\" exactly while no rate is known" "rc=$rc" "$(head -n 5 "$tmp/tty.frames")"
+    fi
+    # The count format of the progress line (bpk_fmt_count) applied to the
+    # JSON's rows_per_s.
+    bad=""
+    for k in bigserial uuidv4; do
+        want=$(jq -r --arg k "$k" '.keys[] | select(.name == $k) | .rows_per_s' "$tmp/tty/bench-pk.json" 2>/dev/null |
+            awk '{ if ($1 >= 999995) printf "%.2fM", $1 / 1e6; else if ($1 >= 999.95) printf "%.1fk", $1 / 1e3; else printf "%.0f", $1 }')
+        last=$(grep "^$k .* in [0-9]" "$tmp/tty.frames" | tail -n 1)
+        [[ -n $want && $last == *"/40.0k rows  $want rows/s  in "* ]] || bad+="$k: '$last' (want $want rows/s); "
+    done
+    if [ -z "$bad" ]; then
+        ok "terminal: each key's last frame shows the report's rows/s and stays on screen"
+    else
+        not_ok "terminal: each key's last frame shows the report's rows/s" "$bad"
+    fi
+    if grep -qx "chronoid bench-pk: report $tmp/tty/bench-pk.md" "$tmp/tty.frames" &&
+       grep -qx "chronoid bench-pk: JSON   $tmp/tty/bench-pk.json" "$tmp/tty.frames" &&
+       grep -qx "chronoid bench-pk: charts $tmp/tty/bench-pk.png $tmp/tty/bench-pk.svg" "$tmp/tty.frames" &&
+       [ "$(tail -n 1 "$tmp/tty.frames")" = "chronoid bench-pk: charts $tmp/tty/bench-pk.png $tmp/tty/bench-pk.svg" ]; then
+        ok "terminal: the paths of the report, the JSON and the charts, last"
+    else
+        not_ok "terminal: the paths of the report, the JSON and the charts, last" "$(tail -n 4 "$tmp/tty.frames")"
+    fi
+    if ! grep -q 'warning' "$tmp/tty.frames" && ! grep -q 'Warning' "$tmp/tty.md" &&
+       jq -e '.warnings == [] and .shared_buffers_bytes == 1048576' "$tmp/tty/bench-pk.json" >/dev/null 2>&1; then
+        ok "an index that outgrew shared_buffers (1MB): no warning"
+    else
+        not_ok "an index that outgrew shared_buffers (1MB): no warning" "$(grep -i warning "$tmp/tty.frames" | head -c 300)" \
+            "$(jq -c '{warnings, shared_buffers_bytes, sizes: [.keys[] | .pk_index_bytes]}' "$tmp/tty/bench-pk.json" 2>&1)"
+    fi
+else
+    for c in "progress frames" "last frames" "paths" "no warning"; do skip "terminal: $c" "no script(1)"; done
+fi
 expect_fail "failing expression" 1 'key "bad": expression 1/0 fails: division by zero' \
     --conninfo "$ci" --keys 'bigserial,bad=1/0' --rows 1000 --out "$tmp/none"
 expect_fail "chronoid key without the extension" 1 'key "uuidv7": the chronoid extension is not installed' \
