@@ -68,7 +68,10 @@ typedef struct bpk_key
 typedef struct bpk_setting
 {
 	const char *name;
-	char		value[128];
+	char		value[128];		/* as the report shows it */
+	bool		unset;			/* no such setting here: value "(not set)" */
+	bool		unreadable;		/* hidden from the role: value "(not
+								 * readable: why)" */
 } bpk_setting;
 
 /* The whole run: options, target, keys, results. */

@@ -349,15 +349,48 @@ write_json(const bpk_run *run, FILE *fp)
 			json_str(fp, warn);
 		fputc(']', fp);
 	}
-	fprintf(fp, ",\n  \"pgstattuple\": %s,\n  \"settings\": {", run->have_pgstattuple ? "true" : "false");
-	for (i = 0; i < run->nsettings; i++)
+	fprintf(fp, ",\n  \"pgstattuple\": %s,\n", run->have_pgstattuple ? "true" : "false");
+
+	/*
+	 * settings: those the server has and showed, with their values (an
+	 * empty list, such as shared_preload_libraries = '', is left out like
+	 * one not set); unreadable_settings: the ones hidden from the role,
+	 * with the server's reason.  Both objects are always there.
+	 */
+	for (j = 0; j < 2; j++)
 	{
-		fprintf(fp, "%s\n    ", i > 0 ? "," : "");
-		json_str(fp, run->settings[i].name);
-		fputs(": ", fp);
-		json_str(fp, run->settings[i].value);
+		bool		any = false;
+
+		fprintf(fp, "%s  \"%s\": {", j > 0 ? ",\n" : "", j == 0 ? "settings" : "unreadable_settings");
+		for (i = 0; i < run->nsettings; i++)
+		{
+			const bpk_setting *st = &run->settings[i];
+			const char *v = st->value;
+
+			if (j == 0 ? (st->unreadable || st->unset || v[0] == '\0') : !st->unreadable)
+				continue;
+			if (j == 1 && strncmp(v, "(not readable: ", 15) == 0)
+			{
+				/* the reason alone, without the report's parentheses */
+				char		why[sizeof(st->value)];
+				size_t		n = strlen(v + 15);
+
+				if (n > 0 && v[15 + n - 1] == ')')
+					n--;		/* not there when the value was cut */
+				bpk_fmt(why, sizeof(why), "%.*s", (int) n, v + 15);
+				fprintf(fp, "%s\n    \"%s\": ", any ? "," : "", st->name);
+				json_str(fp, why);
+			}
+			else
+			{
+				fprintf(fp, "%s\n    \"%s\": ", any ? "," : "", st->name);
+				json_str(fp, v);
+			}
+			any = true;
+		}
+		fprintf(fp, "%s}", any ? "\n  " : "");
 	}
-	fprintf(fp, "\n  },\n  \"keys\": [");
+	fprintf(fp, ",\n  \"keys\": [");
 	for (i = 0; i < run->nkeys; i++)
 	{
 		const bpk_key *k = &run->keys[i];

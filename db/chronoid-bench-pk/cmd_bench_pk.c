@@ -300,8 +300,13 @@ prepare_target(bpk_run *run, PGconn *conn, bool scratch, char *err, size_t errle
 		 * pg_read_all_settings: the report says so rather than failing.
 		 */
 		if (!bpk_query(conn, sql, run->settings[i].value, sizeof(run->settings[i].value), msg, sizeof(msg)))
+		{
 			bpk_fmt(run->settings[i].value, sizeof(run->settings[i].value),
 					"(not readable: %s)", msg);
+			run->settings[i].unreadable = true;
+		}
+		else
+			run->settings[i].unset = strcmp(run->settings[i].value, "(not set)") == 0;
 		run->nsettings = i + 1;
 	}
 
