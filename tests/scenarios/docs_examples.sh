@@ -229,12 +229,12 @@ while IFS=$'\t' read -r file where lang directive; do
                 "$PGC_BIN/createdb" "$db" </dev/null
             fi
             out=$("$PGC_BIN/psql" -X -q -v VERBOSITY=verbose -d "$db" -f "$file" 2>&1 </dev/null)
-            want=$(sed -nE 's/^-- ERROR ([0-9A-Z]{5}):.*/\1/p' "$file")
-            got=$(sed -nE 's/^psql:[^ ]* ERROR:  ([0-9A-Z]{5}):.*/\1/p' <<<"$out")
-            if [ "$got" = "$want" ]; then ok "$label"
+            errs_doc=$(sed -nE 's/^-- ERROR ([0-9A-Z]{5}):.*/\1/p' "$file" | tr '\n' ' ')
+            errs_got=$(sed -nE 's/^psql:[^ ]* ERROR:  ([0-9A-Z]{5}):.*/\1/p' <<<"$out" | tr '\n' ' ')
+            if [ "$errs_got" = "$errs_doc" ]; then ok "$label"
             else
                 not_ok "$label"
-                diag "errors documented: $(echo $want)" "errors raised: $(echo $got)"
+                diag "errors documented: $errs_doc" "errors raised: $errs_got"
                 grep -A3 'ERROR:' <<<"$out" | head -n 15 | diag
             fi ;;
         c)
