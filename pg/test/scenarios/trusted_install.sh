@@ -97,21 +97,23 @@ check "the owner drops it, schema snowflake with it" "$out" 0
 
 # 4. Objects the owner planted before installing: the install fails, or
 # does not use them.
-fresh_db
-out=$(as_owner "CREATE SCHEMA snowflake" \
-               "CREATE FUNCTION snowflake.register_node(int, bool) RETURNS bool LANGUAGE sql AS 'SELECT true'" \
-               "CREATE EXTENSION chronoid")
-if grep -q 'ERROR:  42P06' <<<"$out"; then ok "a schema snowflake the owner made first: the install fails"
-else not_ok "a schema snowflake the owner made first: the install fails" "$out"; fi
-check "  ... nothing installed" "$(q -d "$db" -c "SELECT count(*) FROM pg_extension WHERE extname = 'chronoid'")" 0
-
-fresh_db
-out=$(as_owner "CREATE SCHEMA ids" \
-               "CREATE FUNCTION ids.gen_ulid() RETURNS text LANGUAGE sql AS 'SELECT 1::text'" \
-               "CREATE EXTENSION chronoid SCHEMA ids")
-if grep -q 'ERROR:  42723' <<<"$out"; then ok "a look-alike in the target schema: the install fails"
-else not_ok "a look-alike in the target schema: the install fails" "$out"; fi
-check "  ... nothing installed" "$(q -d "$db" -c "SELECT count(*) FROM pg_extension WHERE extname = 'chronoid'")" 0
+# install_fails WHAT SQLSTATE SQL...: in a fresh database the owner's SQL
+# (ending in CREATE EXTENSION) fails with SQLSTATE, and nothing is installed.
+install_fails() {
+    local what=$1 want=$2 out
+    shift 2
+    fresh_db
+    out=$(as_owner "$@")
+    if grep -q "ERROR:  $want" <<<"$out"; then ok "$what: the install fails"
+    else not_ok "$what: the install fails" "$out"; fi
+    check "  ... nothing installed" "$(q -d "$db" -c "SELECT count(*) FROM pg_extension WHERE extname = 'chronoid'")" 0
+}
+install_fails "a schema snowflake the owner made first" 42P06 "CREATE SCHEMA snowflake" \
+    "CREATE FUNCTION snowflake.register_node(int, bool) RETURNS bool LANGUAGE sql AS 'SELECT true'" \
+    "CREATE EXTENSION chronoid"
+install_fails "a look-alike in the target schema" 42723 "CREATE SCHEMA ids" \
+    "CREATE FUNCTION ids.gen_ulid() RETURNS text LANGUAGE sql AS 'SELECT 1::text'" \
+    "CREATE EXTENSION chronoid SCHEMA ids"
 
 fresh_db
 out=$(as_owner "CREATE TEMP TABLE node_registry (node int, sysid int8, name text, claimed_at timestamptz)" \
