@@ -9,7 +9,13 @@
 #   make bench           benchmark table (docs/benchmarks.md)
 #   make bench-pg        PostgreSQL extension benchmark (docs/benchmarks.md)
 #   make bench-pk        primary-key kinds on PostgreSQL (docs/benchmarks.md)
-#   make install PREFIX=/usr/local
+#   make install PREFIX=/usr/local   library, headers, pkg-config files, the
+#                        command, its man page, the database tools
+#   make install-ext     the PostgreSQL extension, where pg_config says
+#
+# Both honour DESTDIR, and check that every directory they write can be
+# written before they copy anything.  CPPFLAGS, CFLAGS and LDFLAGS from the
+# environment (dpkg-buildflags) are used as given.
 #
 # Variables: BUILD (output dir), SAN (e.g. address,undefined or thread),
 # WERROR=1 (warnings as errors; CI sets it).
@@ -29,11 +35,17 @@ INCDIR    ?= $(PREFIX)/include
 BINDIR    ?= $(PREFIX)/bin
 LIBEXECDIR ?= $(PREFIX)/libexec
 MANDIR    ?= $(PREFIX)/share/man
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 DESTDIR   ?=
+# Run after a root install into the live system (no DESTDIR), so that the
+# new libchronoid.so.1 is in ld.so's cache at once; empty to skip.
+LDCONFIG  ?= ldconfig
 
 BUILD     ?= build
 CC        ?= cc
 CFLAGS    ?= -O2 -g
+CPPFLAGS  ?=
+LDFLAGS   ?=
 SAN       ?=
 WERROR    ?=
 PG_CONFIG ?= pg_config
@@ -121,17 +133,17 @@ tests: $(TEST_BINS)
 
 $(BUILD)/obj/src/%.o: src/%.c include/chronoid.h $(wildcard src/*.h)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(CID_CFLAGS) -c $< -o $@
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(CID_CFLAGS) -c $< -o $@
 
 # main.c knows where the database tools are installed.
 $(BUILD)/obj/cli/main.o: $(BUILD)/.dirs
 $(BUILD)/obj/cli/%.o: cli/%.c include/chronoid.h $(wildcard cli/*.h)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(CID_CFLAGS) -DCID_LIBEXECDIR='"$(LIBEXECDIR)/chronoid"' -c $< -o $@
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(CID_CFLAGS) -DCID_LIBEXECDIR='"$(LIBEXECDIR)/chronoid"' -c $< -o $@
 
 $(BUILD)/obj/db/%.o: db/%.c include/chronoid.h include/chronoid_lease.h $(wildcard db/*/*.h cli/*.h)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(CID_CFLAGS) $(PQ_CFLAGS) -I$(<D) -Icli -Isrc -c $< -o $@
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(CID_CFLAGS) $(PQ_CFLAGS) -I$(<D) -Icli -Isrc -c $< -o $@
 
 $(STATIC_LIB): $(LIB_OBJS)
 	@mkdir -p $(@D)
@@ -204,8 +216,8 @@ $(BUILD)/chronoid-bench-pk: $(BPK_TOOL_OBJS) $(CLI_COMMON_OBJS) $(PQ_OBJS) $(STA
 $(BUILD)/tests/test_lease%: tests/unit/test_lease%.c tests/tap.h tests/testutil.h db/lease/lease_internal.h \
     db/chronoid-lease/lease_args.c $(LEASE_STATIC) $(STATIC_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(CID_CFLAGS) -Isrc -Idb/lease -Idb/chronoid-lease -Itests -o $@ $< \
-	  db/chronoid-lease/lease_args.c $(LEASE_STATIC) $(STATIC_LIB) $(CID_LDFLAGS) -lpq -lm
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(CID_CFLAGS) -Isrc -Idb/lease -Idb/chronoid-lease -Itests -o $@ $< \
+	  db/chronoid-lease/lease_args.c $(LEASE_STATIC) $(STATIC_LIB) $(CID_LDFLAGS) $(LDFLAGS) -lpq -lm
 
 # bench-pk's pure formatting (no libpq call; its header needs libpq's).
 BPK_FORMAT := db/chronoid-bench-pk/bench_pk_format.c
@@ -217,53 +229,77 @@ $(BUILD)/tests/test_bench_pk: tests/unit/test_bench_pk.c tests/tap.h tests/testu
 
 $(LEASE_MINTER): tests/scenarios/lease_minter.c $(LEASE_STATIC) $(STATIC_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(CID_CFLAGS) -o $@ $< $(LEASE_STATIC) $(STATIC_LIB) $(CID_LDFLAGS) -lpq -lm
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(CID_CFLAGS) -o $@ $< $(LEASE_STATIC) $(STATIC_LIB) $(CID_LDFLAGS) $(LDFLAGS) -lpq -lm
 
 $(BUILD)/tests/test_cxx: tests/cxx/test_cxx.cpp tests/cxx/c_layout.c include/chronoid.h include/chronoid_lease.h $(STATIC_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(CID_CFLAGS) -c tests/cxx/c_layout.c -o $(BUILD)/tests/c_layout.o
-	$(CXX) $(CXXFLAGS) -std=c++11 -Wall -Wextra -pedantic $(if $(WERROR),-Werror) -Iinclude \
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(CID_CFLAGS) -c tests/cxx/c_layout.c -o $(BUILD)/tests/c_layout.o
+	$(CXX) $(CPPFLAGS) $(CXXFLAGS) -std=c++11 -Wall -Wextra -pedantic $(if $(WERROR),-Werror) -Iinclude \
 	  $(if $(SAN),-fsanitize=$(SAN) -fno-omit-frame-pointer) -pthread -o $@ $< \
-	  $(BUILD)/tests/c_layout.o $(STATIC_LIB) $(CID_LDFLAGS) -lm
+	  $(BUILD)/tests/c_layout.o $(STATIC_LIB) $(CID_LDFLAGS) $(LDFLAGS) -lm
 
 $(BUILD)/tests/%: tests/unit/%.c tests/tap.h tests/testutil.h $(STATIC_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(CID_CFLAGS) -Isrc -Itests -o $@ $< $(STATIC_LIB) $(CID_LDFLAGS) -lm
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(CID_CFLAGS) -Isrc -Itests -o $@ $< $(STATIC_LIB) $(CID_LDFLAGS) $(LDFLAGS) -lm
 
 ext:
 	$(MAKE) -C pg PG_CONFIG=$(PG_CONFIG)
 
+$(BUILD)/chronoid.1: docs/chronoid.1 include/chronoid.h
+	@mkdir -p $(@D)
+	sed '/^\.TH /s/"chronoid"/"chronoid $(VERSION)"/' docs/chronoid.1 >$@
+
+# Every directory `make install` writes, checked before anything is copied:
+# a user without the rights gets one message and nothing half-installed.
+INSTALL_DIRS := $(INCDIR) $(LIBDIR) $(PKGCONFIGDIR) $(BINDIR) $(MANDIR)/man1 \
+                $(if $(HAVE_LIBPQ),$(LIBEXECDIR)/chronoid)
+
 # The library, its header and the ID command need only a C compiler; the
-# lease library and the database tools follow where libpq was found.
-install: lib cli $(if $(HAVE_LIBPQ),db)
-	install -d $(DESTDIR)$(INCDIR) $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
-	install -m 644 include/chronoid.h $(DESTDIR)$(INCDIR)/
-	install -m 644 $(STATIC_LIB) $(DESTDIR)$(LIBDIR)/
-	install -m 755 $(SHARED_LIB) $(DESTDIR)$(LIBDIR)/
+# lease library and the database tools follow where libpq was found.  The
+# extension is not part of it: it goes where the server's pg_config says,
+# which PREFIX does not move (make install-ext).
+install: lib cli $(if $(HAVE_LIBPQ),db) $(BUILD)/chronoid.1
+	@scripts/install-preflight.sh --hint 'choose a writable PREFIX (or DESTDIR), or run as root' \
+	  $(addprefix $(DESTDIR),$(INSTALL_DIRS))
+	install -d $(addprefix $(DESTDIR),$(INSTALL_DIRS))
+	install -m 644 include/chronoid.h $(if $(HAVE_LIBPQ),include/chronoid_lease.h) $(DESTDIR)$(INCDIR)/
+	install -m 644 $(STATIC_LIB) $(if $(HAVE_LIBPQ),$(LEASE_STATIC)) $(DESTDIR)$(LIBDIR)/
+	install -m 644 $(SHARED_LIB) $(if $(HAVE_LIBPQ),$(LEASE_SHARED)) $(DESTDIR)$(LIBDIR)/
 	ln -sf libchronoid.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libchronoid.so.$(SOVERSION)
 	ln -sf libchronoid.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libchronoid.so
-	install -m 644 $(PC_FILE) $(DESTDIR)$(LIBDIR)/pkgconfig/
+	$(if $(HAVE_LIBPQ),ln -sf libchronoid_lease.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libchronoid_lease.so.$(SOVERSION))
+	$(if $(HAVE_LIBPQ),ln -sf libchronoid_lease.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libchronoid_lease.so)
+	install -m 644 $(PC_FILE) $(if $(HAVE_LIBPQ),$(LEASE_PC)) $(DESTDIR)$(PKGCONFIGDIR)/
 	install -m 755 $(CLI_BIN) $(DESTDIR)$(BINDIR)/
-	sed '/^\.TH /s/"chronoid"/"chronoid $(VERSION)"/' docs/chronoid.1 >$(BUILD)/chronoid.1
 	install -m 644 $(BUILD)/chronoid.1 $(DESTDIR)$(MANDIR)/man1/
-	$(if $(HAVE_LIBPQ),$(MAKE) --no-print-directory install-db)
-	$(if $(HAVE_PGXS),$(MAKE) -C pg install PG_CONFIG=$(PG_CONFIG))
+	$(if $(HAVE_LIBPQ),install -m 755 $(TOOL_BINS) $(DESTDIR)$(LIBEXECDIR)/chronoid/)
+	$(ldconfig_step)
 
-.PHONY: install-db
-install-db: db
-	install -d $(DESTDIR)$(INCDIR) $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(LIBEXECDIR)/chronoid
-	install -m 644 include/chronoid_lease.h $(DESTDIR)$(INCDIR)/
-	install -m 644 $(LEASE_STATIC) $(DESTDIR)$(LIBDIR)/
-	install -m 755 $(LEASE_SHARED) $(DESTDIR)$(LIBDIR)/
-	ln -sf libchronoid_lease.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libchronoid_lease.so.$(SOVERSION)
-	ln -sf libchronoid_lease.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libchronoid_lease.so
-	install -m 644 $(LEASE_PC) $(DESTDIR)$(LIBDIR)/pkgconfig/
-	install -m 755 $(TOOL_BINS) $(DESTDIR)$(LIBEXECDIR)/chronoid/
+# A root install into the live system refreshes ld.so's cache (a staged one,
+# DESTDIR, leaves that to whoever installs it: a package's trigger).  When
+# the library is still not found that way, say how to point the linker and
+# the loader at it.
+define ldconfig_step
+@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" -eq 0 ] && [ -n "$(LDCONFIG)" ]; then \
+	  echo "$(LDCONFIG)"; PATH="$$PATH:/sbin:/usr/sbin" $(LDCONFIG) || exit 1; fi; \
+	if [ -z "$(DESTDIR)" ] && ! PATH="$$PATH:/sbin:/usr/sbin" ldconfig -p 2>/dev/null | \
+	    grep -qF " => $(LIBDIR)/libchronoid.so.$(SOVERSION)"; then \
+	  echo "note: $(LIBDIR) is not in the loader's search path; for programs built against it:"; \
+	  echo "  export PKG_CONFIG_PATH=$(PKGCONFIGDIR) LD_LIBRARY_PATH=$(LIBDIR)"; fi
+endef
+
+# The PostgreSQL extension, into the server's directories (pg_config), or
+# under DESTDIR; pg/Makefile checks they can be written first.
+.PHONY: install-ext uninstall-ext
+install-ext:
+	$(MAKE) -C pg install PG_CONFIG=$(PG_CONFIG)
+uninstall-ext:
+	$(MAKE) -C pg uninstall PG_CONFIG=$(PG_CONFIG)
 
 uninstall:
 	rm -f $(DESTDIR)$(INCDIR)/chronoid.h $(DESTDIR)$(INCDIR)/chronoid_lease.h \
 	      $(DESTDIR)$(LIBDIR)/libchronoid.* $(DESTDIR)$(LIBDIR)/libchronoid_lease.* \
-	      $(DESTDIR)$(LIBDIR)/pkgconfig/chronoid.pc $(DESTDIR)$(LIBDIR)/pkgconfig/chronoid-lease.pc \
+	      $(DESTDIR)$(PKGCONFIGDIR)/chronoid.pc $(DESTDIR)$(PKGCONFIGDIR)/chronoid-lease.pc \
 	      $(DESTDIR)$(BINDIR)/chronoid $(TOOLS:%=$(DESTDIR)$(LIBEXECDIR)/chronoid/chronoid-%) \
 	      $(DESTDIR)$(MANDIR)/man1/chronoid.1
 	-rmdir $(DESTDIR)$(LIBEXECDIR)/chronoid 2>/dev/null
@@ -284,7 +320,7 @@ bench: setup
 
 $(BUILD)/bench/bench: bench/bench.c $(STATIC_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(CID_CFLAGS) -O2 -o $@ $< $(STATIC_LIB) $(CID_LDFLAGS) -luuid -lm
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(CID_CFLAGS) -O2 -o $@ $< $(STATIC_LIB) $(CID_LDFLAGS) $(LDFLAGS) -luuid -lm
 
 # The extension against core nextval() and gen_random_uuid(), on a throwaway
 # cluster, without and with preload (as root; BENCH_PG_QUICK=1 for a smoke run).

@@ -2,12 +2,20 @@
 # install.sh — `make install` into a staging directory (DESTDIR) puts every
 # promised file in place, and a program built against the installed header
 # and pkg-config file (docs/example.c) links, statically and dynamically, and
-# runs.  Prints TAP.
+# runs.  The extension is a step of its own (make install-ext).  As an
+# ordinary user (nobody): an install into a prefix of one's own works, and
+# one that cannot write everything installs nothing.  Prints TAP.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 stage=$(mktemp -d)
+chmod 755 "$stage"
 trap 'rm -rf "$stage"' EXIT
 . scripts/tap.bash
+
+have_pgxs() {
+    local f
+    f=$(pg_config --pgxs 2>/dev/null) && [ -f "$f" ] && [ -f "$(pg_config --includedir-server)/postgres.h" ]
+}
 
 prefix=/opt/chronoid-test
 run_ok "make install DESTDIR=... PREFIX=$prefix" \
@@ -21,10 +29,20 @@ for f in include/chronoid.h lib/libchronoid.a lib/libchronoid.so lib/libchronoid
     run_ok "installed $f" test -e "$root/$f"
 done
 run_ok "pkg-config file names the install prefix" grep -qx "prefix=$prefix" "$root/lib/pkgconfig/chronoid.pc"
-if f=$(pg_config --pgxs 2>/dev/null) && [ -f "$f" ] && [ -f "$(pg_config --includedir-server)/postgres.h" ]; then
-    run_ok "extension module installed where pg_config says" test -f "$stage$(pg_config --pkglibdir)/chronoid.so"
+ok_if "make install installs nothing outside PREFIX (the extension is make install-ext)" \
+    '[ -z "$(cd "$stage" && find . -path "./${prefix#/}" -prune -o ! -type d -print)" ]' \
+    "$(cd "$stage" && find . -path "./${prefix#/}" -prune -o ! -type d -print | head -n 5)"
+if have_pgxs; then
+    ext=$stage/ext
+    run_ok "make install-ext DESTDIR=..." make -s --no-print-directory install-ext DESTDIR="$ext"
+    run_ok "extension module installed where pg_config says" test -f "$ext$(pg_config --pkglibdir)/chronoid.so"
     run_ok "extension control file installed where pg_config says" \
-        test -f "$stage$(pg_config --sharedir)/extension/chronoid.control"
+        test -f "$ext$(pg_config --sharedir)/extension/chronoid.control"
+    ok_if "make install-ext installs the extension only" \
+        '[ -z "$(cd "$ext" && find . ! -type d | grep -v -e "^.$(pg_config --pkglibdir)/" -e "^.$(pg_config --sharedir)/extension/")" ]' \
+        "$(cd "$ext" && find . ! -type d | head -n 5)"
+else
+    skip "make install-ext DESTDIR=..." "no PostgreSQL server development files"
 fi
 
 export PKG_CONFIG_PATH=$root/lib/pkgconfig PKG_CONFIG_SYSROOT_DIR=$stage
@@ -80,6 +98,104 @@ ok_if "without the tools, chronoid lease exits 2 saying it is not installed" \
     '[ $rc -eq 2 ] && [[ $out == *"\"lease\" is not installed"* ]]' "rc=$rc $out"
 ok_if "the ID command does not link libpq" '! ldd "$nopq/root$prefix/bin/chronoid" | grep -q libpq' \
     "$(ldd "$nopq/root$prefix/bin/chronoid")"
+
+# The build takes the flags Debian's dpkg-buildflags exports: every compile
+# line CPPFLAGS and CFLAGS, every link line LDFLAGS (a dry run of a fresh
+# build directory prints them all).
+flags=$stage/flags.log
+make -n --no-print-directory BUILD="$stage/flags" HAVE_PGXS= CPPFLAGS=-D_FORTIFY_SOURCE=2 \
+    CFLAGS='-O2 -fstack-protector-strong' LDFLAGS=-Wl,-z,relro all tests 2>&1 |
+    sed -e :a -e '/\\$/N; s/\\\n//; ta' >"$flags"
+compiles=$(grep -E '^(cc|gcc|c\+\+|g\+\+|clang) .* -c ' "$flags")
+links=$(grep -E '^(cc|gcc|c\+\+|g\+\+|clang) ' "$flags" | grep -v -- ' -c ')
+ok_if "every compile line has CPPFLAGS and CFLAGS from the environment ($(wc -l <<<"$compiles") lines)" \
+    '[ -n "$compiles" ] && ! grep -v -e "-D_FORTIFY_SOURCE=2.*-O2 -fstack-protector-strong" <<<"$compiles" >/dev/null' \
+    "$(grep -v -e "-D_FORTIFY_SOURCE=2.*-O2 -fstack-protector-strong" <<<"$compiles" | head -n 3)"
+ok_if "every link line has LDFLAGS from the environment ($(wc -l <<<"$links") lines)" \
+    '[ -n "$links" ] && ! grep -v -e "-Wl,-z,relro" <<<"$links" >/dev/null' \
+    "$(grep -v -e "-Wl,-z,relro" <<<"$links" | head -n 3)"
+
+# ldconfig: run after a root install into the live system (no DESTDIR),
+# not after a staged one; a stand-in records the calls.
+fake=$stage/fake-ldconfig
+printf '#!/bin/sh\necho called >>"%s"\n' "$stage/ldconfig.calls" >"$fake"
+chmod 755 "$fake"
+make -s --no-print-directory install DESTDIR="$stage/ld" PREFIX="$prefix" LDCONFIG="$fake" >/dev/null 2>&1
+ok_if "a staged install (DESTDIR) does not run ldconfig" '[ ! -e "$stage/ldconfig.calls" ]'
+if [ "$(id -u)" -eq 0 ]; then
+    out=$(make -s --no-print-directory install PREFIX="$stage/live" LDCONFIG="$fake" 2>&1)
+    ok_if "a root install without DESTDIR runs ldconfig" '[ "$(cat "$stage/ldconfig.calls" 2>/dev/null)" = called ]' "$out"
+    ok_if "an install outside the loader's path says how to reach it (PKG_CONFIG_PATH, LD_LIBRARY_PATH)" \
+        '[[ $out == *"PKG_CONFIG_PATH=$stage/live/lib/pkgconfig LD_LIBRARY_PATH=$stage/live/lib"* ]]' "$out"
+else
+    skip "a root install without DESTDIR runs ldconfig" "not root"
+    skip "an install outside the loader's path says how to reach it" "not root"
+fi
+
+# As an ordinary user: a copy of the sources it owns (it may not read the
+# checkout), built and installed into a prefix of its own; then installs it
+# cannot complete, which must leave nothing behind.
+if [ "$(id -u)" -eq 0 ] && id nobody >/dev/null 2>&1; then
+    user=$stage/user
+    mkdir -p "$user/src"
+    have_pgxs && make -s --no-print-directory -C pg >/dev/null 2>&1
+    cp -a Makefile include src cli db docs scripts pg "$user/src/"
+    chown -R nobody "$user"
+    as_nobody() { runuser -u nobody -- env HOME="$user" "$@"; }
+    up=$user/prefix
+    if out=$(as_nobody make -C "$user/src" -s --no-print-directory -j2 HAVE_PGXS= PREFIX="$up" install 2>&1); then
+        ok "as nobody: make install PREFIX=\$HOME/prefix"
+    else
+        not_ok "as nobody: make install PREFIX=\$HOME/prefix" "$(tail -n 5 <<<"$out")"
+    fi
+    ok_if "as nobody: library, header, pkg-config file, command in the prefix" \
+        '[ -e "$up/lib/libchronoid.so.1" ] && [ -e "$up/include/chronoid.h" ] && [ -x "$up/bin/chronoid" ] &&
+         [ -e "$up/lib/pkgconfig/chronoid.pc" ]' "$(find "$up" | head -n 10)"
+    run_ok "as nobody: docs/example.c builds with PKG_CONFIG_PATH and runs with LD_LIBRARY_PATH (as README says)" \
+        as_nobody bash -c "export PKG_CONFIG_PATH='$up/lib/pkgconfig' LD_LIBRARY_PATH='$up/lib';
+            cc -std=c11 \$(pkg-config --cflags chronoid) '$user/src/docs/example.c' \$(pkg-config --libs chronoid) \
+               -o '$user/ex' && '$user/ex'"
+
+    # A prefix it can write, a libexec directory it cannot: refused before
+    # anything is copied.
+    mkdir -m 555 "$user/ro"
+    chown nobody "$user/ro"
+    out=$(as_nobody make -C "$user/src" -s --no-print-directory HAVE_PGXS= PREFIX="$user/half" \
+          LIBEXECDIR="$user/ro/libexec" install 2>&1); rc=$?
+    ok_if "as nobody: an install that cannot write LIBEXECDIR fails, naming it" \
+        '[ $rc -ne 0 ] && [[ $out == *"$user/ro/libexec/chronoid"* ]]' "rc=$rc" "$out"
+    ok_if "as nobody: ... and installs nothing (not even the library)" '[ ! -e "$user/half" ]' \
+        "$(find "$user/half" 2>/dev/null | head -n 5)"
+
+    if have_pgxs; then
+        pkglib=$(pg_config --pkglibdir)
+        before=$(md5sum "$pkglib/chronoid.so" 2>/dev/null)
+        out=$(as_nobody make -C "$user/src" -s --no-print-directory install-ext 2>&1); rc=$?
+        ok_if "as nobody: make install-ext into the server's directories fails, saying why" \
+            '[ $rc -ne 0 ] && [[ $out == *"cannot write $pkglib"* ]]' "rc=$rc" "$out"
+        ok_if "as nobody: ... and leaves the server's chronoid.so as it was" \
+            '[ "$(md5sum "$pkglib/chronoid.so" 2>/dev/null)" = "$before" ]'
+        # Staged, with the extension directory read-only and the module's
+        # writable: still nothing copied, the module included.
+        dd=$user/extstage
+        mkdir -p "$dd$(pg_config --sharedir)/extension" "$dd$pkglib"
+        chown -R nobody "$dd"
+        chmod 555 "$dd$(pg_config --sharedir)/extension"
+        out=$(as_nobody make -C "$user/src" -s --no-print-directory install-ext DESTDIR="$dd" 2>&1); rc=$?
+        ok_if "as nobody: make install-ext DESTDIR with the extension directory read-only fails" \
+            '[ $rc -ne 0 ] && [[ $out == *"cannot write $dd$(pg_config --sharedir)/extension"* ]]' "rc=$rc" "$out"
+        ok_if "as nobody: ... and copies nothing, not even the module" \
+            '[ -z "$(find "$dd" ! -type d)" ]' "$(find "$dd" ! -type d | head -n 5)"
+        chmod 755 "$dd$(pg_config --sharedir)/extension"
+        run_ok "as nobody: make install-ext DESTDIR=... (pg_buildext's way)" \
+            as_nobody make -C "$user/src" -s --no-print-directory install-ext DESTDIR="$dd"
+        ok_if "as nobody: ... module, control file and install script staged" \
+            '[ -f "$dd$pkglib/chronoid.so" ] && [ -f "$dd$(pg_config --sharedir)/extension/chronoid.control" ] &&
+             ls "$dd$(pg_config --sharedir)/extension/chronoid--"*.sql >/dev/null 2>&1'
+    fi
+else
+    skip "as nobody: make install into a prefix of its own" "not root, or no nobody user"
+fi
 
 if command -v man >/dev/null 2>&1; then
     run_ok "man page renders without warnings" bash -c "MANWIDTH=80 man --warnings -l '$root/share/man/man1/chronoid.1' 2>&1 >/dev/null | (! grep .)"
