@@ -8,7 +8,10 @@ exec 3>&1 1>&2
 # Debian package names; the PostgreSQL ones prefer the distribution's
 # default server (15 on Debian 12), else the generic metapackages.
 want=(build-essential pkg-config uuid-dev clang libclang-rt-dev faketime
-      libfaketime procps libpq-dev gnuplot-nox cppcheck clang-tidy python3-psycopg2)
+      libfaketime procps libpq-dev gnuplot-nox cppcheck clang-tidy python3-psycopg2
+      # the Debian packages (debian/, tests/scenarios/debian.sh): dpkg-buildpackage,
+      # dh and pg_buildext, lintian; devscripts for whoever builds them by hand
+      dpkg-dev debhelper devscripts lintian postgresql-server-dev-all)
 # pglogical (docs/cluster.md: the all-to-all topology) for the installed
 # server's major version, when the distribution has it.
 if pgv=$(pg_config --version 2>/dev/null | sed -nE 's/^PostgreSQL ([0-9]+).*/\1/p') &&
