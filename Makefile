@@ -12,6 +12,8 @@
 #   make install PREFIX=/usr/local   library, headers, pkg-config files, the
 #                        command, its man page, the database tools
 #   make install-ext     the PostgreSQL extension, where pg_config says
+#   make dist            the release tarball build/chronoid-VERSION.tar.gz (and
+#                        .sha256) from HEAD, VERSION the extension's
 #
 # Both honour DESTDIR, and check that every directory they write can be
 # written before they copy anything.  CPPFLAGS, CFLAGS and LDFLAGS from the
@@ -303,6 +305,27 @@ uninstall:
 	      $(DESTDIR)$(BINDIR)/chronoid $(TOOLS:%=$(DESTDIR)$(LIBEXECDIR)/chronoid/chronoid-%) \
 	      $(DESTDIR)$(MANDIR)/man1/chronoid.1
 	-rmdir $(DESTDIR)$(LIBEXECDIR)/chronoid 2>/dev/null
+
+# The release tarball: HEAD (committed files only) under chronoid-VERSION/.
+# It is named after the extension's version, pg/chronoid.control's
+# default_version, because PGXN distributes it as the extension; META.json
+# must say the same (scripts/pgxn-meta-check.py, which also checks it
+# against PGXN's Meta Spec), and a release without its LICENSE is refused.
+# The checks read HEAD's files, staged under $(BUILD)/dist, not the
+# working tree's.
+.PHONY: dist
+dist:
+	@git rev-parse --verify -q HEAD >/dev/null || { echo "dist: needs a git checkout" >&2; exit 1; }
+	@git diff --quiet HEAD 2>/dev/null || echo "dist: note: uncommitted changes are not in the tarball" >&2
+	@set -e; v=$$(git show HEAD:pg/chronoid.control | sed -n "s/^default_version *= *'\(.*\)'/\1/p"); \
+	  test -n "$$v" || { echo "dist: no default_version in HEAD's pg/chronoid.control" >&2; exit 1; }; \
+	  d=chronoid-$$v; rm -rf $(BUILD)/dist; mkdir -p $(BUILD)/dist; \
+	  git archive --format=tar --prefix=$$d/ HEAD | tar -xf - -C $(BUILD)/dist; \
+	  test -f $(BUILD)/dist/$$d/LICENSE || { echo "dist: HEAD has no LICENSE; a release must carry its licence" >&2; exit 1; }; \
+	  scripts/pgxn-meta-check.py $(BUILD)/dist/$$d; \
+	  git archive --format=tar.gz --prefix=$$d/ -o $(BUILD)/$$d.tar.gz HEAD; \
+	  (cd $(BUILD) && sha256sum $$d.tar.gz >$$d.tar.gz.sha256); \
+	  rm -rf $(BUILD)/dist; echo "$(BUILD)/$$d.tar.gz"; cat $(BUILD)/$$d.tar.gz.sha256
 
 setup:
 	@scripts/setup.sh
