@@ -110,7 +110,7 @@ while read -r f; do
     if [ -e "/$f" ] || [ -L "/$f" ]; then echo "$f"; fi
 done <"$work/files.list" >"$work/replaced.list"
 if [ -s "$work/replaced.list" ]; then
-    (cd / && md5sum $(grep -v '^$' "$work/replaced.list") 2>/dev/null) >"$work/replaced.md5"
+    (cd / && tr '\n' '\0' <"$work/replaced.list" | xargs -0 md5sum 2>/dev/null) >"$work/replaced.md5"
     tar -cpf "$work/replaced.tar" -C / -T "$work/replaced.list" && saved=$work/replaced.tar
 fi
 
