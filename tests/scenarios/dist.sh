@@ -24,6 +24,16 @@ ok_if "META.json follows PGXN's Meta Spec 1.0.0" '[ $rc -eq 0 ] && [ -z "$out" ]
 check "META.json's version and its extension's are pg/chronoid.control's ($extversion)" \
     "$(meta_version META.json 2>&1)" "$extversion $extversion"
 
+# The Debian packages carry the same version (debian/changelog's
+# upstream part, before the Debian revision).
+if command -v dpkg-parsechangelog >/dev/null 2>&1; then
+    debversion=$(dpkg-parsechangelog -l debian/changelog -S Version 2>&1)
+    check "debian/changelog's upstream version is pg/chronoid.control's ($extversion)" \
+        "${debversion%-*}" "$extversion"
+else
+    skip "debian/changelog's upstream version is pg/chronoid.control's" "no dpkg-parsechangelog"
+fi
+
 # The checker must refuse what the spec refuses: each variant breaks one
 # rule, in a copy of the files it reads.
 variant() {
