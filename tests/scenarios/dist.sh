@@ -125,6 +125,27 @@ else
     skip "... and its extension is built" "no PostgreSQL server development files"
 fi
 
+# The tarball is the Debian orig tarball as it is (debian/ is upstream's):
+# a source package builds from it, and lintian finds no error or warning
+# in it (as nobody: lintian need not run as root).
+if command -v dpkg-source >/dev/null 2>&1 && command -v lintian >/dev/null 2>&1; then
+    deb=$tmp/deb
+    mkdir "$deb"
+    cp "$repo/build/$dist.tar.gz" "$deb/chronoid_$extversion.orig.tar.gz"
+    tar -xzf "$deb/chronoid_$extversion.orig.tar.gz" -C "$deb"
+    if out=$(cd "$deb/$dist" && dpkg-source -b . 2>&1); then
+        ok "dpkg-source -b builds a source package with the tarball as its orig tarball"
+    else
+        not_ok "dpkg-source -b builds a source package with the tarball as its orig tarball" "$(tail -n 5 <<<"$out")"
+    fi
+    chmod -R a+rX "$tmp"
+    lint=(lintian --fail-on error,warning "$deb"/*.dsc)
+    [ "$(id -u)" -eq 0 ] && id nobody >/dev/null 2>&1 && lint=(runuser -u nobody -- env HOME="$deb" "${lint[@]}")
+    run_ok "lintian: no errors or warnings in the source package" "${lint[@]}"
+else
+    skip "dpkg-source -b builds a source package from the tarball" "no dpkg-source or lintian"
+fi
+
 # Refusals, each committed in the clone, each leaving no tarball behind.
 rm -f "$repo/build/"*.tar.gz*
 git -C "$repo" rm -q LICENSE && commit -m "no LICENSE"
