@@ -226,8 +226,8 @@ BPK_FORMAT := db/chronoid-bench-pk/bench_pk_format.c
 $(BUILD)/tests/test_bench_pk: tests/unit/test_bench_pk.c tests/tap.h tests/testutil.h $(BPK_FORMAT) \
     db/chronoid-bench-pk/bench_pk_internal.h $(STATIC_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(CID_CFLAGS) $(PQ_CFLAGS) -Idb/chronoid-bench-pk -Itests -o $@ $< $(BPK_FORMAT) \
-	  $(STATIC_LIB) $(CID_LDFLAGS) -lm
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(CID_CFLAGS) $(PQ_CFLAGS) -Idb/chronoid-bench-pk -Itests -o $@ $< $(BPK_FORMAT) \
+	  $(STATIC_LIB) $(CID_LDFLAGS) $(LDFLAGS) -lm
 
 $(LEASE_MINTER): tests/scenarios/lease_minter.c $(LEASE_STATIC) $(STATIC_LIB)
 	@mkdir -p $(@D)

@@ -116,8 +116,9 @@ if out=$(make -C "$src" -s --no-print-directory -j2 2>&1); then
 else
     not_ok "the unpacked tarball builds (make)" "$(tail -n 10 <<<"$out")"
 fi
-header_version=$(sed -n 's/^#define CID_VERSION_STRING "\(.*\)"/\1/p' include/chronoid.h)
-check "... and its chronoid runs" "$("$src/build/chronoid" --version 2>&1)" "chronoid $header_version"
+# the library's version as the build wrote it into chronoid.pc (from the header)
+lib_version=$(sed -n 's/^Version: //p' "$src/build/chronoid.pc")
+check "... and its chronoid runs" "$("$src/build/chronoid" --version 2>&1)" "chronoid ${lib_version:-?}"
 if f=$(pg_config --pgxs 2>/dev/null) && [ -f "$f" ] && [ -f "$(pg_config --includedir-server)/postgres.h" ]; then
     ok_if "... and its extension is built (pg/chronoid.so, the install script of $extversion)" \
         '[ -f "$src/pg/chronoid.so" ] && [ -f "$src/pg/sql/chronoid--$extversion.sql" ]'
