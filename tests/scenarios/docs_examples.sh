@@ -17,7 +17,9 @@
 #               installed header and library, then run; exit 0
 #   anything else (```text, a bare ```) is output or grammar, not run.
 #
-# Just before a block, <!-- doctest: dry-run --> checks a block of make
+# Just before a block, <!-- doctest: in-clone --> runs a sh block in the
+# repository instead of the scratch directory (HOME is a scratch one
+# either way); <!-- doctest: dry-run --> checks a block of make
 # commands (building, installing, running suites: what make check does
 # anyway) without running them: each names targets its Makefile has (a
 # leading sudo dropped); and
@@ -46,7 +48,7 @@ fi
 pgc_mkdir
 work=$PGC_DIR/docs
 stage=$work/stage
-mkdir -p "$work/blocks" "$work/run" "$stage"
+mkdir -p "$work/blocks" "$work/run" "$work/home" "$stage"
 
 # 1. What a user has after installing: the library, the command, the
 # extension (its files staged too, and installed where the server reads them).
@@ -215,7 +217,9 @@ while IFS=$'\t' read -r file where lang directive; do
     esac
     case "$lang" in
         sh)
-            if out=$(cd "$work/run" && bash -e "$file" 2>&1 </dev/null); then ok "$label"
+            dir=$work/run
+            [ "$directive" = in-clone ] && dir=$root
+            if out=$(cd "$dir" && HOME=$work/home bash -e "$file" 2>&1 </dev/null); then ok "$label"
             else not_ok "$label"; printf '%s\n' "$out" | tail -n 15 | diag; fi ;;
         console)
             if out=$(run_console "$file" "$([ "$directive" = output ] && echo 1)" 2>&1); then ok "$label"
