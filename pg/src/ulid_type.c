@@ -14,6 +14,10 @@
 #include "utils/sortsupport.h"
 #include "utils/timestamp.h"
 #include "utils/uuid.h"
+#if PG_VERSION_NUM >= 160000
+/* SET_VARSIZE moved out of postgres.h into varatt.h in 16. */
+#include "varatt.h"
+#endif
 
 #define ULID_LEN 16
 

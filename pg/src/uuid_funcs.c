@@ -133,6 +133,16 @@ shift_range_error(Interval *shift)
 
 #define TEN_THOUSAND_YEARS_DAYS INT64CONST(3652425)
 
+/*
+ * |v| > limit, for limit >= 0, without negating v: PostgreSQL 18 dropped
+ * its Abs() macro, and -INT64_MIN would overflow anyway.
+ */
+static inline bool
+magnitude_above(int64 v, int64 limit)
+{
+	return v > limit || v < -limit;
+}
+
 static bool
 shift_too_far(const Interval *shift)
 {
@@ -144,9 +154,9 @@ shift_too_far(const Interval *shift)
 
 	if (!all_up && !all_down)
 		return false;
-	return Abs(months) > 120000 ||
-		Abs(days) > TEN_THOUSAND_YEARS_DAYS ||
-		Abs(us) / USECS_PER_DAY > TEN_THOUSAND_YEARS_DAYS;
+	return magnitude_above(months, 120000) ||
+		magnitude_above(days, TEN_THOUSAND_YEARS_DAYS) ||
+		magnitude_above(us / USECS_PER_DAY, TEN_THOUSAND_YEARS_DAYS);
 }
 
 /*
