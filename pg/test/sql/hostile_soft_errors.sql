@@ -2,8 +2,8 @@
 -- pg_input_is_valid() and pg_input_error_info() answer without raising,
 -- with the same SQLSTATE and message as the hard error.  Older servers
 -- have neither function: there the suite says it is skipped
--- (hostile_soft_errors.out); the output on 16+ is to be recorded, from a
--- real 16+ server, as the alternative hostile_soft_errors_1.out.
+-- (hostile_soft_errors.out); the output on 16+ is the alternative
+-- hostile_soft_errors_1.out, recorded on PostgreSQL 18.6 and read line by line.
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS chronoid;
 RESET client_min_messages;
