@@ -5,6 +5,7 @@
 #                        libpq is, the database parts in db/; where the server
 #                        dev files are, the PostgreSQL extension in pg/
 #   make check           install what is missing, build, run every test
+#   make check-matrix    the extension on PostgreSQL 15, 17 and 18
 #   make demo            install what is missing, show the main job
 #   make bench           benchmark table (docs/benchmarks.md)
 #   make bench-pg        PostgreSQL extension benchmark (docs/benchmarks.md)
@@ -360,6 +361,14 @@ bench-pk: setup all
 	@$(if $(HAVE_PGXS),$(MAKE) -s --no-print-directory -C pg install PG_CONFIG=$(PG_CONFIG) >/dev/null &&) \
 	CHRONOID_BIN=$(CLI_BIN) bench/pk/run.sh --rows $(BENCH_PK_ROWS) --clients 2 \
 		--repeat $(BENCH_PK_REPEAT) --out $(BUILD)/bench-pk
+
+# The extension on PostgreSQL 15, 17 and 18 (docs/testing.md): builds the
+# servers missing from the cache (scripts/pgbuild.sh, about N min each),
+# then the regression suites in both modes, the scenarios that depend on
+# the server version and pg_upgrade from 15 (as root).
+.PHONY: check-matrix
+check-matrix: setup
+	@scripts/check.sh matrix
 
 # Unit tests alone, for a quick loop (the lease minter is a helper of
 # tests/scenarios/lease.sh, not a test).

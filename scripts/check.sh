@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # check.sh — what `make check` runs: build every variant, run every suite,
 # count TAP results.  Per-suite lines and failure details go to stdout; the
-# last line is "N passed, N failed, N skipped".  Exit status 1 when any case
+# last line is "N passed, N failed, N skipped".  `check.sh matrix` (make
+# check-matrix) runs the extension on every PostgreSQL version instead,
+# logging to build/check-matrix.log.  Exit status 1 when any case
 # failed (a build failure or a crashed suite counts as a failed case).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export TZ=UTC LC_ALL=C
 mkdir -p build
 log=build/check.log
+[ "${1:-}" = matrix ] && log=build/check-matrix.log
 : >"$log"
 jobs=$(nproc 2>/dev/null || echo 2)
 passed=0 failed=0 skipped=0
@@ -48,6 +51,66 @@ run_tap() {
     printf '%-10s %-44s %4d passed, %d failed, %d skipped\n' "$suite" "$(basename "$1")" "$p" "$f" "$s"
     passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + s))
 }
+
+# The extension on each PostgreSQL version of the matrix (docs/testing.md):
+# 15 is Debian's (CHRONOID_PG15_CONFIG, default pg_config); 17 and 18 are
+# built from Debian's source packages by scripts/pgbuild.sh into its cache.
+# pg_matrix cached: the regression suites, both modes, on newer servers
+# already in the cache (make check: it never builds a server).
+# pg_matrix build: build what is missing, then on every version the
+# suites and the scenarios that depend on the server version, and
+# pg_upgrade from 15 to each newer one (make check-matrix).  Each version
+# is one run_tap suite, sql-15, sql-17, sql-18.
+MATRIX_VERSIONS=${CHRONOID_MATRIX:-15 17 18}
+MATRIX_SCENARIOS="snowflake_crash uuid_ulid_crash uuid_ulid_order snowflake_clock snowflake_dump upgrade snowflake_attacks core_names"
+pg_matrix() {
+    local scope=$1 v cfg rc pg15=${CHRONOID_PG15_CONFIG:-pg_config} newer=()
+    for v in $MATRIX_VERSIONS; do
+        if [ "$v" = 15 ]; then
+            # make check has run everything on 15 already.
+            [ "$scope" = cached ] && continue
+            cfg=$pg15
+        elif [ "$scope" = cached ]; then
+            cfg=$(scripts/pgbuild.sh --cached "$v" 2>/dev/null) || continue
+        else
+            cfg=$(scripts/pgbuild.sh "$v" 2>>"$log"); rc=$?
+            if [ "$rc" -eq 3 ]; then
+                run_tap "sql-$v" echo "ok 1 # SKIP PostgreSQL $v: no Debian source package could be downloaded"
+                continue
+            elif [ "$rc" -ne 0 ]; then
+                echo "  FAIL build PostgreSQL $v (scripts/pgbuild.sh $v; see $log)"
+                failed=$((failed + 1))
+                continue
+            fi
+        fi
+        if [ "$scope" = cached ]; then
+            PG_CONFIG=$cfg CHRONOID_SCENARIOS=none run_tap "sql-$v" pg/test/run.sh
+        else
+            PG_CONFIG=$cfg CHRONOID_SCENARIOS=$MATRIX_SCENARIOS run_tap "sql-$v" pg/test/run.sh
+            [ "$v" != 15 ] && newer+=("$cfg")
+        fi
+    done
+    [ ${#newer[@]} -gt 0 ] || return 0
+    # pg_upgrade's old server: 15 built from bookworm's source package.
+    # Debian 12's 15.20 binaries put a pg_attver option on every column,
+    # which 18.6 rejects, so pg_upgrade from them fails for any table
+    # (docs/postgresql.md).  CHRONOID_PG_UPGRADE_FROM=pg_config tries anyway.
+    if ! old=${CHRONOID_PG_UPGRADE_FROM:-$(scripts/pgbuild.sh 15 2>>"$log")}; then
+        echo "  FAIL build PostgreSQL 15 for pg_upgrade (scripts/pgbuild.sh 15; see $log)"
+        failed=$((failed + 1))
+        return 0
+    fi
+    for cfg in "${newer[@]}"; do
+        OLD_PG_CONFIG=$old NEW_PG_CONFIG=$cfg run_tap pg_upgrade pg/test/pg_upgrade.sh
+    done
+}
+
+if [ "${1:-}" = matrix ]; then
+    pg_matrix build
+    echo "${passed} passed, ${failed} failed, ${skipped} skipped"
+    [ "$failed" -eq 0 ]
+    exit
+fi
 
 # build NAME MAKE-ARGS...: a build step; a failure counts as one failed case.
 build() {
@@ -97,6 +160,7 @@ fi
 
 if [ -x pg/test/run.sh ]; then
     run_tap sql pg/test/run.sh
+    pg_matrix cached
 fi
 [ -x pg/test/cluster/run.sh ] && run_tap cluster pg/test/cluster/run.sh
 

@@ -14,8 +14,8 @@
 # once its .chronoid-built stamp exists (written last), so an interrupted
 # build is redone.  Delete a <major>/ directory to rebuild it.
 #
-# Sources: Debian's deb-src for trixie (17, also trixie-security) and sid
-# (18), from /etc/apt/sources.list.d/chronoid-src.sources, which this
+# Sources: Debian's deb-src for trixie (17, also trixie-security), sid
+# (18) and bookworm (15, for pg_upgrade.sh), from /etc/apt/sources.list.d/chronoid-src.sources, which this
 # script writes when missing (deb-src only: binary lines for trixie or sid
 # on Debian 12 would let apt upgrade the system into them).  PostgreSQL 16
 # has no source package in those suites.  Chatter goes to stderr; stdout
@@ -36,6 +36,10 @@ say() { echo "pgbuild: $*" >&2; }
 # suites MAJOR: where Debian's source package of that major version lives.
 suites() {
     case $1 in
+        # 15 only for pg_upgrade.sh: bookworm's own source (15.18 here)
+        # predates the pg_attver column option of Debian 12's 15.20
+        # binaries, which 18.6 rejects (docs/postgresql.md, pg_upgrade).
+        15) echo "bookworm" ;;
         17) echo "trixie trixie-security" ;;
         18) echo "sid" ;;
         *) return 1 ;;
@@ -43,7 +47,7 @@ suites() {
 }
 
 ensure_srclist() {
-    [ -f "$srclist" ] && return 0
+    grep -qs 'bookworm trixie sid' "$srclist" && return 0
     say "writing $srclist (deb-src only)"
     cat >"$srclist" <<'EOF'
 # Written by chronoid's scripts/pgbuild.sh: source packages only, for
@@ -51,7 +55,7 @@ ensure_srclist() {
 # on Debian 12: apt would upgrade the system into trixie/sid.
 Types: deb-src
 URIs: http://deb.debian.org/debian
-Suites: trixie sid
+Suites: bookworm trixie sid
 Components: main
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 
@@ -78,9 +82,9 @@ ensure_tools() {
 fetch() {
     local major=$1 dir=$cache/src/$1 s dsc
     mkdir -p "$dir"
-    dsc=$(ls "$dir"/postgresql-"$major"_*.dsc 2>/dev/null | tail -n 1) || true
-    if [ -n "$dsc" ]; then
-        echo "$dsc"
+    local found=("$dir"/postgresql-"$major"_*.dsc)
+    if [ -f "${found[-1]}" ]; then
+        echo "${found[-1]}"
         return 0
     fi
     ensure_srclist
@@ -89,7 +93,8 @@ fetch() {
         say "apt-get source --download-only postgresql-$major/$s"
         # apt's sandbox user cannot write a root-owned directory; harmless.
         if (cd "$dir" && apt-get source -qq --download-only "postgresql-$major/$s") >&2 2>"$dir/fetch.err"; then
-            ls "$dir"/postgresql-"$major"_*.dsc | tail -n 1
+            found=("$dir"/postgresql-"$major"_*.dsc)
+            echo "${found[-1]}"
             return 0
         fi
         grep -E '^E:' "$dir/fetch.err" | head -n 3 >&2 || true
@@ -107,6 +112,10 @@ build() {
     dsc=$(fetch "$major") || return 3
     ensure_tools
     work=$cache/work-$major
+    # psql's line editing is optional for tests; build without it when
+    # libreadline-dev is missing rather than fail.
+    local noreadline=()
+    [ -f /usr/include/readline/readline.h ] || noreadline=(--without-readline)
     rm -rf "$work" "$prefix"
     mkdir -p "$work"
     t0=$(date +%s)
@@ -119,8 +128,7 @@ build() {
         # Sources index; the .dsc signature warning is harmless.)
         dpkg-source --skip-patches -x "$dsc" "$work/src" &&
             cd "$work/src" &&
-            ./configure --prefix="$prefix" --without-icu \
-                $(test -f /usr/include/readline/readline.h || echo --without-readline) &&
+            ./configure --prefix="$prefix" --without-icu "${noreadline[@]}" &&
             make -j"$jobs" -s &&
             make -s install &&
             for c in $contrib; do
@@ -146,7 +154,7 @@ fi
 rc=0
 for major in "$@"; do
     if ! suites "$major" >/dev/null; then
-        say "no Debian source package is known for PostgreSQL $major (17 and 18 are)"
+        say "no Debian source package is known for PostgreSQL $major (15, 17 and 18 are)"
         rc=1
         continue
     fi

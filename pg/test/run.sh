@@ -11,6 +11,12 @@
 # preload) and CHRONOID_PGCTL (pg_ctl run as postgres: "$CHRONOID_PGCTL
 # restart -m immediate").  They print TAP ("ok"/"not ok" lines, "#"
 # diagnostics; their numbers and plan are renumbered here).
+#
+# The server: PG_CONFIG's (default pg_config), any version; the matrix
+# (scripts/check.sh matrix) runs this once per version with
+# PG_CONFIG=/var/cache/chronoid/pg/18/bin/pg_config and so on.
+# CHRONOID_SCENARIOS: the scenarios to run, by name without .sh (default
+# all of them; "none" for the regression suites alone).
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -78,6 +84,7 @@ export TZ=UTC LC_ALL=C
 # The suites, in pg/Makefile's REGRESS order: `make installcheck` is what
 # runs them, here as anywhere (docs/testing.md).
 read -r -a tests <<<"$(make -s --no-print-directory -C "$root/pg" PG_CONFIG="$PG_CONFIG" regress-list)"
+diag "server: $("$bindir/postgres" --version)"
 
 # run_suite LABEL: a fresh database, `make -C pg installcheck` in it (every
 # suite), one TAP line per suite with the diff of a failed one.
@@ -114,7 +121,12 @@ run_suite() {
             ok "$label/$t"
         else
             not_ok "$label/$t"
-            if [ -f "$dir/results/$t.out" ]; then
+            # pg_regress's own diff: against the closest of the
+            # alternative expected files (name_1.out, ...).
+            if [ -f "$dir/regression.diffs" ] && grep -q "/$t.out" "$dir/regression.diffs"; then
+                awk -v t="/$t.out" '/^diff / {p = index($0, t) > 0} p' "$dir/regression.diffs" |
+                    head -n 150 | diag
+            elif [ -f "$dir/results/$t.out" ]; then
                 diff -U3 "$root/pg/test/expected/$t.out" "$dir/results/$t.out" | head -n 150 | diag
             else
                 grep -v '^ok\|\.\.\. ok' <<<"$out" | head -n 30 | diag
@@ -128,6 +140,10 @@ run_scenarios() {
     local mode=$1 s out line planned seen
     for s in "$here"/scenarios/*.sh; do
         [ -e "$s" ] || continue
+        case " ${CHRONOID_SCENARIOS:-all} " in
+            *" all "* | *" $(basename "$s" .sh) "*) ;;
+            *) continue ;;
+        esac
         out=$(CHRONOID_MODE=$mode bash "$s" 2>&1)
         seen=0
         planned=
