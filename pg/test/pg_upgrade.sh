@@ -169,32 +169,50 @@ check "$label: events.id's default is still chronoid's uuidv7()" \
              JOIN pg_proc p ON p.oid = d.refobjid JOIN pg_namespace n ON n.oid = p.pronamespace
              WHERE a.adrelid = 'events'::regclass AND p.proname = 'uuidv7' AND n.nspname = 'public'" 2>&1)" 1
 check "$label: indexes valid (btree, hash, expression)" \
-    "$(q -c "SET enable_seqscan = off" -c "SELECT count(*) FROM users WHERE id = (SELECT max(id) FROM users)" \
+    "$(q -c "SET enable_seqscan = off" -c "SELECT count(*) FROM users WHERE id = (SELECT id FROM users ORDER BY id DESC LIMIT 1)" \
         -c "SELECT count(*) FROM orders WHERE snowflake.to_timestamp(id) > '2023-01-01'" 2>&1)" $'1\n1000'
 
-# mint_after WHEN: 1000 new rows per table, then whether every new ID is
-# above every old one (one line of four booleans).
+# The upgraded cluster is a new server to the node registry (initdb gave
+# it a new system identifier), and the old one's claim of node 1 is in the
+# upgraded table: minting is refused until the retired server's claim is
+# released (docs/postgresql.md, "PostgreSQL versions").
+out=$(q -c "SELECT snowflake.nextval()" 2>&1)
+if grep -q 'snowflake node 1 is already claimed by server' <<<"$out"; then
+    ok "$label: snowflake.nextval() refused: node 1 is the old server's in the registry"
+else
+    not_ok "$label: snowflake.nextval() refused: node 1 is the old server's in the registry"
+    diag <<<"$out"
+fi
+check "$label: snowflake.release_node(1) on the upgraded server" \
+    "$(q -c "SELECT snowflake.release_node(1)" 2>&1)"
+
+# mint_after TAG: 1000 new rows per table tagged TAG, then whether every
+# one of them is above every earlier ID (one line of four booleans).
 mint_after() {
-    q -c "CREATE TEMP TABLE old_max AS SELECT (SELECT max(id) FROM orders) o, (SELECT max(id) FROM legacy) l,
-                 (SELECT id FROM users ORDER BY id DESC LIMIT 1) u,
-                 (SELECT id FROM events ORDER BY id DESC LIMIT 1) e" \
-      -c "INSERT INTO orders (item) SELECT 'new ' || g FROM generate_series(1, 1000) g" \
-      -c "INSERT INTO legacy (v) SELECT g FROM generate_series(1, 1000) g" \
-      -c "INSERT INTO users (name) SELECT 'new ' || g FROM generate_series(1, 1000) g" \
-      -c "INSERT INTO events (body) SELECT 'new ' || g FROM generate_series(1, 1000) g" \
-      -c "SELECT (SELECT min(id) FROM orders WHERE item LIKE 'new %') > o,
-                 (SELECT count(*) FROM legacy WHERE id > l) = 1000,
-                 (SELECT id FROM users WHERE name LIKE 'new %' ORDER BY id LIMIT 1) > u,
-                 (SELECT id FROM events WHERE body LIKE 'new %' ORDER BY id LIMIT 1) > e FROM old_max"
+    q -v tag="$1" <<'SQL'
+CREATE TEMP TABLE old_max AS
+SELECT (SELECT max(id) FROM orders) o, (SELECT max(id) FROM legacy) l,
+       (SELECT id FROM users ORDER BY id DESC LIMIT 1) u,
+       (SELECT id FROM events ORDER BY id DESC LIMIT 1) e;
+INSERT INTO orders (item) SELECT :'tag' || g FROM generate_series(1, 1000) g;
+INSERT INTO legacy (v) SELECT -g FROM generate_series(1, 1000) g;
+INSERT INTO users (name) SELECT :'tag' || g FROM generate_series(1, 1000) g;
+INSERT INTO events (body) SELECT :'tag' || g FROM generate_series(1, 1000) g;
+SELECT (SELECT min(id) FROM orders WHERE item LIKE :'tag' || '%') > o,
+       (SELECT count(*) FROM legacy WHERE id > l) = 1000,
+       (SELECT id FROM users WHERE name LIKE :'tag' || '%' ORDER BY id LIMIT 1) > u,
+       (SELECT id FROM events WHERE body LIKE :'tag' || '%' ORDER BY id LIMIT 1) > e
+  FROM old_max;
+SQL
 }
-check "$label: new snowflake/converted/ulid/uuidv7 IDs above the old ones" "$(mint_after 2>&1)" "t|t|t|t"
+check "$label: new snowflake/converted/ulid/uuidv7 IDs above the old ones" "$(mint_after 'new ' 2>&1)" "t|t|t|t"
 check "$label: the old IDs kept their maximum" \
     "$(q -c "SELECT max(id) FROM orders WHERE item NOT LIKE 'new %'" 2>&1)" "$(cut -d'|' -f1 <<<"$old_max")"
 
 # And preloaded: the server-wide generators start from an upgraded
 # database (pg_upgrade does not copy pg_chronoid.state: the clock decides).
 if pgc_restart "shared_preload_libraries = 'chronoid'" 2>"$tmp/restart.err"; then
-    check "$label: preloaded, new IDs still above the old ones" "$(mint_after 2>&1)" "t|t|t|t"
+    check "$label: preloaded, new IDs still above the old ones" "$(mint_after 'preloaded ' 2>&1)" "t|t|t|t"
 else
     not_ok "$label: PostgreSQL $newv restarts with shared_preload_libraries"
     diag <"$tmp/restart.err"
