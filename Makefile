@@ -363,7 +363,8 @@ bench-pk: setup all
 		--repeat $(BENCH_PK_REPEAT) --out $(BUILD)/bench-pk
 
 # The extension on PostgreSQL 15, 17 and 18 (docs/testing.md): builds the
-# servers missing from the cache (scripts/pgbuild.sh, about N min each),
+# servers missing from the cache (scripts/pgbuild.sh, about 15 min each on
+# 2 cores: 18, and 15 from source as pg_upgrade's old server),
 # then the regression suites in both modes, the scenarios that depend on
 # the server version and pg_upgrade from 15 (as root).
 .PHONY: check-matrix
