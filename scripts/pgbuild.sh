@@ -15,13 +15,15 @@
 # build is redone.  Delete a <major>/ directory to rebuild it.
 #
 # Sources: Debian's deb-src for trixie (17, also trixie-security), sid
-# (18) and bookworm (15, for pg_upgrade.sh), from /etc/apt/sources.list.d/chronoid-src.sources, which this
-# script writes when missing (deb-src only: binary lines for trixie or sid
-# on Debian 12 would let apt upgrade the system into them).  PostgreSQL 16
-# has no source package in those suites.  Chatter goes to stderr; stdout
-# is only the pg_config path(s).  Exit status: 0 all there, 1 a failure
-# (a build, or not cached with --cached), 3 no source package to download.  Needs root (apt-get), make, a C compiler,
-# bison, flex (installed when missing) and dpkg-dev (dpkg-source).
+# (18) and bookworm (15, for pg_upgrade.sh), from
+# /etc/apt/sources.list.d/chronoid-src.sources, which this script writes
+# when missing (deb-src only: binary lines for trixie or sid on Debian 12
+# would let apt upgrade the system into them).  PostgreSQL 16 has no
+# source package in those suites.  Chatter goes to stderr; stdout is only
+# the pg_config path(s).  Exit status: 0 all there, 1 a failure (a build,
+# or not cached with --cached), 3 no source package to download.  Needs
+# root (apt-get), make, a C compiler, bison, flex and dpkg-dev (the last
+# three installed when missing).
 set -euo pipefail
 
 cache=${CHRONOID_PG_CACHE:-/var/cache/chronoid/pg}
@@ -51,8 +53,8 @@ ensure_srclist() {
     say "writing $srclist (deb-src only)"
     cat >"$srclist" <<'EOF'
 # Written by chronoid's scripts/pgbuild.sh: source packages only, for
-# building PostgreSQL 17 and 18.  Never add "Types: deb" for these suites
-# on Debian 12: apt would upgrade the system into trixie/sid.
+# building PostgreSQL 15, 17 and 18.  Never add "Types: deb" for trixie
+# or sid on Debian 12: apt would upgrade the system into them.
 Types: deb-src
 URIs: http://deb.debian.org/debian
 Suites: bookworm trixie sid
