@@ -168,9 +168,15 @@ check "$label: events.id's default is still chronoid's uuidv7()" \
               AND d.objid = a.oid AND d.refclassid = 'pg_proc'::regclass
              JOIN pg_proc p ON p.oid = d.refobjid JOIN pg_namespace n ON n.oid = p.pronamespace
              WHERE a.adrelid = 'events'::regclass AND p.proname = 'uuidv7' AND n.nspname = 'public'" 2>&1)" 1
-check "$label: indexes valid (btree, hash, expression)" \
+check "$label: the ulid btree and the snowflake expression index answer" \
     "$(q -c "SET enable_seqscan = off" -c "SELECT count(*) FROM users WHERE id = (SELECT id FROM users ORDER BY id DESC LIMIT 1)" \
         -c "SELECT count(*) FROM orders WHERE snowflake.to_timestamp(id) > '2023-01-01'" 2>&1)" $'1\n1000'
+# Without the primary key the planner can only use the hash index.
+check "$label: the ulid hash index answers" \
+    "$(q -c "ALTER TABLE users DROP CONSTRAINT users_pkey" -c "SET enable_seqscan = off" \
+        -c "SET enable_bitmapscan = off" -c "CREATE TEMP TABLE one AS SELECT id FROM users LIMIT 1" \
+        -c "EXPLAIN (COSTS OFF) SELECT * FROM users WHERE id = (SELECT id FROM one)" \
+        -c "SELECT count(*) FROM users WHERE id = (SELECT id FROM one)" 2>&1 | grep -cE 'users_hash|^1$')" 2
 
 # The upgraded cluster is a new server to the node registry (initdb gave
 # it a new system identifier), and the old one's claim of node 1 is in the
