@@ -111,8 +111,8 @@ build() {
     local major=$1 prefix=$cache/$1 dsc work log=$cache/build-$1.log t0
     # 3: no source to build from (as for 17 on this mirror), which the
     # matrix reports as a skip, not a failure.
-    dsc=$(fetch "$major") || return 3
     ensure_tools
+    dsc=$(fetch "$major") || return 3
     work=$cache/work-$major
     # psql's line editing is optional for tests; build without it when
     # libreadline-dev is missing rather than fail.
