@@ -128,6 +128,11 @@ build() {
         # directories, the socket in /var/run/postgresql), which a private
         # prefix does not want.  (apt checked the files against the signed
         # Sources index; the .dsc signature warning is harmless.)
+        # Run from make (make check-matrix), the outer make's MAKELEVEL
+        # would reach PostgreSQL's: its top level then takes itself for a
+        # sub-make and skips the generated headers (utils/errcodes.h ...),
+        # and the build fails.  The jobserver and flags are not its either.
+        unset MAKELEVEL MAKEFLAGS MFLAGS MAKEOVERRIDES
         dpkg-source --skip-patches -x "$dsc" "$work/src" &&
             cd "$work/src" &&
             ./configure --prefix="$prefix" --without-icu "${noreadline[@]}" &&
