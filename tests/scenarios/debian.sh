@@ -93,7 +93,8 @@ ok_if "postgresql-$pgv-chronoid holds the module and the control file where pg_c
 # debian/lintian-overrides.common.  lintian need not run as root.
 chmod -R a+rX "$work"
 start=$SECONDS
-if out=$(runuser -u nobody -- env HOME="$work" lintian --fail-on error,warning "$work"/*.changes 2>&1); then
+# (from $work: nobody cannot enter a clone that sits in a private directory)
+if out=$(cd "$work" && runuser -u nobody -- env HOME="$work" lintian --fail-on error,warning "$work"/*.changes 2>&1); then
     ok "lintian: no errors or warnings ($((SECONDS - start)) s)"
 else
     not_ok "lintian: no errors or warnings" "$out"
