@@ -93,6 +93,7 @@ PC_FILE    := $(BUILD)/chronoid.pc
 #   db/lease/              libchronoid_lease (include/chronoid_lease.h), installed
 #   db/chronoid-lease/     "chronoid lease", a program in LIBEXECDIR/chronoid
 #   db/chronoid-bench-pk/  "chronoid bench-pk", likewise
+#   db/chronoid-migrate/   "chronoid migrate", likewise
 # ---------------------------------------------------------------------------
 PQ_INCDIR  := $(shell $(PG_CONFIG) --includedir 2>/dev/null)
 HAVE_LIBPQ ?= $(shell for d in $(PQ_INCDIR) /usr/include/postgresql /usr/include; do \
@@ -106,10 +107,11 @@ LEASE_STATIC := $(BUILD)/libchronoid_lease.a
 LEASE_SHARED := $(BUILD)/libchronoid_lease.so.$(VERSION)
 LEASE_PC     := $(BUILD)/chronoid-lease.pc
 LEASE_MINTER := $(BUILD)/tests/lease_minter
-TOOLS        := lease bench-pk
+TOOLS        := lease bench-pk migrate
 TOOL_BINS    := $(TOOLS:%=$(BUILD)/chronoid-%)
 LEASE_TOOL_OBJS := $(patsubst db/%.c,$(BUILD)/obj/db/%.o,$(sort $(wildcard db/chronoid-lease/*.c)))
 BPK_TOOL_OBJS   := $(patsubst db/%.c,$(BUILD)/obj/db/%.o,$(sort $(wildcard db/chronoid-bench-pk/*.c)))
+MIG_TOOL_OBJS   := $(patsubst db/%.c,$(BUILD)/obj/db/%.o,$(sort $(wildcard db/chronoid-migrate/*.c)))
 
 # The public headers from C++ (tests/cxx): built where a C++ compiler is.
 CXX       ?= c++
@@ -209,6 +211,12 @@ $(LEASE_PC): Makefile $(BUILD)/.dirs
 $(BUILD)/chronoid-lease: $(LEASE_TOOL_OBJS) $(CLI_COMMON_OBJS) $(LEASE_STATIC) $(STATIC_LIB)
 	$(CC) $(CID_LDFLAGS) $(LDFLAGS) -o $@ $(LEASE_TOOL_OBJS) $(CLI_COMMON_OBJS) \
 	  $(LEASE_STATIC) $(STATIC_LIB) -lpq -lm
+
+# migrate reads durations as lease does (lease_args.c).
+$(MIG_TOOL_OBJS): PQ_CFLAGS += -Idb/chronoid-lease
+$(BUILD)/chronoid-migrate: $(MIG_TOOL_OBJS) $(BUILD)/obj/db/chronoid-lease/lease_args.o $(CLI_COMMON_OBJS) $(PQ_OBJS) $(STATIC_LIB)
+	$(CC) $(CID_LDFLAGS) $(LDFLAGS) -o $@ $(MIG_TOOL_OBJS) $(BUILD)/obj/db/chronoid-lease/lease_args.o \
+	  $(CLI_COMMON_OBJS) $(PQ_OBJS) $(STATIC_LIB) -lpq -lm
 
 $(BUILD)/chronoid-bench-pk: $(BPK_TOOL_OBJS) $(CLI_COMMON_OBJS) $(PQ_OBJS) $(STATIC_LIB)
 	$(CC) $(CID_LDFLAGS) $(LDFLAGS) -o $@ $(BPK_TOOL_OBJS) $(CLI_COMMON_OBJS) $(PQ_OBJS) \

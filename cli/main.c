@@ -37,7 +37,7 @@ static const cli_command commands[] = {
  * libpq is not installed).  Named here to tell "not installed" from
  * "unknown".
  */
-static const char *const db_tools[] = {"bench-pk", "lease", NULL};
+static const char *const db_tools[] = {"bench-pk", "lease", "migrate", NULL};
 
 static bool
 is_db_tool(const char *name)

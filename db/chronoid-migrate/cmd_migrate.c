@@ -1,0 +1,301 @@
+/*
+ * cmd_migrate.c — "chronoid migrate": the command line (options, checks
+ * of their values) and the dispatch to the actions.
+ */
+#define _GNU_SOURCE
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli_internal.h"
+#include "lease_cmd_internal.h"
+#include "migrate_internal.h"
+#include "migrate_steps_internal.h"
+
+enum
+{
+	OPT_TABLE = 1,
+	OPT_COLUMN,
+	OPT_TO,
+	OPT_TIME_FROM,
+	OPT_BATCH,
+	OPT_PAUSE,
+	OPT_MAX_LAG,
+	OPT_LOCK_TIMEOUT,
+	OPT_RETRIES,
+	OPT_SCHEMA,
+	OPT_CONNINFO,
+	OPT_PLAN,
+	OPT_PROGRESS,
+	OPT_NO_PROGRESS,
+	OPT_JSON,
+	OPT_HELP
+};
+
+static const cli_option mig_options[] = {
+	{"table", 't', true, OPT_TABLE},
+	{"column", 'c', true, OPT_COLUMN},
+	{"to", 0, true, OPT_TO},
+	{"time-from", 0, true, OPT_TIME_FROM},
+	{"batch", 0, true, OPT_BATCH},
+	{"pause", 0, true, OPT_PAUSE},
+	{"max-lag", 0, true, OPT_MAX_LAG},
+	{"lock-timeout", 0, true, OPT_LOCK_TIMEOUT},
+	{"retries", 0, true, OPT_RETRIES},
+	{"state-schema", 0, true, OPT_SCHEMA},
+	{"conninfo", 'd', true, OPT_CONNINFO},
+	{"plan", 0, false, OPT_PLAN},
+	{"progress", 0, false, OPT_PROGRESS},
+	{"no-progress", 0, false, OPT_NO_PROGRESS},
+	{"json", 0, false, OPT_JSON},
+	{"help", 'h', false, OPT_HELP},
+	{NULL, 0, false, 0}
+};
+
+void
+mig_opts_default(mig_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->column = "id";
+	o->max_lag_ms = -1;
+	o->lock_timeout_ms = 2000;
+	o->retries = 30;
+	o->pause_ms = -1;
+	o->schema = "chronoid";
+	o->progress = -1;
+}
+
+static bool
+duration_opt(const char *sub, const char *what, const char *v, int64_t *ms)
+{
+	if (!lease_parse_duration(v, ms))
+	{
+		cli_error_value(sub, what, v, strlen(v),
+						": expected a duration such as 500ms, 30s, 2m (at most 24h)");
+		return false;
+	}
+	return true;
+}
+
+static bool
+name_ok(const char *s)
+{
+	size_t		n = strlen(s);
+
+	/* Identifiers go to the server as parameters; only their length is ours to bound. */
+	return n > 0 && n <= 63 && memchr(s, '\0', n) == NULL;
+}
+
+/* Parse argv[2..]; CLI_EXIT_OK to go on, -1 after --help. */
+static int
+parse(mig_opts *o, int argc, char **argv)
+{
+	cli_args	a;
+	const char *v;
+	int			id;
+	uint64_t	n;
+
+	cli_args_init(&a, argc, argv, 2, o->sub);
+	while ((id = cli_next_arg(&a, mig_options, &v)) != CLI_ARG_END)
+	{
+		switch (id)
+		{
+			case CLI_ARG_ERROR:
+				return MIG_EXIT_USAGE;
+			case CLI_ARG_OPERAND:
+				if (strcmp(o->action, "from-extension") == 0 && o->extension == NULL)
+				{
+					o->extension = v;
+					break;
+				}
+				cli_error_value(o->sub, "unexpected argument ", v, strlen(v), "%s", "");
+				return MIG_EXIT_USAGE;
+			case OPT_TABLE:
+				o->table = v;
+				break;
+			case OPT_COLUMN:
+				if (!name_ok(v))
+				{
+					cli_error_value(o->sub, "invalid --column ", v, strlen(v),
+									": expected a column name of 1 to 63 bytes");
+					return MIG_EXIT_USAGE;
+				}
+				o->column = v;
+				break;
+			case OPT_TO:
+				if (strcmp(v, "uuidv7") != 0 && strcmp(v, "ulid") != 0 && strcmp(v, "snowflake") != 0)
+				{
+					cli_error_value(o->sub, "invalid --to ", v, strlen(v),
+									": expected uuidv7, ulid or snowflake");
+					return MIG_EXIT_USAGE;
+				}
+				o->to = v;
+				break;
+			case OPT_TIME_FROM:
+				if (!name_ok(v))
+				{
+					cli_error_value(o->sub, "invalid --time-from ", v, strlen(v),
+									": expected a column name of 1 to 63 bytes");
+					return MIG_EXIT_USAGE;
+				}
+				o->time_from = v;
+				break;
+			case OPT_BATCH:
+				if (!cli_parse_uint(v, 1000000, &n) || n < 1)
+				{
+					cli_error_value(o->sub, "invalid --batch ", v, strlen(v),
+									": expected a number of rows from 1 to 1000000");
+					return MIG_EXIT_USAGE;
+				}
+				o->batch = (int64_t) n;
+				break;
+			case OPT_PAUSE:
+				if (!duration_opt(o->sub, "invalid --pause ", v, &o->pause_ms))
+					return MIG_EXIT_USAGE;
+				break;
+			case OPT_MAX_LAG:
+				if (!duration_opt(o->sub, "invalid --max-lag ", v, &o->max_lag_ms))
+					return MIG_EXIT_USAGE;
+				break;
+			case OPT_LOCK_TIMEOUT:
+				if (!duration_opt(o->sub, "invalid --lock-timeout ", v, &o->lock_timeout_ms))
+					return MIG_EXIT_USAGE;
+				if (o->lock_timeout_ms < 1)
+				{
+					cli_error(o->sub, "--lock-timeout must be at least 1ms (0 would wait forever)");
+					return MIG_EXIT_USAGE;
+				}
+				break;
+			case OPT_RETRIES:
+				if (!cli_parse_uint(v, 100000, &n) || n < 1)
+				{
+					cli_error_value(o->sub, "invalid --retries ", v, strlen(v),
+									": expected a number from 1 to 100000");
+					return MIG_EXIT_USAGE;
+				}
+				o->retries = (int) n;
+				break;
+			case OPT_SCHEMA:
+				if (!name_ok(v))
+				{
+					cli_error_value(o->sub, "invalid --state-schema ", v, strlen(v),
+									": expected a schema name of 1 to 63 bytes");
+					return MIG_EXIT_USAGE;
+				}
+				o->schema = v;
+				break;
+			case OPT_CONNINFO:
+				o->conninfo = v;
+				break;
+			case OPT_PLAN:
+				o->plan_only = true;
+				break;
+			case OPT_PROGRESS:
+				o->progress = 1;
+				break;
+			case OPT_NO_PROGRESS:
+				o->progress = 0;
+				break;
+			case OPT_JSON:
+				o->json = true;
+				break;
+			case OPT_HELP:
+				mig_usage(stdout);
+				return -1;
+			default:
+				break;
+		}
+	}
+	return MIG_EXIT_OK;
+}
+
+/* What each action needs, checked before anything connects. */
+static int
+check_needs(const mig_opts *o)
+{
+	bool		ext = strcmp(o->action, "from-extension") == 0;
+
+	if (ext)
+	{
+		if (o->extension == NULL)
+		{
+			cli_error(o->sub, "needs the extension to switch from: snowflake, pg_uuidv7 or pgx_ulid");
+			return MIG_EXIT_USAGE;
+		}
+		if (strcmp(o->extension, "snowflake") != 0 && strcmp(o->extension, "pg_uuidv7") != 0 &&
+			strcmp(o->extension, "pgx_ulid") != 0)
+		{
+			cli_error_value(o->sub, "cannot switch from ", o->extension, strlen(o->extension),
+							": expected snowflake (pgEdge), pg_uuidv7 or pgx_ulid");
+			return MIG_EXIT_USAGE;
+		}
+		if (o->table != NULL || o->to != NULL || o->time_from != NULL)
+		{
+			cli_error(o->sub, "takes no --table, --to or --time-from: it switches every use of the extension");
+			return MIG_EXIT_USAGE;
+		}
+		return MIG_EXIT_OK;
+	}
+	if (o->plan_only)
+	{
+		cli_error(o->sub, "--plan belongs to from-extension; use 'chronoid migrate plan' here");
+		return MIG_EXIT_USAGE;
+	}
+	if (o->table == NULL)
+	{
+		cli_error(o->sub, "needs --table [SCHEMA.]NAME");
+		return MIG_EXIT_USAGE;
+	}
+	if (o->to == NULL && (strcmp(o->action, "plan") == 0 || strcmp(o->action, "run") == 0))
+	{
+		cli_error(o->sub, "needs --to uuidv7, ulid or snowflake");
+		return MIG_EXIT_USAGE;
+	}
+	if (o->json && strcmp(o->action, "status") != 0)
+	{
+		cli_error(o->sub, "--json belongs to status");
+		return MIG_EXIT_USAGE;
+	}
+	return MIG_EXIT_OK;
+}
+
+int
+mig_cmd_main(int argc, char **argv)
+{
+	static const char *const actions[] = {"plan", "run", "status", "swap", "rollback",
+	"from-extension", NULL};
+	static char sub[64];
+	mig_opts	o;
+	const char *const *a;
+	int			rc;
+
+	if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)
+	{
+		mig_usage(argc < 2 ? stderr : stdout);
+		return argc < 2 ? MIG_EXIT_USAGE : MIG_EXIT_OK;
+	}
+	for (a = actions; *a != NULL && strcmp(*a, argv[1]) != 0; a++)
+		;
+	if (*a == NULL)
+	{
+		cli_error_value("migrate", "unknown action ", argv[1], strlen(argv[1]),
+						": expected plan, run, status, swap, rollback or from-extension");
+		return MIG_EXIT_USAGE;
+	}
+	mig_opts_default(&o);
+	o.action = *a;
+	snprintf(sub, sizeof(sub), "migrate %s", *a);
+	o.sub = sub;
+	rc = parse(&o, argc, argv);
+	if (rc < 0)
+		return MIG_EXIT_OK;
+	if (rc != MIG_EXIT_OK || (rc = check_needs(&o)) != MIG_EXIT_OK)
+		return rc;
+	if (o.progress < 0)
+		o.progress = isatty(STDERR_FILENO) ? 1 : 0;
+
+	if (strcmp(o.action, "from-extension") == 0)
+		return mig_from_extension(&o);
+	return mig_table_action(&o);
+}

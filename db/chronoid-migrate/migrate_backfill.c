@@ -1,0 +1,373 @@
+/*
+ * migrate_backfill.c — giving every old row its new ID, and every child
+ * row its parent's: batches that each commit their rows and the cursor
+ * together (so a run stopped anywhere resumes exactly there), paced, and
+ * paused while replication lags.
+ */
+#define _GNU_SOURCE
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "migrate_steps_internal.h"
+#include "pq_internal.h"
+
+/*
+ * The worst lag of any standby or logical subscriber, in ms, into *lag
+ * with a description of whom into who.  Senders report their replay lag
+ * (pg_stat_replication.replay_lag); a slot without a connected sender
+ * (a subscriber that is down) lags since the WAL position it confirmed,
+ * whose age the samples of our own batches date.
+ */
+typedef struct lag_probe
+{
+	int64_t		t_ms[256];
+	char		lsn[256][32];
+	int			n;
+} lag_probe;
+
+static lag_probe probe;
+
+static bool
+replication_lag(mig_ctx *c, int64_t *lag, char *who, size_t wholen)
+{
+	PGresult   *res;
+	int			i;
+
+	*lag = 0;
+	who[0] = '\0';
+	res = mig_query(c,
+					"SELECT COALESCE(pg_catalog.max(pg_catalog.extract(epoch FROM s.replay_lag) * 1000), 0)::pg_catalog.int8,"
+					" COALESCE((SELECT pg_catalog.format('%s (%s)', x.application_name, x.client_addr)"
+					"   FROM pg_catalog.pg_stat_replication x ORDER BY x.replay_lag DESC NULLS LAST LIMIT 1), ''),"
+					" CASE WHEN pg_catalog.pg_is_in_recovery() THEN NULL ELSE pg_catalog.pg_current_wal_lsn()::pg_catalog.text END"
+					" FROM pg_catalog.pg_stat_replication s", 0, NULL);
+	if (res == NULL)
+		return false;
+	*lag = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
+	snprintf(who, wholen, "%s", PQgetvalue(res, 0, 1));
+	if (!PQgetisnull(res, 0, 2))
+	{
+		/* Record (now, current WAL position): a slot that confirmed it later lags by at most its age. */
+		if (probe.n == 256)
+		{
+			memmove(&probe.t_ms[0], &probe.t_ms[1], sizeof(probe.t_ms[0]) * 255);
+			memmove(&probe.lsn[0], &probe.lsn[1], sizeof(probe.lsn[0]) * 255);
+			probe.n--;
+		}
+		probe.t_ms[probe.n] = mig_now_ms();
+		snprintf(probe.lsn[probe.n], sizeof(probe.lsn[0]), "%s", PQgetvalue(res, 0, 2));
+		probe.n++;
+	}
+	PQclear(res);
+
+	/* Slots whose consumer is not connected. */
+	res = mig_query(c,
+					"SELECT s.slot_name, COALESCE(s.confirmed_flush_lsn, s.restart_lsn)::pg_catalog.text"
+					"  FROM pg_catalog.pg_replication_slots s WHERE NOT s.active"
+					"   AND COALESCE(s.confirmed_flush_lsn, s.restart_lsn) IS NOT NULL", 0, NULL);
+	if (res == NULL)
+		return false;
+	for (i = 0; i < PQntuples(res); i++)
+	{
+		int			j;
+		int64_t		since = -1;
+
+		/* The oldest sample the slot has not confirmed: it lags at least since then. */
+		for (j = 0; j < probe.n; j++)
+		{
+			const char *params[2] = {PQgetvalue(res, i, 1), probe.lsn[j]};
+			PGresult   *r2 = mig_query(c, "SELECT $1::pg_catalog.pg_lsn < $2::pg_catalog.pg_lsn", 2, params);
+			bool		behind = r2 != NULL && strcmp(PQgetvalue(r2, 0, 0), "t") == 0;
+
+			PQclear(r2);
+			if (behind)
+			{
+				/* Confirmed before sample j was taken: behind since sample j-1 at least. */
+				since = j > 0 ? probe.t_ms[j - 1] : probe.t_ms[0];
+				break;
+			}
+		}
+		if (since >= 0 && mig_now_ms() - since > *lag)
+		{
+			*lag = mig_now_ms() - since;
+			snprintf(who, wholen, "slot %s (not connected)", PQgetvalue(res, i, 0));
+		}
+	}
+	PQclear(res);
+	return true;
+}
+
+/* Wait while replication lags more than --max-lag; false when interrupted or on error. */
+static bool
+wait_for_replicas(mig_ctx *c, mig_progress *pr)
+{
+	int64_t		lag;
+	char		who[256];
+	bool		paused = false;
+
+	if (c->o->max_lag_ms < 0)
+		return true;
+	for (;;)
+	{
+		char		note[400];
+
+		if (!replication_lag(c, &lag, who, sizeof(who)))
+			return false;
+		if (lag <= c->o->max_lag_ms)
+		{
+			if (paused)
+				mig_progress_update(pr, pr->done, "resumed: replication caught up");
+			return true;
+		}
+		snprintf(note, sizeof(note), "paused: replication lag %.1fs > --max-lag %.1fs (%s)",
+				 (double) lag / 1000.0, (double) c->o->max_lag_ms / 1000.0, who);
+		if (!paused || pr->bar)
+			mig_progress_update(pr, pr->done, note);
+		paused = true;
+		mig_sleep_ms(1000);
+		if (mig_interrupted())
+			return false;
+	}
+}
+
+static bool
+build_map(mig_ctx *c)
+{
+	mig_buf		b = {0};
+	bool		ok;
+	char		relid[16];
+	const char *params[1] = {relid};
+	PGresult   *res;
+
+	snprintf(relid, sizeof(relid), "%u", c->t.relid);
+	/* Built in one transaction, so the map exists whole or not at all. */
+	res = mig_query(c, "SELECT pg_catalog.to_regclass($1) IS NOT NULL", 1, (const char *[]) {c->t.map_q});
+	if (res == NULL)
+		return false;
+	ok = strcmp(PQgetvalue(res, 0, 0), "t") == 0;
+	PQclear(res);
+	(void) params;
+	if (ok)
+		return true;
+	fprintf(stderr, "chronoid: %s: numbering the old rows of %s by %s (one pass over the table)\n",
+			c->o->sub, c->t.qname, c->t.ts_q);
+	mig_buf_printf(&b, "BEGIN;\n");
+	mig_sql_map(c, &b);
+	mig_buf_printf(&b, "COMMIT;\n");
+	{
+		bool		broken;
+		PGresult   *r = cid_pq_script(c->conn, b.s, 0, &broken, c->err, sizeof(c->err));
+
+		ok = cid_pq_ok(r);
+		PQclear(r);
+		if (!ok)
+			(void) cid_pq_do(c->conn, "ROLLBACK", 0, NULL, 0);
+	}
+	mig_buf_free(&b);
+	return ok;
+}
+
+bool
+mig_backfill(mig_ctx *c)
+{
+	mig_buf		first = {0},
+				next = {0};
+	mig_pace	pace;
+	mig_progress pr;
+	char		cursor[256];
+	bool		have_cursor = c->st.has_cursor;
+	int64_t		done = c->st.rows_done;
+	bool		ok = true;
+	char		what[300];
+
+	if (c->t.ts_q[0] != '\0' && strcmp(c->st.target, "snowflake") == 0 && !build_map(c))
+		return false;
+	snprintf(cursor, sizeof(cursor), "%s", c->st.cursor);
+	mig_sql_batch(c, &first, false);
+	mig_sql_batch(c, &next, true);
+	mig_pace_init(&pace, c->o->batch, c->o->pause_ms);
+	snprintf(what, sizeof(what), "backfill %s", c->t.qname);
+	mig_progress_start(&pr, what, c->t.rows_est > done ? c->t.rows_est : done, done, c->o->progress == 1);
+	for (;;)
+	{
+		char		n[24];
+		const char *params[2] = {n, cursor};
+		PGresult   *res;
+		int64_t		t0,
+					took,
+					got,
+					set;
+
+		if (mig_interrupted())
+		{
+			mig_progress_end(&pr);
+			snprintf(c->err, sizeof(c->err), "interrupted after %lld rows; run again to continue from there",
+					 (long long) done);
+			ok = false;
+			break;
+		}
+		if (!wait_for_replicas(c, &pr))
+		{
+			if (c->err[0] == '\0' || mig_interrupted())
+				snprintf(c->err, sizeof(c->err), "interrupted while waiting for replication; run again to continue");
+			ok = false;
+			break;
+		}
+		snprintf(n, sizeof(n), "%lld", (long long) pace.batch);
+		t0 = mig_now_ms();
+		res = mig_query(c, have_cursor ? next.s : first.s, have_cursor ? 2 : 1, params);
+		if (res == NULL)
+		{
+			mig_err_around(c, "backfill batch failed: ",
+						   " (run again to continue: the batches before it are kept)");
+			ok = false;
+			break;
+		}
+		took = mig_now_ms() - t0;
+		got = strtoll(PQgetvalue(res, 0, 1), NULL, 10);
+		set = strtoll(PQgetvalue(res, 0, 2), NULL, 10);
+		if (got == 0)
+		{
+			PQclear(res);
+			break;
+		}
+		snprintf(cursor, sizeof(cursor), "%s", PQgetvalue(res, 0, 0));
+		have_cursor = true;
+		PQclear(res);
+		done += set;
+		if (pr.total < done)
+			pr.total = done;
+		mig_progress_update(&pr, done, NULL);
+		mig_sleep_ms(mig_pace_after(&pace, got, took));
+	}
+	if (ok)
+		mig_progress_end(&pr);
+	c->st.rows_done = done;
+	mig_buf_free(&first);
+	mig_buf_free(&next);
+	return ok;
+}
+
+static bool
+child_blocks(mig_ctx *c, const mig_child *ch, int64_t *nblocks, int64_t *next)
+{
+	char		relid[16],
+				child[16];
+	const char *params[3] = {relid, child, ch->con_raw};
+	mig_buf		b = {0};
+	PGresult   *res;
+
+	snprintf(relid, sizeof(relid), "%u", c->t.relid);
+	snprintf(child, sizeof(child), "%u", ch->relid);
+	mig_buf_printf(&b, "SELECT pg_catalog.pg_relation_size($2::pg_catalog.oid) / pg_catalog.current_setting('block_size')::pg_catalog.int8,"
+				   " m.next_block FROM %s.migration_child m WHERE m.relid = $1::pg_catalog.oid AND m.child = $2::pg_catalog.oid"
+				   " AND m.constraint_name = $3", c->state_q);
+	res = mig_query(c, b.s, 3, params);
+	mig_buf_free(&b);
+	if (res == NULL)
+		return false;
+	*nblocks = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
+	*next = strtoll(PQgetvalue(res, 0, 1), NULL, 10);
+	PQclear(res);
+	return true;
+}
+
+bool
+mig_backfill_children(mig_ctx *c)
+{
+	int			i;
+
+	for (i = 0; i < c->t.nchildren; i++)
+	{
+		mig_child  *ch = &c->t.children[i];
+		mig_buf		sql = {0};
+		mig_pace	pace;
+		mig_progress pr;
+		char		what[300];
+		int64_t		nblocks,
+					next,
+					done = ch->done_rows;
+
+		if (ch->done)
+			continue;
+		mig_sql_child_batch(c, ch, &sql);
+		/* A batch is a range of pages: about 50 rows each. */
+		mig_pace_init(&pace, c->o->batch, c->o->pause_ms);
+		snprintf(what, sizeof(what), "backfill %s.%s", ch->qname, ch->new_q);
+		mig_progress_start(&pr, what, ch->rows_est > done ? ch->rows_est : done, done, c->o->progress == 1);
+		for (;;)
+		{
+			char		from[24],
+						to[24];
+			const char *params[3] = {from, to, ch->con_raw};
+			PGresult   *res;
+			int64_t		t0,
+						took,
+						set,
+						pages;
+
+			if (mig_interrupted())
+			{
+				mig_progress_end(&pr);
+				snprintf(c->err, sizeof(c->err), "interrupted in %s; run again to continue from there", ch->qname);
+				mig_buf_free(&sql);
+				return false;
+			}
+			if (!wait_for_replicas(c, &pr))
+			{
+				mig_buf_free(&sql);
+				if (c->err[0] == '\0')
+					snprintf(c->err, sizeof(c->err), "interrupted while waiting for replication");
+				return false;
+			}
+			if (!child_blocks(c, ch, &nblocks, &next))
+			{
+				mig_buf_free(&sql);
+				return false;
+			}
+			if (next >= nblocks)
+				break;
+			pages = pace.batch / 50 > 0 ? pace.batch / 50 : 1;
+			snprintf(from, sizeof(from), "%lld", (long long) next);
+			snprintf(to, sizeof(to), "%lld", (long long) (next + pages));
+			t0 = mig_now_ms();
+			res = mig_query(c, sql.s, 3, params);
+			if (res == NULL)
+			{
+				mig_buf_free(&sql);
+				return false;
+			}
+			took = mig_now_ms() - t0;
+			set = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
+			PQclear(res);
+			done += set;
+			if (pr.total < done)
+				pr.total = done;
+			mig_progress_update(&pr, done, NULL);
+			mig_sleep_ms(mig_pace_after(&pace, pages * 50, took));
+		}
+		mig_progress_end(&pr);
+		mig_buf_free(&sql);
+		{
+			char		relid[16],
+						child[16];
+			const char *params[3] = {relid, child, ch->con_raw};
+			mig_buf		b = {0};
+			PGresult   *res;
+
+			snprintf(relid, sizeof(relid), "%u", c->t.relid);
+			snprintf(child, sizeof(child), "%u", ch->relid);
+			mig_buf_printf(&b, "UPDATE %s.migration_child SET done = true WHERE relid = $1::pg_catalog.oid"
+						   " AND child = $2::pg_catalog.oid AND constraint_name = $3", c->state_q);
+			res = mig_query(c, b.s, 3, params);
+			mig_buf_free(&b);
+			if (res == NULL)
+				return false;
+			PQclear(res);
+			ch->done = true;
+		}
+	}
+	return true;
+}

@@ -1,0 +1,497 @@
+/*
+ * migrate_inspect.c — what the catalogs say about the table to migrate:
+ * its key, the tables whose foreign keys reference it, chronoid's schema,
+ * and every reason to refuse before anything changes.  Names come back
+ * from the server already quoted (quote_ident, regclass output with the
+ * search path pinned to pg_catalog, so always schema-qualified).
+ */
+#define _GNU_SOURCE
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "migrate_steps_internal.h"
+
+static void
+copy(char *dst, size_t len, const char *src)
+{
+	snprintf(dst, len, "%s", src);
+}
+
+/* --table to an OID: qualified as written, or the one table of that name. */
+static bool
+resolve(mig_ctx *c)
+{
+	const char *params[1] = {c->o->table};
+	PGresult   *res = mig_query(c,
+								"WITH p AS (SELECT pg_catalog.parse_ident($1) AS parts)"
+								" SELECT k.oid, k.oid::pg_catalog.regclass::pg_catalog.text"
+								"   FROM pg_catalog.pg_class k JOIN pg_catalog.pg_namespace n ON n.oid = k.relnamespace, p"
+								"  WHERE k.relkind IN ('r', 'p', 'v', 'm', 'f')"
+								"    AND CASE pg_catalog.array_length(p.parts, 1)"
+								"        WHEN 2 THEN n.nspname = p.parts[1] AND k.relname = p.parts[2]"
+								"        WHEN 1 THEN k.relname = p.parts[1] AND n.nspname <> 'information_schema'"
+								"                    AND n.nspname !~ '^pg_'"
+								"        ELSE false END"
+								"  ORDER BY 2",
+								1, params);
+	int			n;
+
+	if (res == NULL)
+	{
+		mig_buf		w = {0};
+
+		mig_buf_printf(&w, "--table \"%.100s\": ", c->o->table);
+		mig_err_around(c, w.s != NULL ? w.s : "", " (expected [schema.]name)");
+		mig_buf_free(&w);
+		return false;
+	}
+	n = PQntuples(res);
+	if (n == 0)
+		snprintf(c->err, sizeof(c->err), "no table \"%s\" in this database (check the name, "
+				 "or qualify it with its schema)", c->o->table);
+	else if (n > 1)
+	{
+		mig_buf		b = {0};
+		int			i;
+
+		for (i = 0; i < n; i++)
+			mig_buf_printf(&b, "%s%s", i ? ", " : "", PQgetvalue(res, i, 1));
+		snprintf(c->err, sizeof(c->err), "--table \"%s\" is ambiguous: %s; qualify it with its schema",
+				 c->o->table, b.s);
+		mig_buf_free(&b);
+	}
+	else
+	{
+		c->t.relid = (uint32_t) strtoul(PQgetvalue(res, 0, 0), NULL, 10);
+		copy(c->t.qname, sizeof(c->t.qname), PQgetvalue(res, 0, 1));
+	}
+	PQclear(res);
+	return n == 1;
+}
+
+/*
+ * The facts about table, key and time column in one row.  The key named
+ * by the state (after "added") wins over --column, which the user may
+ * have left out.
+ */
+static const char facts_sql[] =
+"SELECT k.relname, k.relkind, pg_catalog.pg_has_role(k.relowner, 'USAGE'),"
+"       pg_catalog.pg_get_userbyid(k.relowner),"
+"       GREATEST(k.reltuples, -1)::pg_catalog.int8, pg_catalog.pg_relation_size(k.oid),"
+"       EXISTS (SELECT 1 FROM pg_catalog.pg_inherits i WHERE i.inhparent = k.oid OR i.inhrelid = k.oid),"
+"       a.attnum IS NOT NULL, pg_catalog.quote_ident($2),"
+"       pg_catalog.format_type(a.atttypid, a.atttypmod), a.attidentity <> '',"
+"       COALESCE(pg_catalog.pg_get_expr(d.adbin, d.adrelid), ''),"
+"       COALESCE((SELECT s.oid::pg_catalog.regclass::pg_catalog.text"
+"          FROM pg_catalog.pg_depend x JOIN pg_catalog.pg_class s ON s.oid = x.refobjid AND s.relkind = 'S'"
+"         WHERE x.classid = 'pg_catalog.pg_attrdef'::pg_catalog.regclass AND x.objid = d.oid"
+"           AND x.refclassid = 'pg_catalog.pg_class'::pg_catalog.regclass"
+"        UNION ALL SELECT s.oid::pg_catalog.regclass::pg_catalog.text"
+"          FROM pg_catalog.pg_depend x JOIN pg_catalog.pg_class s ON s.oid = x.objid AND s.relkind = 'S'"
+"         WHERE x.refobjid = k.oid AND x.refobjsubid = a.attnum AND x.deptype = 'i'"
+"           AND x.classid = 'pg_catalog.pg_class'::pg_catalog.regclass LIMIT 1), ''),"
+"       COALESCE((SELECT pg_catalog.quote_ident(p.conname) FROM pg_catalog.pg_constraint p"
+"          WHERE p.conrelid = k.oid AND p.contype = 'p'), ''),"
+"       COALESCE((SELECT p.conkey = ARRAY[a.attnum] FROM pg_catalog.pg_constraint p"
+"          WHERE p.conrelid = k.oid AND p.contype = 'p'), false),"
+"       pg_catalog.quote_ident($2 || '_new'), pg_catalog.quote_ident($2 || '_old'),"
+"       EXISTS (SELECT 1 FROM pg_catalog.pg_attribute b WHERE b.attrelid = k.oid AND NOT b.attisdropped"
+"               AND b.attname IN ($2 || '_new', $2 || '_old')),"
+"       pg_catalog.octet_length($2) <= 59,"
+/* 18 */
+"       COALESCE((SELECT pg_catalog.format_type(b.atttypid, b.atttypmod) FROM pg_catalog.pg_attribute b"
+"          WHERE b.attrelid = k.oid AND b.attname = $3 AND b.attnum > 0 AND NOT b.attisdropped), ''),"
+"       pg_catalog.quote_ident($3),"
+"       COALESCE((SELECT pg_catalog.quote_ident(n.nspname) FROM pg_catalog.pg_extension e"
+"          JOIN pg_catalog.pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'chronoid'), ''),"
+"       EXISTS (SELECT 1 FROM pg_catalog.pg_available_extensions WHERE name = 'chronoid'),"
+"       (SELECT r.rolsuper FROM pg_catalog.pg_roles r WHERE r.rolname = CURRENT_USER)"
+"         OR pg_catalog.has_database_privilege(pg_catalog.current_database(), 'CREATE'),"
+/* 23 */
+"       EXISTS (SELECT 1 FROM pg_catalog.pg_publication_rel r WHERE r.prrelid = k.oid)"
+"         OR EXISTS (SELECT 1 FROM pg_catalog.pg_publication p WHERE p.puballtables),"
+"       COALESCE((SELECT pg_catalog.string_agg(DISTINCT v.oid::pg_catalog.regclass::pg_catalog.text, ', ')"
+"          FROM pg_catalog.pg_depend x JOIN pg_catalog.pg_rewrite w ON w.oid = x.objid"
+"          JOIN pg_catalog.pg_class v ON v.oid = w.ev_class"
+"         WHERE x.classid = 'pg_catalog.pg_rewrite'::pg_catalog.regclass AND x.refobjid = k.oid"
+"           AND x.refobjsubid = a.attnum AND v.oid <> k.oid), ''),"
+"       pg_catalog.format('chronoid_mig_%s_new_key', k.oid), pg_catalog.format('chronoid_mig_%s_notnull', k.oid),"
+"       pg_catalog.quote_ident(CASE WHEN pg_catalog.octet_length(k.relname || '_' || $2 || '_old_key') <= 63"
+"         THEN k.relname || '_' || $2 || '_old_key' ELSE pg_catalog.format('chronoid_mig_%s_old_key', k.oid) END),"
+"       EXISTS (SELECT 1 FROM pg_catalog.pg_class i WHERE i.relnamespace = k.relnamespace"
+"               AND i.relname = CASE WHEN pg_catalog.octet_length(k.relname || '_' || $2 || '_old_key') <= 63"
+"                 THEN k.relname || '_' || $2 || '_old_key' ELSE pg_catalog.format('chronoid_mig_%s_old_key', k.oid) END),"
+"       pg_catalog.quote_ident(n.nspname), pg_catalog.current_setting('snowflake.node', true),"
+"       CURRENT_USER"
+"  FROM pg_catalog.pg_class k JOIN pg_catalog.pg_namespace n ON n.oid = k.relnamespace"
+"  LEFT JOIN pg_catalog.pg_attribute a ON a.attrelid = k.oid AND a.attname = $2 AND a.attnum > 0 AND NOT a.attisdropped"
+"  LEFT JOIN pg_catalog.pg_attrdef d ON d.adrelid = k.oid AND d.adnum = a.attnum"
+" WHERE k.oid = $1::pg_catalog.oid";
+
+/* The foreign keys that reference the table, from the catalogs. */
+static const char children_sql[] =
+"SELECT f.conrelid, f.conrelid::pg_catalog.regclass::pg_catalog.text, pg_catalog.quote_ident(f.conname), f.conname,"
+"       a.attname, pg_catalog.quote_ident(a.attname), pg_catalog.quote_ident(a.attname || '_new'),"
+"       pg_catalog.quote_ident(a.attname || '_old'), a.attnotnull,"
+"       EXISTS (SELECT 1 FROM pg_catalog.pg_index i WHERE i.indrelid = f.conrelid AND i.indkey[0] = a.attnum),"
+"       pg_catalog.pg_has_role(k.relowner, 'USAGE'), pg_catalog.pg_get_userbyid(k.relowner),"
+"       pg_catalog.array_length(f.conkey, 1) = 1 AND f.confkey = ARRAY[$2::pg_catalog.int2],"
+"       pg_catalog.concat_ws(' ', CASE f.confmatchtype WHEN 'f' THEN 'MATCH FULL' END,"
+"         'ON UPDATE ' || CASE f.confupdtype WHEN 'r' THEN 'RESTRICT' WHEN 'c' THEN 'CASCADE'"
+"           WHEN 'n' THEN 'SET NULL' WHEN 'd' THEN 'SET DEFAULT' ELSE 'NO ACTION' END,"
+"         'ON DELETE ' || CASE f.confdeltype WHEN 'r' THEN 'RESTRICT' WHEN 'c' THEN 'CASCADE'"
+"           WHEN 'n' THEN 'SET NULL' WHEN 'd' THEN 'SET DEFAULT' ELSE 'NO ACTION' END,"
+"         CASE WHEN f.condeferrable THEN 'DEFERRABLE' END, CASE WHEN f.condeferred THEN 'INITIALLY DEFERRED' END),"
+"       GREATEST(k.reltuples, -1)::pg_catalog.int8,"
+"       EXISTS (SELECT 1 FROM pg_catalog.pg_attribute b WHERE b.attrelid = f.conrelid AND NOT b.attisdropped"
+"               AND b.attname IN (a.attname || '_new', a.attname || '_old')),"
+"       f.conrelid = f.confrelid, k.relkind, pg_catalog.format('%s_%s', f.conrelid, a.attnum)"
+"  FROM pg_catalog.pg_constraint f JOIN pg_catalog.pg_class k ON k.oid = f.conrelid"
+"  JOIN pg_catalog.pg_attribute a ON a.attrelid = f.conrelid AND a.attnum = f.conkey[1]"
+" WHERE f.contype = 'f' AND f.confrelid = $1::pg_catalog.oid"
+"   AND $2::pg_catalog.int2 = ANY (f.confkey)"
+" ORDER BY f.conrelid, f.conname";
+
+/* The names a child's helpers get, from its tag (child OID _ attnum at the start). */
+static void
+child_names(mig_child *ch, const char *tag, const char *state_q)
+{
+	snprintf(ch->chk_q, sizeof(ch->chk_q), "chronoid_mig_%s_notnull", tag);
+	snprintf(ch->idx_q, sizeof(ch->idx_q), "chronoid_mig_%s_idx", tag);
+	snprintf(ch->trig_q, sizeof(ch->trig_q), "chronoid_mig_%s_sync", tag);
+	snprintf(ch->fn_q, sizeof(ch->fn_q), "%s.chronoid_mig_%s_sync", state_q, tag);
+	snprintf(ch->tag, sizeof(ch->tag), "%s", tag);
+}
+
+static bool
+children_from_catalog(mig_ctx *c, const char *keyattnum, bool for_new)
+{
+	char		relid[16];
+	const char *params[2] = {relid, keyattnum};
+	PGresult   *res;
+	int			i,
+				n;
+
+	snprintf(relid, sizeof(relid), "%u", c->t.relid);
+	res = mig_query(c, children_sql, 2, params);
+	if (res == NULL)
+		return false;
+	n = PQntuples(res);
+	c->t.nchildren = 0;
+	for (i = 0; i < n; i++)
+	{
+		mig_child  *ch;
+#define V(j) PQgetvalue(res, i, j)
+
+		if (strcmp(V(12), "t") != 0)
+		{
+			snprintf(c->err, sizeof(c->err), "foreign key %s of %s references %s together with other "
+					 "columns; only single-column references to the key can be moved (drop or change it first)",
+					 V(2), V(1), c->t.qname);
+			PQclear(res);
+			return false;
+		}
+		if (for_new && strcmp(V(16), "t") == 0)
+		{
+			snprintf(c->err, sizeof(c->err), "foreign key %s of %s references the table itself; "
+					 "self-references are not moved by chronoid migrate (docs/migrate.md)", V(2), V(1));
+			PQclear(res);
+			return false;
+		}
+		if (for_new && strcmp(V(10), "t") != 0)
+		{
+			snprintf(c->err, sizeof(c->err), "table %s references %s (foreign key %s) and belongs to %s: "
+					 "its column must move too, so run this as %s (or a member of it)",
+					 V(1), c->t.qname, V(2), V(11), V(11));
+			PQclear(res);
+			return false;
+		}
+		if (for_new && strcmp(V(17), "p") == 0)
+		{
+			snprintf(c->err, sizeof(c->err), "table %s (foreign key %s) is partitioned; moving the key of a "
+					 "table referenced from a partitioned table is not supported", V(1), V(2));
+			PQclear(res);
+			return false;
+		}
+		if (for_new && strcmp(V(15), "t") == 0)
+		{
+			snprintf(c->err, sizeof(c->err), "table %s already has a column %s or %s, the names its "
+					 "foreign key %s would take; rename it first", V(1), V(6), V(7), V(2));
+			PQclear(res);
+			return false;
+		}
+		if (c->t.nchildren == MIG_MAX_CHILDREN)
+		{
+			snprintf(c->err, sizeof(c->err), "more than %d foreign keys reference %s",
+					 MIG_MAX_CHILDREN, c->t.qname);
+			PQclear(res);
+			return false;
+		}
+		ch = &c->t.children[c->t.nchildren++];
+		memset(ch, 0, sizeof(*ch));
+		ch->relid = (uint32_t) strtoul(V(0), NULL, 10);
+		copy(ch->qname, sizeof(ch->qname), V(1));
+		copy(ch->con_q, sizeof(ch->con_q), V(2));
+		copy(ch->con_raw, sizeof(ch->con_raw), V(3));
+		copy(ch->fk_raw, sizeof(ch->fk_raw), V(4));
+		copy(ch->fk_q, sizeof(ch->fk_q), V(5));
+		copy(ch->new_q, sizeof(ch->new_q), V(6));
+		copy(ch->old_q, sizeof(ch->old_q), V(7));
+		ch->notnull = strcmp(V(8), "t") == 0;
+		ch->indexed = strcmp(V(9), "t") == 0;
+		ch->owned = strcmp(V(10), "t") == 0;
+		copy(ch->actions, sizeof(ch->actions), V(13));
+		ch->rows_est = strtoll(V(14), NULL, 10);
+		child_names(ch, V(18), c->state_q);
+#undef V
+	}
+	PQclear(res);
+	return true;
+}
+
+bool
+mig_children_load(mig_ctx *c)
+{
+	char		relid[16];
+	const char *params[1] = {relid};
+	mig_buf		b = {0};
+	PGresult   *res;
+	int			i,
+				n;
+
+	snprintf(relid, sizeof(relid), "%u", c->t.relid);
+	mig_buf_printf(&b,
+				   "SELECT m.child, m.child::pg_catalog.regclass::pg_catalog.text, pg_catalog.quote_ident(m.constraint_name),"
+				   " m.constraint_name, m.fk_column, pg_catalog.quote_ident(m.fk_column),"
+				   " pg_catalog.quote_ident(m.fk_column || '_new'), pg_catalog.quote_ident(m.fk_column || '_old'),"
+				   " m.fk_notnull, m.fk_indexed, m.actions, m.tag, m.rows_done, m.done,"
+				   " GREATEST(k.reltuples, -1)::pg_catalog.int8"
+				   " FROM %s.migration_child m JOIN pg_catalog.pg_class k ON k.oid = m.child"
+				   " WHERE m.relid = $1::pg_catalog.oid ORDER BY m.child, m.constraint_name", c->state_q);
+	res = mig_query(c, b.s, 1, params);
+	mig_buf_free(&b);
+	if (res == NULL)
+		return false;
+	n = PQntuples(res);
+	c->t.nchildren = 0;
+	for (i = 0; i < n && i < MIG_MAX_CHILDREN; i++)
+	{
+		mig_child  *ch = &c->t.children[c->t.nchildren++];
+#define V(j) PQgetvalue(res, i, j)
+
+		memset(ch, 0, sizeof(*ch));
+		ch->relid = (uint32_t) strtoul(V(0), NULL, 10);
+		copy(ch->qname, sizeof(ch->qname), V(1));
+		copy(ch->con_q, sizeof(ch->con_q), V(2));
+		copy(ch->con_raw, sizeof(ch->con_raw), V(3));
+		copy(ch->fk_raw, sizeof(ch->fk_raw), V(4));
+		copy(ch->fk_q, sizeof(ch->fk_q), V(5));
+		copy(ch->new_q, sizeof(ch->new_q), V(6));
+		copy(ch->old_q, sizeof(ch->old_q), V(7));
+		ch->notnull = strcmp(V(8), "t") == 0;
+		ch->indexed = strcmp(V(9), "t") == 0;
+		ch->owned = true;
+		copy(ch->actions, sizeof(ch->actions), V(10));
+		child_names(ch, V(11), c->state_q);
+		ch->done_rows = strtoll(V(12), NULL, 10);
+		ch->done = strcmp(V(13), "t") == 0;
+		ch->rows_est = strtoll(V(14), NULL, 10);
+#undef V
+	}
+	PQclear(res);
+	return true;
+}
+
+/* The column type, the default and the backfill's generators for --to. */
+static void
+target_sql(mig_ctx *c)
+{
+	mig_table  *t = &c->t;
+	const char *to = c->o->to != NULL ? c->o->to : c->st.target;
+
+	if (strcmp(to, "uuidv7") == 0)
+		copy(t->newtype, sizeof(t->newtype), "pg_catalog.uuid");
+	else if (strcmp(to, "ulid") == 0)
+		snprintf(t->newtype, sizeof(t->newtype), "%.190s.ulid", t->ext_q[0] ? t->ext_q : "public");
+	else
+		copy(t->newtype, sizeof(t->newtype), "pg_catalog.int8");
+	snprintf(t->map_q, sizeof(t->map_q), "%.150s.migration_map_%u", c->state_q, t->relid);
+}
+
+bool
+mig_inspect(mig_ctx *c, bool for_new)
+{
+	char		relid[16];
+	const char *key = c->st.exists ? c->st.key : c->o->column;
+	const char *tcol = c->o->time_from != NULL ? c->o->time_from : (c->st.exists ? c->st.time_from : "");
+	const char *params[3] = {relid, key, tcol};
+	PGresult   *res;
+	mig_table  *t = &c->t;
+	bool		ok = false;
+	const char *to = c->o->to != NULL ? c->o->to : c->st.target;
+	char		keyattnum[16] = "0";
+
+	if (t->relid == 0 && !resolve(c))
+		return false;
+	snprintf(relid, sizeof(relid), "%u", t->relid);
+	res = mig_query(c, facts_sql, 3, params);
+	if (res == NULL)
+		return false;
+	if (PQntuples(res) != 1)
+	{
+		snprintf(c->err, sizeof(c->err), "table %s went away", t->qname);
+		goto out;
+	}
+#define V(j) PQgetvalue(res, 0, j)
+	copy(t->relname, sizeof(t->relname), V(0));
+	copy(t->nsp_q, sizeof(t->nsp_q), V(30));
+	if (strcmp(V(1), "r") != 0)
+	{
+		snprintf(c->err, sizeof(c->err), "%s is %s, not an ordinary table; chronoid migrate moves the key of "
+				 "an ordinary table (partitioned tables are not supported yet)", t->qname,
+				 strcmp(V(1), "p") == 0 ? "a partitioned table" : "a view or another kind of relation");
+		goto out;
+	}
+	if (strcmp(V(2), "t") != 0)
+	{
+		snprintf(c->err, sizeof(c->err), "%s belongs to %s and you are %s: ALTER TABLE needs its owner; "
+				 "run as %s (or a member of it)", t->qname, V(3), V(32), V(3));
+		goto out;
+	}
+	t->rows_est = strtoll(V(4), NULL, 10);
+	t->bytes = strtoll(V(5), NULL, 10);
+	if (for_new && strcmp(V(6), "t") == 0)
+	{
+		snprintf(c->err, sizeof(c->err), "%s takes part in table inheritance; not supported (docs/migrate.md)",
+				 t->qname);
+		goto out;
+	}
+	if (strcmp(V(7), "t") != 0)
+	{
+		snprintf(c->err, sizeof(c->err), "%s has no column %s%s", t->qname, V(8),
+				 c->st.exists ? "" : " (name the key with --column)");
+		goto out;
+	}
+	copy(t->key_raw, sizeof(t->key_raw), key);
+	copy(t->key_q, sizeof(t->key_q), V(8));
+	copy(t->keytype, sizeof(t->keytype), V(9));
+	t->identity = strcmp(V(10), "t") == 0;
+	copy(t->keydefault, sizeof(t->keydefault), V(11));
+	copy(t->keyseq, sizeof(t->keyseq), V(12));
+	copy(t->pk_q, sizeof(t->pk_q), V(13));
+	copy(t->new_q, sizeof(t->new_q), V(15));
+	copy(t->old_q, sizeof(t->old_q), V(16));
+	snprintf(t->new_raw, sizeof(t->new_raw), "%.190s_new", key);
+	snprintf(t->old_raw, sizeof(t->old_raw), "%.190s_old", key);
+	if (for_new && t->pk_q[0] == '\0')
+	{
+		snprintf(c->err, sizeof(c->err), "%s has no primary key; add one (or name the key with --column "
+				 "once it is the primary key)", t->qname);
+		goto out;
+	}
+	if (for_new && strcmp(V(14), "t") != 0)
+	{
+		snprintf(c->err, sizeof(c->err), "%s is not %s's primary key by itself (the primary key %s has "
+				 "other or different columns); chronoid migrate moves a one-column primary key",
+				 V(8), t->qname, t->pk_q);
+		goto out;
+	}
+	if (for_new && strcmp(V(18), "t") != 0)
+	{
+		snprintf(c->err, sizeof(c->err), "column name %s is too long: %s_new must fit in 63 bytes", V(8), key);
+		goto out;
+	}
+	/* The time column. */
+	t->ts_q[0] = '\0';
+	if (tcol[0] != '\0')
+	{
+		const char *ty = V(19);
+
+		if (ty[0] == '\0')
+		{
+			snprintf(c->err, sizeof(c->err), "%s has no column %s (--time-from)", t->qname, V(20));
+			goto out;
+		}
+		if (strcmp(ty, "timestamp with time zone") != 0 && strcmp(ty, "timestamp without time zone") != 0)
+		{
+			snprintf(c->err, sizeof(c->err), "--time-from %s is %s; expected a timestamp or timestamptz column",
+					 V(20), ty);
+			goto out;
+		}
+		t->ts_is_tz = strcmp(ty, "timestamp with time zone") == 0;
+		copy(t->ts_q, sizeof(t->ts_q), V(20));
+	}
+	copy(t->ext_q, sizeof(t->ext_q), V(21));
+	t->ext_installed = t->ext_q[0] != '\0';
+	t->ext_may_create = strcmp(V(22), "t") == 0 && strcmp(V(23), "t") == 0;
+	t->in_pub = strcmp(V(24), "t") == 0;
+	copy(t->views, sizeof(t->views), V(25));
+	copy(t->idx_new_q, sizeof(t->idx_new_q), V(26));
+	copy(t->chk_q, sizeof(t->chk_q), V(27));
+	copy(t->idx_old_q, sizeof(t->idx_old_q), V(28));
+	if (for_new && strcmp(V(17), "t") == 0)
+	{
+		snprintf(c->err, sizeof(c->err), "%s already has a column %s or %s, the names the migration "
+				 "needs; rename it first", t->qname, t->new_q, t->old_q);
+		goto out;
+	}
+	if (for_new && strcmp(V(29), "t") == 0)
+	{
+		snprintf(c->err, sizeof(c->err), "the name %s, which the index on the old key would take, "
+				 "is in use in %s's schema; rename that object first", t->idx_old_q, t->qname);
+		goto out;
+	}
+	if (!t->ext_installed && for_new && !t->ext_may_create)
+	{
+		snprintf(c->err, sizeof(c->err), "%s: as %s, cannot install it here; "
+				 "ask a superuser to run: CREATE EXTENSION chronoid;",
+				 strcmp(V(22), "t") != 0 ? "chronoid is not available on this server (install its files: "
+				 "make install-ext, or the postgresql-NN-chronoid package)"
+				 : "chronoid is not installed in this database", V(32));
+		goto out;
+	}
+	t->convert = strcmp(to, "snowflake") == 0 && t->keyseq[0] != '\0' &&
+		(strcmp(t->keytype, "bigint") == 0 || strcmp(t->keytype, "integer") == 0);
+	if (t->convert && tcol[0] != '\0')
+	{
+		snprintf(c->err, sizeof(c->err), "%s takes its values from sequence %s: moved --to snowflake it keeps "
+				 "its old IDs (the sequence is converted) and --time-from does not apply; leave it out",
+				 V(8), t->keyseq);
+		goto out;
+	}
+	if (strcmp(to, "snowflake") == 0 && for_new)
+	{
+		const char *node = PQgetisnull(res, 0, 34) ? "" : V(31);
+
+		if (node[0] == '\0' || strcmp(node, "0") == 0)
+		{
+			snprintf(c->err, sizeof(c->err), "snowflake.node is not set on this server, and snowflakes "
+					 "carry it: set it in postgresql.conf (snowflake.node = N, 1..1023, different on "
+					 "every server) and reload (docs/postgresql.md)");
+			goto out;
+		}
+	}
+	{
+		PGresult   *r2;
+		const char *p2[2] = {relid, key};
+
+		r2 = mig_query(c, "SELECT attnum FROM pg_catalog.pg_attribute WHERE attrelid = $1::pg_catalog.oid"
+					   " AND attname = $2", 2, p2);
+		if (r2 == NULL)
+			goto out;
+		if (PQntuples(r2) == 1)
+			copy(keyattnum, sizeof(keyattnum), PQgetvalue(r2, 0, 0));
+		PQclear(r2);
+	}
+#undef V
+	target_sql(c);
+	if (c->st.exists && c->st.step >= MIG_ADDED)
+		ok = mig_children_load(c);
+	else
+		ok = children_from_catalog(c, keyattnum, for_new);
+out:
+	PQclear(res);
+	return ok;
+}

@@ -1,0 +1,300 @@
+/*
+ * migrate_plan.c — "chronoid migrate plan": the steps as the SQL run and
+ * swap will send, each with the lock it takes and a duration estimate,
+ * and what the user should know first.  It reads; it changes nothing
+ * (not even the state table).
+ */
+#define _GNU_SOURCE
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli_internal.h"
+#include "migrate_steps_internal.h"
+
+/*
+ * Rates for the estimates, from make bench-migrate on a 2-core machine
+ * (docs/benchmarks.md): deliberately round, the plan says "about".
+ */
+#define PLAN_BACKFILL_ROWS_PER_S 20000.0
+#define PLAN_SCAN_BYTES_PER_S (100.0 * 1024 * 1024)
+
+static void
+indent(const char *sql)
+{
+	const char *p = sql;
+
+	while (*p != '\0')
+	{
+		const char *nl = strchr(p, '\n');
+		size_t		n = nl != NULL ? (size_t) (nl - p) : strlen(p);
+
+		if (n > 0)
+			printf("      %.*s\n", (int) n, p);
+		p += n + (nl != NULL ? 1 : 0);
+	}
+}
+
+static void
+est(char *buf, size_t len, double secs)
+{
+	char		s[32];
+
+	if (secs < 1)
+	{
+		snprintf(buf, len, "under a second");
+		return;
+	}
+	mig_fmt_secs(s, sizeof(s), secs);
+	snprintf(buf, len, "about %s", s);
+}
+
+/* What --time-from will do with the rows it cannot date (a read-only scan). */
+static bool
+time_report(mig_ctx *c)
+{
+	mig_buf		b = {0};
+	PGresult   *res;
+	bool		sf = strcmp(c->o->to, "snowflake") == 0;
+	const char *ts = c->t.ts_q;
+	char		tsx[MIG_NAME + 40];
+
+	if (c->t.ts_is_tz)
+		snprintf(tsx, sizeof(tsx), "%s", ts);
+	else
+		snprintf(tsx, sizeof(tsx), "pg_catalog.timezone('UTC', %s)", ts);
+	mig_buf_printf(&b, "SELECT pg_catalog.count(*) FILTER (WHERE %s IS NULL),"
+				   " pg_catalog.count(*) FILTER (WHERE %s >= pg_catalog.now()),"
+				   " %s FROM ONLY %s",
+				   tsx, tsx, sf ? "pg_catalog.count(*) FILTER (WHERE %s < snowflake.to_timestamp(0))" : "0",
+				   c->t.qname);
+	if (sf)
+	{
+		/* The filter's own %s: the time expression again. */
+		mig_buf		x = {0};
+		char	   *at = strstr(b.s, "WHERE %s <");
+
+		mig_buf_printf(&x, "%.*sWHERE %s%s", (int) (at - b.s), b.s, tsx, at + strlen("WHERE %s"));
+		mig_buf_reset(&b);
+		mig_buf_printf(&b, "%s", x.s);
+		mig_buf_free(&x);
+	}
+	res = mig_query(c, b.s, 0, NULL);
+	mig_buf_reset(&b);
+	if (res == NULL)
+	{
+		mig_buf_free(&b);
+		return false;
+	}
+	if (strcmp(PQgetvalue(res, 0, 0), "0") != 0)
+		printf("  - %s rows have no %s (NULL): they get IDs minted at backfill time\n", PQgetvalue(res, 0, 0), ts);
+	if (strcmp(PQgetvalue(res, 0, 1), "0") != 0)
+		printf("  - %s rows have %s in the future: they get IDs minted at backfill time (an ID from a\n"
+			   "    future time would sort above the rows written after it)\n", PQgetvalue(res, 0, 1), ts);
+	if (sf && strcmp(PQgetvalue(res, 0, 2), "0") != 0)
+		printf("  - %s rows have %s before the snowflake epoch (snowflake.to_timestamp(0)), which a\n"
+			   "    snowflake cannot hold: they get IDs minted at backfill time\n", PQgetvalue(res, 0, 2), ts);
+	PQclear(res);
+	if (sf)
+	{
+		mig_buf_printf(&b, "SELECT pg_catalog.count(*), COALESCE(pg_catalog.max(n), 0),"
+					   " COALESCE(pg_catalog.sum(n - 4096), 0) FROM (SELECT pg_catalog.count(*) AS n"
+					   " FROM ONLY %s WHERE %s IS NOT NULL GROUP BY pg_catalog.date_trunc('milliseconds', %s)"
+					   " HAVING pg_catalog.count(*) > 4096) s", c->t.qname, tsx, tsx);
+		res = mig_query(c, b.s, 0, NULL);
+		if (res == NULL)
+		{
+			mig_buf_free(&b);
+			return false;
+		}
+		if (strcmp(PQgetvalue(res, 0, 0), "0") != 0)
+			printf("  - %s milliseconds of %s hold more than 4,096 rows (at most %s), more than one\n"
+				   "    millisecond's counter: the first 4,096 of each (by %s, then key) get that millisecond's\n"
+				   "    IDs, the other %s rows IDs minted at backfill time\n",
+				   PQgetvalue(res, 0, 0), ts, PQgetvalue(res, 0, 1), ts, PQgetvalue(res, 0, 2));
+		PQclear(res);
+	}
+	mig_buf_free(&b);
+	return true;
+}
+
+static int
+plan_convert(mig_ctx *c)
+{
+	printf("Plan: %s.%s (%s, values from sequence %s) to snowflake, in place\n\n", c->t.qname, c->t.key_q,
+		   c->t.keytype, c->t.keyseq);
+	printf("  Old IDs stay; the sequence's next values are snowflakes (no backfill, no swap).\n");
+	if (c->t.identity)
+		printf("  The identity is dropped (force => true): the column keeps the sequence as a default.\n");
+	if (strcmp(c->t.keytype, "integer") == 0)
+		printf("  %s is integer: it and every foreign key column referencing it are widened to bigint,\n"
+			   "  a REWRITE of each table under ACCESS EXCLUSIVE (%s rows here: minutes per million rows).\n",
+			   c->t.key_q, c->t.rows_est >= 0 ? "~" : "unknown");
+	printf("\n  1. convert  [ACCESS EXCLUSIVE on %s: milliseconds unless widened]\n", c->t.qname);
+	printf("      SELECT snowflake.convert_sequence_to_snowflake('%s'::regclass%s);\n", c->t.keyseq,
+		   c->t.identity ? ", true" : "");
+	printf("\n  rollback: not possible (the IDs minted after it are snowflakes)\n");
+	return MIG_EXIT_OK;
+}
+
+int
+mig_plan(mig_ctx *c)
+{
+	mig_table  *t = &c->t;
+	mig_buf		b = {0};
+	char		n[32],
+				e[64];
+	int			i,
+				k = 1;
+	double		scan = (double) t->bytes / PLAN_SCAN_BYTES_PER_S;
+	enum mig_step at = c->st.exists ? c->st.step : MIG_NEW;
+
+	if (t->convert)
+		return plan_convert(c);
+	mig_fmt_count(n, sizeof(n), t->rows_est);
+	printf("Plan: move %s.%s (%s%s%s) to %s%s%s\n", t->qname, t->key_q, t->keytype,
+		   t->keydefault[0] ? ", default " : ", no default", t->keydefault, c->o->to,
+		   t->ts_q[0] ? ", old rows dated by " : "", t->ts_q);
+	printf("  rows: %s%s, %.1f MB; ", t->rows_est >= 0 ? "~" : "", t->rows_est >= 0 ? n : "unknown (never analyzed: run ANALYZE for estimates)",
+		   (double) t->bytes / 1048576.0);
+	if (t->nchildren == 0)
+		printf("no foreign key references it\n");
+	else
+	{
+		printf("referenced by:\n");
+		for (i = 0; i < t->nchildren; i++)
+		{
+			mig_fmt_count(n, sizeof(n), t->children[i].rows_est);
+			printf("    %s.%s (%s, ~%s rows)\n", t->children[i].qname, t->children[i].fk_q,
+				   t->children[i].con_raw, n);
+		}
+	}
+	if (c->st.exists)
+		printf("  recorded: step %s, %lld rows backfilled (run continues from there)\n",
+			   mig_step_name(at), (long long) c->st.rows_done);
+
+	printf("\nBefore you start:\n");
+	printf("  - outside references (URLs, other services, caches, exports) keep the old values of %s;\n"
+		   "    after the swap they find rows through %s, which keeps them (unique, indexed)\n",
+		   t->key_q, t->old_q);
+	if (t->ts_q[0] == '\0')
+		printf("  - old rows get IDs minted at backfill time (no --time-from): they sort by when the\n"
+			   "    backfill reached them, not by when they were written; --time-from COLUMN dates them\n");
+	else
+	{
+		printf("  - old rows get IDs built from %s%s, unique and in its order (below every ID minted\n"
+			   "    after the migration starts)\n", t->ts_q, t->ts_is_tz ? "" : " (a timestamp without time zone, read as UTC)");
+		if (!time_report(c))
+		{
+			mig_buf_free(&b);
+			cli_error(c->o->sub, "%s", c->err);
+			return MIG_EXIT_FAIL;
+		}
+	}
+	if (t->views[0] != '\0')
+		printf("  - views that read %s: %s; a view binds the column, not its name, so after the swap\n"
+			   "    they read %s (the old key): recreate them after the swap\n", t->key_q, t->views, t->old_q);
+	if (t->in_pub)
+		printf("  - %s is published for logical replication: add the same columns on every subscriber\n"
+			   "    before run (DDL is not replicated), or the subscription stops at the first new row\n",
+			   t->qname);
+	if (t->keydefault[0] == '\0' && !t->identity)
+		printf("  - %s has no default (the application supplies keys): after the swap it writes them into\n"
+			   "    the new %s, and %s is left NULL for those rows (rollback then needs values for them)\n",
+			   t->key_q, t->key_q, t->old_q);
+	printf("  - the backfill updates every row once: expect about as much WAL and dead tuples as the\n"
+		   "    table's size (autovacuum catches up afterwards)\n");
+	if (!t->ext_installed)
+		printf("  - chronoid is not installed in this database: run installs it (CREATE EXTENSION chronoid SCHEMA public)\n");
+
+	printf("\nSteps (run does 1-%d, swap does %d-%d):\n", 5, 6, 7);
+	if (at < MIG_ADDED)
+	{
+		printf("\n  %d. add the new columns  [ACCESS EXCLUSIVE on %s%s: milliseconds (no rewrite); waits at\n"
+			   "     most --lock-timeout %lld ms for it, %d tries]\n", k, t->qname,
+			   t->nchildren ? " and each child" : "", (long long) c->o->lock_timeout_ms, c->o->retries);
+		mig_sql_add(c, &b);
+		indent(b.s);
+		mig_buf_reset(&b);
+	}
+	k++;
+	if (at < MIG_BACKFILLED)
+	{
+		est(e, sizeof(e), t->rows_est > 0 ? (double) t->rows_est / PLAN_BACKFILL_ROWS_PER_S : 0);
+		printf("\n  %d. backfill %s  [row locks on one batch at a time (~200 ms each, then a pause as\n"
+			   "     long); %s%s]\n", k, t->qname, e,
+			   c->o->max_lag_ms >= 0 ? "; pauses while replication lags more than --max-lag" : "");
+		if (t->ts_q[0] != '\0' && strcmp(c->o->to, "snowflake") == 0)
+		{
+			printf("     first, one pass numbering the old rows within each millisecond:\n");
+			mig_sql_map(c, &b);
+			indent(b.s);
+			mig_buf_reset(&b);
+			printf("     then, per batch:\n");
+		}
+		mig_sql_batch(c, &b, true);
+		indent(b.s);
+		mig_buf_reset(&b);
+	}
+	k++;
+	if (at < MIG_CHILDREN && t->nchildren > 0)
+	{
+		printf("\n  %d. backfill the children by join  [row locks on one range of pages at a time]\n", k);
+		for (i = 0; i < t->nchildren; i++)
+		{
+			mig_sql_child_batch(c, &t->children[i], &b);
+			indent(b.s);
+			mig_buf_reset(&b);
+		}
+	}
+	k++;
+	if (at < MIG_CHECKED)
+	{
+		est(e, sizeof(e), scan);
+		printf("\n  %d. prove NOT NULL  [ACCESS EXCLUSIVE for milliseconds to add each CHECK; then\n"
+			   "     SHARE UPDATE EXCLUSIVE while VALIDATE scans (writers go on): %s]\n", k, e);
+		printf("      ALTER TABLE %s ADD CONSTRAINT %s CHECK (%s IS NOT NULL) NOT VALID;\n"
+			   "      ALTER TABLE %s VALIDATE CONSTRAINT %s;\n", t->qname, t->chk_q, t->new_q, t->qname, t->chk_q);
+		for (i = 0; i < t->nchildren; i++)
+			printf("      ALTER TABLE %s ADD CONSTRAINT %s CHECK (...) NOT VALID; ... VALIDATE ...;\n",
+				   t->children[i].qname, t->children[i].chk_q);
+	}
+	k++;
+	if (at < MIG_INDEXED)
+	{
+		est(e, sizeof(e), 2 * scan);
+		printf("\n  %d. indexes, CONCURRENTLY  [SHARE UPDATE EXCLUSIVE: writers go on; %s]\n", k, e);
+		printf("      CREATE UNIQUE INDEX CONCURRENTLY %s ON %s (%s);\n", t->idx_new_q, t->qname, t->new_q);
+		printf("      CREATE UNIQUE INDEX CONCURRENTLY %s ON %s (%s);\n", t->idx_old_q, t->qname, t->key_q);
+		for (i = 0; i < t->nchildren; i++)
+		{
+			if (t->children[i].indexed)
+				printf("      CREATE INDEX CONCURRENTLY %s ON %s (%s);\n", t->children[i].idx_q,
+					   t->children[i].qname, t->children[i].new_q);
+		}
+	}
+	k++;
+	if (at < MIG_SWAPPED)
+	{
+		printf("\n  %d. swap (chronoid migrate swap)  [ACCESS EXCLUSIVE on %s%s: milliseconds (nothing is\n"
+			   "     scanned); waits at most --lock-timeout for it, then gives way and tries again]\n", k,
+			   t->qname, t->nchildren ? " and each child" : "");
+		mig_sql_swap(c, &b);
+		indent(b.s);
+		mig_buf_reset(&b);
+	}
+	k++;
+	if (at < MIG_DONE && t->nchildren > 0)
+	{
+		printf("\n  %d. validate the foreign keys  [SHARE UPDATE EXCLUSIVE on each child, ROW SHARE on %s:\n"
+			   "     writers go on]\n", k, t->qname);
+		for (i = 0; i < t->nchildren; i++)
+			printf("      ALTER TABLE %s VALIDATE CONSTRAINT %s;\n", t->children[i].qname, t->children[i].con_q);
+	}
+	printf("\nrollback: before the swap drops what run added; after it, restores %s as the primary key\n"
+		   "(ACCESS EXCLUSIVE for milliseconds) and re-points the foreign keys.  Nothing was changed.\n",
+		   t->key_q);
+	mig_buf_free(&b);
+	return MIG_EXIT_OK;
+}

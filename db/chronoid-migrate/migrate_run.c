@@ -1,0 +1,488 @@
+/*
+ * migrate_run.c — "chronoid migrate run": every step up to the swap, each
+ * skipped when the state table says it is done, so a second run does
+ * nothing and an interrupted one goes on where it stopped.
+ */
+#define _GNU_SOURCE
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli_internal.h"
+#include "migrate_steps_internal.h"
+#include "pq_internal.h"
+
+static void
+say(const mig_ctx *c, const char *fmt, const char *a, const char *b)
+{
+	fprintf(stderr, "chronoid: %s: ", c->o->sub);
+	fprintf(stderr, fmt, a, b);
+	fputc('\n', stderr);
+}
+
+static bool
+set_step(mig_ctx *c, enum mig_step s)
+{
+	mig_buf		b = {0};
+	bool		ok;
+
+	mig_buf_printf(&b, "UPDATE %s.migration SET step = '%s', updated_at = pg_catalog.now() WHERE relid = %u",
+				   c->state_q, mig_step_name(s), c->t.relid);
+	ok = mig_do(c, b.s);
+	mig_buf_free(&b);
+	if (ok)
+		c->st.step = s;
+	return ok;
+}
+
+/* CREATE EXTENSION chronoid when it is missing (inspect checked the role may). */
+static bool
+ensure_extension(mig_ctx *c)
+{
+	if (c->t.ext_installed)
+		return true;
+	say(c, "installing chronoid in this database (CREATE EXTENSION chronoid SCHEMA public)%s%s", "", "");
+	if (!mig_do(c, "CREATE EXTENSION IF NOT EXISTS chronoid SCHEMA public"))
+		return false;
+	/* Its schema names the types and functions from here on. */
+	return mig_inspect(c, true);
+}
+
+/* The state rows and the new columns, in one transaction. */
+static bool
+step_add(mig_ctx *c)
+{
+	mig_buf		b = {0};
+	int			i;
+	bool		ok;
+	char	   *lit;
+
+	mig_sql_add(c, &b);
+	lit = PQescapeLiteral(c->conn, c->t.qname, strlen(c->t.qname));
+	mig_buf_printf(&b, "INSERT INTO %s.migration (relid, table_name, key_column, target, time_from, step, cutoff, node)"
+				   " VALUES (%u, %s, ", c->state_q, c->t.relid, lit != NULL ? lit : "''");
+	PQfreemem(lit);
+	lit = PQescapeLiteral(c->conn, c->t.key_raw, strlen(c->t.key_raw));
+	mig_buf_printf(&b, "%s, '%s', ", lit != NULL ? lit : "''", c->o->to);
+	PQfreemem(lit);
+	if (c->o->time_from != NULL)
+	{
+		lit = PQescapeLiteral(c->conn, c->o->time_from, strlen(c->o->time_from));
+		mig_buf_printf(&b, "%s, ", lit != NULL ? lit : "NULL");
+		PQfreemem(lit);
+	}
+	else
+		mig_buf_printf(&b, "NULL, ");
+	/*
+	 * The cutoff is taken under the table's lock, before any row gets the
+	 * default: every old row was written before it, every ID minted live
+	 * after it.
+	 */
+	mig_buf_printf(&b, "'added', pg_catalog.clock_timestamp(), %s);\n",
+				   strcmp(c->o->to, "snowflake") == 0 ? "pg_catalog.current_setting('snowflake.node')::pg_catalog.int4" : "NULL");
+	for (i = 0; i < c->t.nchildren; i++)
+	{
+		const mig_child *ch = &c->t.children[i];
+		char	   *con = PQescapeLiteral(c->conn, ch->con_raw, strlen(ch->con_raw));
+		char	   *fk = PQescapeLiteral(c->conn, ch->fk_raw, strlen(ch->fk_raw));
+		char	   *act = PQescapeLiteral(c->conn, ch->actions, strlen(ch->actions));
+
+		mig_buf_printf(&b, "INSERT INTO %s.migration_child (relid, child, constraint_name, fk_column, actions,"
+					   " fk_notnull, fk_indexed, tag) VALUES (%u, %u, %s, %s, %s, %s, %s, '%s');\n",
+					   c->state_q, c->t.relid, ch->relid, con ? con : "''", fk ? fk : "''", act ? act : "''",
+					   ch->notnull ? "true" : "false", ch->indexed ? "true" : "false", ch->tag);
+		PQfreemem(con);
+		PQfreemem(fk);
+		PQfreemem(act);
+	}
+	ok = mig_ddl_txn(c, "adding the new columns", b.s);
+	mig_buf_free(&b);
+	return ok && mig_state_load(c);
+}
+
+/* Rows still without a new value (a missed or concurrently moved row): give them one. */
+bool
+mig_catch_up(mig_ctx *c)
+{
+	mig_buf		b = {0};
+	bool		map = c->t.ts_q[0] != '\0' && strcmp(c->st.target, "snowflake") == 0;
+	int			i;
+	bool		ok = true;
+
+	mig_buf_printf(&b, "WITH b AS (SELECT r.%s AS k FROM ONLY %s r WHERE r.%s IS NULL LIMIT 10000)\n"
+				   "UPDATE ONLY %s r SET %s = ", c->t.key_q, c->t.qname, c->t.new_q, c->t.qname, c->t.new_q);
+	mig_sql_backfill_value(c, &b);
+	mig_buf_printf(&b, " FROM b%s%s%s WHERE r.%s = b.k AND r.%s IS NULL",
+				   map ? " LEFT JOIN " : "", map ? c->t.map_q : "", map ? " m ON m.k = b.k" : "",
+				   c->t.key_q, c->t.new_q);
+	for (;;)
+	{
+		PGresult   *res = mig_query(c, b.s, 0, NULL);
+		long		n;
+
+		if (res == NULL)
+		{
+			ok = false;
+			break;
+		}
+		n = atol(PQcmdTuples(res));
+		PQclear(res);
+		if (n == 0)
+			break;
+		fprintf(stderr, "chronoid: %s: %ld rows of %s had no new ID yet; given one\n", c->o->sub, n, c->t.qname);
+	}
+	mig_buf_free(&b);
+	for (i = 0; ok && i < c->t.nchildren; i++)
+	{
+		const mig_child *ch = &c->t.children[i];
+
+		mig_buf_printf(&b, "UPDATE ONLY %s c SET %s = p.%s FROM ONLY %s p WHERE c.%s IS NULL AND c.%s IS NOT NULL"
+					   " AND p.%s = c.%s", ch->qname, ch->new_q, c->t.new_q, c->t.qname, ch->new_q, ch->fk_q,
+					   c->t.key_q, ch->fk_q);
+		ok = mig_do(c, b.s);
+		mig_buf_free(&b);
+	}
+	return ok;
+}
+
+/* Whether constraint name exists on relid. */
+static bool
+has_constraint(mig_ctx *c, uint32_t relid, const char *name, bool *validated, bool *exists)
+{
+	char		r[16];
+	const char *params[2] = {r, name};
+	PGresult   *res;
+
+	snprintf(r, sizeof(r), "%u", relid);
+	res = mig_query(c, "SELECT convalidated FROM pg_catalog.pg_constraint WHERE conrelid = $1::pg_catalog.oid"
+					" AND conname = $2", 2, params);
+	if (res == NULL)
+		return false;
+	*exists = PQntuples(res) == 1;
+	*validated = *exists && strcmp(PQgetvalue(res, 0, 0), "t") == 0;
+	PQclear(res);
+	return true;
+}
+
+/* CHECK ... NOT VALID (a short strong lock), then VALIDATE (a scan that blocks no writer). */
+static bool
+prove_not_null(mig_ctx *c, uint32_t relid, const char *qname, const char *chk, const char *expr)
+{
+	bool		exists,
+				valid;
+	mig_buf		b = {0};
+	bool		ok;
+	char		what[300];
+
+	if (!has_constraint(c, relid, chk, &valid, &exists))
+		return false;
+	if (valid)
+		return true;
+	if (!exists)
+	{
+		mig_buf_printf(&b, "ALTER TABLE %s ADD CONSTRAINT %s CHECK (%s) NOT VALID", qname, chk, expr);
+		snprintf(what, sizeof(what), "adding CHECK (%s) to %s", expr, qname);
+		ok = mig_ddl_txn(c, what, b.s);
+		mig_buf_free(&b);
+		if (!ok)
+			return false;
+	}
+	mig_buf_printf(&b, "ALTER TABLE %s VALIDATE CONSTRAINT %s", qname, chk);
+	snprintf(what, sizeof(what), "validating CHECK (%s) on %s", expr, qname);
+	ok = mig_ddl_alone(c, what, b.s);
+	mig_buf_free(&b);
+	return ok;
+}
+
+static bool
+step_check(mig_ctx *c)
+{
+	int			i,
+				tries;
+	mig_buf		e = {0};
+	bool		ok = false;
+
+	for (tries = 0; tries < 3 && !ok; tries++)
+	{
+		if (!mig_catch_up(c))
+			return false;
+		mig_buf_reset(&e);
+		mig_buf_printf(&e, "%s IS NOT NULL", c->t.new_q);
+		ok = prove_not_null(c, c->t.relid, c->t.qname, c->t.chk_q, e.s);
+		for (i = 0; ok && i < c->t.nchildren; i++)
+		{
+			const mig_child *ch = &c->t.children[i];
+
+			mig_buf_reset(&e);
+			if (ch->notnull)
+				mig_buf_printf(&e, "%s IS NOT NULL", ch->new_q);
+			else
+				mig_buf_printf(&e, "%s IS NULL OR %s IS NOT NULL", ch->fk_q, ch->new_q);
+			ok = prove_not_null(c, ch->relid, ch->qname, ch->chk_q, e.s);
+		}
+		/* A row that slipped through (23514) fails the validation: catch up and try again. */
+	}
+	mig_buf_free(&e);
+	return ok;
+}
+
+/*
+ * One index built CONCURRENTLY; an invalid one left by an interrupted
+ * build is dropped first.
+ */
+static bool
+build_index(mig_ctx *c, uint32_t relid, const char *name, const char *create)
+{
+	char		r[16];
+	const char *params[2] = {r, name};
+	PGresult   *res;
+	bool		exists,
+				valid;
+	char		qualified[2 * MIG_NAME];
+
+	snprintf(r, sizeof(r), "%u", relid);
+	res = mig_query(c, "SELECT i.indisvalid, i.indexrelid::pg_catalog.regclass::pg_catalog.text"
+					" FROM pg_catalog.pg_index i JOIN pg_catalog.pg_class x ON x.oid = i.indexrelid"
+					" WHERE i.indrelid = $1::pg_catalog.oid AND x.relname = $2", 2, params);
+	if (res == NULL)
+		return false;
+	exists = PQntuples(res) == 1;
+	valid = exists && strcmp(PQgetvalue(res, 0, 0), "t") == 0;
+	if (exists)
+		snprintf(qualified, sizeof(qualified), "%s", PQgetvalue(res, 0, 1));
+	PQclear(res);
+	if (valid)
+		return true;
+	if (exists)
+	{
+		mig_buf		b = {0};
+		bool		ok;
+
+		mig_buf_printf(&b, "DROP INDEX CONCURRENTLY %s", qualified);
+		ok = mig_ddl_alone(c, "dropping an index an interrupted build left invalid", b.s);
+		mig_buf_free(&b);
+		if (!ok)
+			return false;
+	}
+	say(c, "%s%s", create, "");
+	return mig_ddl_alone(c, "building an index", create);
+}
+
+static bool
+step_index(mig_ctx *c)
+{
+	mig_buf		b = {0};
+	int			i;
+	bool		ok;
+
+	mig_buf_printf(&b, "CREATE UNIQUE INDEX CONCURRENTLY %s ON %s (%s)", c->t.idx_new_q, c->t.qname, c->t.new_q);
+	ok = build_index(c, c->t.relid, c->t.idx_new_q, b.s);
+	mig_buf_reset(&b);
+	mig_buf_printf(&b, "CREATE UNIQUE INDEX CONCURRENTLY %s ON %s (%s)", c->t.idx_old_q, c->t.qname, c->t.key_q);
+	ok = ok && build_index(c, c->t.relid, c->t.idx_old_q, b.s);
+	for (i = 0; ok && i < c->t.nchildren; i++)
+	{
+		const mig_child *ch = &c->t.children[i];
+
+		if (!ch->indexed)
+			continue;
+		mig_buf_reset(&b);
+		mig_buf_printf(&b, "CREATE INDEX CONCURRENTLY %s ON %s (%s)", ch->idx_q, ch->qname, ch->new_q);
+		ok = build_index(c, ch->relid, ch->idx_q, b.s);
+	}
+	mig_buf_free(&b);
+	return ok;
+}
+
+/* serial/identity -> snowflake: the sequence is converted; old IDs stay. */
+static int
+run_convert(mig_ctx *c)
+{
+	mig_buf		b = {0};
+	bool		ok;
+	char	   *seq,
+			   *lit;
+
+	if (c->st.exists && c->st.step == MIG_CONVERTED)
+	{
+		say(c, "%s already converted to snowflakes; nothing to do%s", c->t.qname, "");
+		return MIG_EXIT_OK;
+	}
+	seq = PQescapeLiteral(c->conn, c->t.keyseq, strlen(c->t.keyseq));
+	lit = PQescapeLiteral(c->conn, c->t.qname, strlen(c->t.qname));
+	mig_buf_printf(&b, "SELECT snowflake.convert_sequence_to_snowflake(%s::pg_catalog.regclass, %s);\n"
+				   "INSERT INTO %s.migration (relid, table_name, key_column, target, step)"
+				   " VALUES (%u, %s, %s, 'snowflake', 'converted');\n",
+				   seq ? seq : "''", c->t.identity ? "true" : "false", c->state_q, c->t.relid,
+				   lit ? lit : "''", "pg_catalog.quote_ident('x')");
+	PQfreemem(seq);
+	PQfreemem(lit);
+	{
+		/* The key's name as a literal. */
+		char	   *k = PQescapeLiteral(c->conn, c->t.key_raw, strlen(c->t.key_raw));
+		char	   *at = strstr(b.s, "pg_catalog.quote_ident('x')");
+
+		if (k != NULL && at != NULL)
+		{
+			mig_buf		x = {0};
+
+			mig_buf_printf(&x, "%.*s%s%s", (int) (at - b.s), b.s, k, at + strlen("pg_catalog.quote_ident('x')"));
+			mig_buf_reset(&b);
+			mig_buf_printf(&b, "%s", x.s);
+			mig_buf_free(&x);
+		}
+		PQfreemem(k);
+	}
+	ok = mig_ddl_txn(c, "converting the key's sequence to snowflakes", b.s);
+	mig_buf_free(&b);
+	if (!ok)
+	{
+		cli_error(c->o->sub, "%s", c->err);
+		return MIG_EXIT_FAIL;
+	}
+	printf("%s: %s now defaults to snowflake.nextval(%s); its old IDs stay (no backfill, no swap)\n",
+		   c->t.qname, c->t.key_q, c->t.keyseq);
+	return MIG_EXIT_OK;
+}
+
+int
+mig_run(mig_ctx *c)
+{
+	bool		ok = true;
+
+	if (c->st.exists && c->st.step >= MIG_SWAPPED && c->st.step != MIG_ROLLING)
+	{
+		say(c, "%s: already %s; nothing to run%s", c->t.qname, mig_step_name(c->st.step));
+		return MIG_EXIT_OK;
+	}
+	if (c->st.exists && c->st.step == MIG_ROLLING)
+	{
+		cli_error(c->o->sub, "a rollback of %s is unfinished: run 'chronoid migrate rollback --table %s' "
+				  "to finish it first", c->t.qname, c->o->table);
+		return MIG_EXIT_FAIL;
+	}
+	if (!ensure_extension(c))
+		goto fail;
+	if (c->t.convert)
+		return run_convert(c);
+	mig_catch_signals();
+	if (!c->st.exists)
+	{
+		say(c, "adding %s to %s, with a default for new rows", c->t.new_q, c->t.qname);
+		if (!step_add(c))
+			goto fail;
+	}
+	if (c->st.step < MIG_BACKFILLED)
+	{
+		if (!mig_backfill(c) || !set_step(c, MIG_BACKFILLED))
+			goto fail;
+	}
+	if (c->st.step < MIG_CHILDREN)
+	{
+		if (!mig_backfill_children(c) || !set_step(c, MIG_CHILDREN))
+			goto fail;
+	}
+	if (c->st.step < MIG_CHECKED)
+	{
+		say(c, "proving %s NOT NULL (CHECK ... NOT VALID, then VALIDATE)%s", c->t.new_q, "");
+		if (!step_check(c) || !set_step(c, MIG_CHECKED))
+			goto fail;
+	}
+	if (c->st.step < MIG_INDEXED)
+	{
+		if (!step_index(c) || !set_step(c, MIG_INDEXED))
+			goto fail;
+	}
+	printf("%s: ready to swap (%lld rows backfilled); next: chronoid migrate swap --table %s\n",
+		   c->t.qname, (long long) c->st.rows_done, c->o->table);
+	return ok ? MIG_EXIT_OK : MIG_EXIT_FAIL;
+fail:
+	cli_error(c->o->sub, "%s", c->err);
+	return MIG_EXIT_FAIL;
+}
+
+int
+mig_table_action(const mig_opts *o)
+{
+	mig_ctx    *c = calloc(1, sizeof(*c));
+	int			rc = MIG_EXIT_FAIL;
+	bool		is_plan = strcmp(o->action, "plan") == 0;
+	bool		is_status = strcmp(o->action, "status") == 0;
+
+	if (c == NULL)
+	{
+		cli_error(o->sub, "out of memory");
+		return MIG_EXIT_FAIL;
+	}
+	c->o = o;
+	if (!mig_connect(c))
+		goto fail;
+	{
+		const char *params[1] = {o->schema};
+		PGresult   *res = mig_query(c, "SELECT pg_catalog.quote_ident($1)", 1, params);
+
+		if (res == NULL)
+			goto fail;
+		snprintf(c->state_q, sizeof(c->state_q), "%s", PQgetvalue(res, 0, 0));
+		PQclear(res);
+	}
+	/* Resolve the table first (the state is keyed by its OID); the key may be named by the state. */
+	if (!mig_inspect(c, false) && c->t.relid == 0)
+		goto fail;
+	c->err[0] = '\0';
+	if (!mig_state_load(c))
+		goto fail;
+	if (c->st.exists && o->to != NULL && strcmp(o->to, c->st.target) != 0)
+	{
+		snprintf(c->err, sizeof(c->err), "%s is being moved to %s, not %s (roll that back first: "
+				 "chronoid migrate rollback --table %s)", c->t.qname, c->st.target, o->to, o->table);
+		goto fail;
+	}
+	if (c->st.exists && o->column != NULL && strcmp(o->column, "id") != 0 && strcmp(o->column, c->st.key) != 0)
+	{
+		snprintf(c->err, sizeof(c->err), "%s's migration moves column %s, not %s", c->t.qname, c->st.key, o->column);
+		goto fail;
+	}
+	if (!c->st.exists && !is_plan && !is_status && strcmp(o->action, "run") != 0)
+	{
+		snprintf(c->err, sizeof(c->err), "no migration of %s is recorded in %s.migration (start one with "
+				 "chronoid migrate run)", c->t.qname, c->state_q);
+		goto fail;
+	}
+	if (!c->st.exists && is_status)
+	{
+		printf("%s: no migration recorded\n", c->t.qname);
+		rc = MIG_EXIT_OK;
+		goto out;
+	}
+	if (!mig_inspect(c, !c->st.exists))
+		goto fail;
+	if (is_plan)
+	{
+		rc = mig_plan(c);
+		goto out;
+	}
+	if (is_status)
+	{
+		rc = mig_status(c);
+		goto out;
+	}
+	if (!mig_state_setup(c) || !mig_lock_table(c))
+		goto fail;
+	if (strcmp(o->action, "run") == 0)
+		rc = mig_run(c);
+	else if (strcmp(o->action, "swap") == 0)
+		rc = mig_swap(c);
+	else
+		rc = mig_rollback(c);
+	goto out;
+fail:
+	cli_error(o->sub, "%s", c->err);
+	rc = MIG_EXIT_FAIL;
+out:
+	if (c->conn != NULL)
+		PQfinish(c->conn);
+	free(c);
+	return rc;
+}

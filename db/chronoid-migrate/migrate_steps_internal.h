@@ -1,0 +1,284 @@
+/*
+ * migrate_steps_internal.h — moving one table's key (plan, run, status,
+ * swap, rollback): what those files share.  Not installed.
+ *
+ * The steps, in order, each recorded in the state table when done (so a
+ * second run skips it, and an interrupted one resumes at it):
+ *
+ *   added       the new column <key>_new (no default value stored: no
+ *               rewrite) with chronoid's generator as the default for new
+ *               rows; on each child table <fk>_new and a trigger that
+ *               fills it from the parent
+ *   backfilled  every old row's <key>_new set, in keyset batches on the
+ *               old key, the cursor committed with each batch
+ *   children    every child row's <fk>_new set from its parent
+ *   checked     NOT NULL proven by validated CHECK constraints (so the
+ *               swap's SET NOT NULL scans nothing)
+ *   indexed     the unique index on <key>_new, a unique index on the old
+ *               key (it outlives the swap), child indexes, all CONCURRENTLY
+ *   swapped     (swap) one transaction: primary key and foreign keys moved,
+ *               columns renamed: <key> is the new ID, <key>_old the old
+ *   done        (swap) the re-pointed foreign keys validated
+ *
+ * A bigint key filled from a sequence and moved --to snowflake takes the
+ * other road: snowflake.convert_sequence_to_snowflake() (step converted).
+ */
+#ifndef CHRONOID_MIGRATE_STEPS_INTERNAL_H
+#define CHRONOID_MIGRATE_STEPS_INTERNAL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <libpq-fe.h>
+
+#include "migrate_internal.h"
+
+#if defined(__GNUC__) || defined(__clang__)
+#define MIG_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define MIG_PRINTF(f, a)
+#endif
+
+/* A growing string for SQL text and messages. */
+typedef struct mig_buf
+{
+	char	   *s;
+	size_t		len;
+	size_t		cap;
+} mig_buf;
+
+void		mig_buf_printf(mig_buf *b, const char *fmt,...) MIG_PRINTF(2, 3);
+void		mig_buf_reset(mig_buf *b);
+void		mig_buf_free(mig_buf *b);
+
+#define MIG_NAME 200			/* a quoted identifier, or schema.name */
+#define MIG_MAX_CHILDREN 64
+
+enum mig_step
+{
+	MIG_NEW = 0,
+	MIG_ADDED,
+	MIG_BACKFILLED,
+	MIG_CHILDREN,
+	MIG_CHECKED,
+	MIG_INDEXED,
+	MIG_SWAPPED,
+	MIG_DONE,
+	MIG_CONVERTED,
+	MIG_ROLLING					/* rollback: key restored, leftovers still to drop */
+};
+
+const char *mig_step_name(enum mig_step s);
+bool		mig_step_parse(const char *name, enum mig_step *out);
+
+/* A table whose foreign key references the key. */
+typedef struct mig_child
+{
+	uint32_t	relid;
+	char		qname[MIG_NAME];	/* schema.table, quoted where needed */
+	char		con_q[MIG_NAME];	/* the constraint's name, quoted */
+	char		con_raw[MIG_NAME];
+	char		fk_raw[MIG_NAME];	/* the referencing column */
+	char		fk_q[MIG_NAME];
+	char		new_q[MIG_NAME];	/* <fk>_new */
+	char		old_q[MIG_NAME];	/* <fk>_old */
+	char		chk_q[MIG_NAME];	/* its NOT NULL proof */
+	char		idx_q[MIG_NAME];	/* index on <fk>_new, when the fk had one */
+	char		trig_q[MIG_NAME];	/* the sync trigger's name */
+	char		fn_q[MIG_NAME];		/* its function, in the state schema */
+	char		tag[32];		/* child OID _ fk attnum when the migration began */
+	char		actions[160];		/* ON UPDATE/DELETE, MATCH, DEFERRABLE */
+	bool		notnull;
+	bool		indexed;
+	bool		owned;
+	int64_t		rows_est;
+	int64_t		done_rows;
+	bool		done;
+} mig_child;
+
+/* The table, its key and what the migration will name things. */
+typedef struct mig_table
+{
+	uint32_t	relid;
+	char		qname[MIG_NAME];	/* schema.table, quoted where needed */
+	char		nsp_q[MIG_NAME];	/* its schema, quoted */
+	char		relname[MIG_NAME];	/* unquoted, for derived names */
+	char		key_raw[MIG_NAME];
+	char		key_q[MIG_NAME];
+	char		keytype[64];		/* format_type of the key */
+	char		keydefault[512];	/* its default expression, "" when none */
+	char		keyseq[MIG_NAME];	/* the sequence it takes values from, "" */
+	bool		identity;
+	char		pk_q[MIG_NAME];		/* the primary key constraint */
+	char		new_raw[MIG_NAME];
+	char		new_q[MIG_NAME];	/* <key>_new */
+	char		old_raw[MIG_NAME];
+	char		old_q[MIG_NAME];	/* <key>_old */
+	char		chk_q[MIG_NAME];	/* NOT NULL proof on <key>_new */
+	char		idx_new_q[MIG_NAME];	/* unique index, becomes the primary key */
+	char		idx_old_q[MIG_NAME];	/* unique index on the old key */
+	char		ts_q[MIG_NAME];		/* --time-from, quoted; "" when none */
+	bool		ts_is_tz;
+	char		ext_q[MIG_NAME];	/* chronoid's schema, quoted; "" when missing */
+	bool		ext_installed;
+	bool		ext_may_create;
+	char		newtype[MIG_NAME];	/* uuid, <ext>.ulid or bigint */
+	char		map_q[MIG_NAME];	/* snowflake --time-from: old key -> ID */
+	int64_t		rows_est;		/* reltuples; -1 when never analyzed */
+	int64_t		bytes;
+	bool		in_pub;			/* published for logical replication */
+	char		views[512];		/* views that read the key column */
+	bool		convert;			/* the sequence road (snowflake) */
+	int			nchildren;
+	mig_child	children[MIG_MAX_CHILDREN];
+} mig_table;
+
+/* The recorded state of one migration. */
+typedef struct mig_state
+{
+	bool		exists;
+	enum mig_step step;
+	char		target[16];
+	char		key[MIG_NAME];
+	char		time_from[MIG_NAME];
+	char		cursor[256];		/* the last old key backfilled, as text */
+	bool		has_cursor;
+	int64_t		rows_done;
+	int64_t		node;			/* snowflake: the node backfilled IDs carry */
+	char		cutoff[64];		/* when new rows started getting the default */
+} mig_state;
+
+typedef struct mig_ctx
+{
+	const mig_opts *o;
+	PGconn	   *conn;
+	char		state_q[MIG_NAME];	/* the state schema, quoted */
+	mig_table	t;
+	mig_state	st;
+	char		err[1024];
+} mig_ctx;
+
+/* --- migrate_db.c: statements, locks, retries ------------------------- */
+
+/* Connect, pin, set application_name; false with ctx->err set. */
+bool		mig_connect(mig_ctx *c);
+
+/* c->err becomes before + c->err + after (truncated to fit). */
+void		mig_err_around(mig_ctx *c, const char *before, const char *after);
+
+/* One statement (parameters as text); false with c->err set. */
+bool		mig_do(mig_ctx *c, const char *sql);
+PGresult   *mig_query(mig_ctx *c, const char *sql, int nparams, const char *const *params);
+
+/*
+ * A DDL transaction that takes a strong lock: BEGIN, SET LOCAL
+ * lock_timeout, sql (a script), COMMIT; on a lock timeout or deadlock it
+ * rolls back, waits a little and tries again, up to --retries times.
+ */
+bool		mig_ddl_txn(mig_ctx *c, const char *what, const char *sql);
+
+/* A statement that cannot run in a transaction (CREATE INDEX CONCURRENTLY), retried likewise. */
+bool		mig_ddl_alone(mig_ctx *c, const char *what, const char *sql);
+
+/* The state table: created when missing, trusted only if ours. */
+bool		mig_state_setup(mig_ctx *c);
+bool		mig_state_trust(mig_ctx *c);
+bool		mig_state_load(mig_ctx *c);
+
+/* Hold the per-table advisory lock (one migrate at a time per table). */
+bool		mig_lock_table(mig_ctx *c);
+
+/* Ctrl-C and SIGTERM: stop after the current batch. */
+void		mig_catch_signals(void);
+bool		mig_interrupted(void);
+
+/* --- migrate_inspect.c ------------------------------------------------ */
+
+/*
+ * Resolve --table and read everything the steps need.  for_new: a new
+ * migration, so every refusal applies (names taken, privileges...).
+ * false with c->err naming the object and the fix.
+ */
+bool		mig_inspect(mig_ctx *c, bool for_new);
+
+/* Read the recorded children (after "added") into c->t.children. */
+bool		mig_children_load(mig_ctx *c);
+
+/* --- migrate_plan.c --------------------------------------------------- */
+
+int			mig_plan(mig_ctx *c);
+
+/* --- migrate_sql.c: the statements of each step, for run and plan ----- */
+
+/* chronoid's generator for new rows: the new column's default. */
+void		mig_sql_live(const mig_ctx *c, mig_buf *b);
+
+/*
+ * The value of one old row r during the backfill ("m" is the snowflake
+ * map joined beside it): its time's ID when --time-from applies, else a
+ * freshly minted one.
+ */
+void		mig_sql_backfill_value(const mig_ctx *c, mig_buf *b);
+void		mig_sql_add(const mig_ctx *c, mig_buf *b);
+void		mig_sql_map(const mig_ctx *c, mig_buf *b);
+void		mig_sql_batch(const mig_ctx *c, mig_buf *b, bool from_cursor);
+void		mig_sql_child_batch(const mig_ctx *c, const mig_child *ch, mig_buf *b);
+void		mig_sql_swap(const mig_ctx *c, mig_buf *b);
+void		mig_sql_unswap(const mig_ctx *c, mig_buf *b);
+
+/* --- migrate_run.c / migrate_backfill.c / migrate_swap.c -------------- */
+
+int			mig_run(mig_ctx *c);
+bool		mig_backfill(mig_ctx *c);
+bool		mig_backfill_children(mig_ctx *c);
+bool		mig_catch_up(mig_ctx *c);
+int			mig_swap(mig_ctx *c);
+int			mig_rollback(mig_ctx *c);
+int			mig_status(mig_ctx *c);
+
+/* The entry point for plan, run, status, swap and rollback. */
+int			mig_table_action(const mig_opts *o);
+
+/* --- migrate_pace.c --------------------------------------------------- */
+
+typedef struct mig_pace
+{
+	int64_t		batch;			/* rows in the next batch */
+	int64_t		fixed_batch;	/* --batch, 0 adaptive */
+	int64_t		pause_ms;		/* --pause, -1 adaptive */
+	int64_t		target_ms;		/* a batch should take about this long */
+} mig_pace;
+
+void		mig_pace_init(mig_pace *p, int64_t fixed_batch, int64_t pause_ms);
+
+/* After a batch of took_ms: the next batch's size, and the sleep before it. */
+int64_t		mig_pace_after(mig_pace *p, int64_t rows, int64_t took_ms);
+
+/* Monotonic milliseconds. */
+int64_t		mig_now_ms(void);
+void		mig_sleep_ms(int64_t ms);
+
+/* Progress: a bar on a terminal, else a plain line every few seconds. */
+typedef struct mig_progress
+{
+	const char *what;
+	int64_t		total;
+	int64_t		done;
+	int64_t		start_ms;
+	int64_t		start_done;
+	int64_t		last_ms;
+	bool		bar;
+	bool		drawn;
+} mig_progress;
+
+void		mig_progress_start(mig_progress *p, const char *what, int64_t total, int64_t done, bool bar);
+void		mig_progress_update(mig_progress *p, int64_t done, const char *note);
+void		mig_progress_end(mig_progress *p);
+
+/* Formats a count with thousands separators. */
+void		mig_fmt_count(char *buf, size_t len, int64_t n);
+void		mig_fmt_secs(char *buf, size_t len, double secs);
+
+#endif							/* CHRONOID_MIGRATE_STEPS_INTERNAL_H */

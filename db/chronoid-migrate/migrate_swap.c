@@ -1,0 +1,197 @@
+/*
+ * migrate_swap.c — "chronoid migrate swap" (the new column becomes the
+ * primary key in one short transaction) and "rollback" (the old key
+ * back, and everything run added gone).
+ */
+#define _GNU_SOURCE
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli_internal.h"
+#include "migrate_steps_internal.h"
+
+static int
+failed(mig_ctx *c)
+{
+	cli_error(c->o->sub, "%s", c->err);
+	return MIG_EXIT_FAIL;
+}
+
+/* Validate the re-pointed foreign keys: a scan of each child that blocks no writer. */
+static bool
+validate_children(mig_ctx *c)
+{
+	int			i;
+
+	for (i = 0; i < c->t.nchildren; i++)
+	{
+		const mig_child *ch = &c->t.children[i];
+		mig_buf		b = {0};
+		bool		ok;
+
+		mig_buf_printf(&b, "ALTER TABLE %s VALIDATE CONSTRAINT %s", ch->qname, ch->con_q);
+		ok = mig_ddl_alone(c, "validating a foreign key", b.s);
+		mig_buf_free(&b);
+		if (!ok)
+			return false;
+	}
+	return true;
+}
+
+static bool
+set_step(mig_ctx *c, const char *step)
+{
+	mig_buf		b = {0};
+	bool		ok;
+
+	mig_buf_printf(&b, "UPDATE %s.migration SET step = '%s', updated_at = pg_catalog.now() WHERE relid = %u",
+				   c->state_q, step, c->t.relid);
+	ok = mig_do(c, b.s);
+	mig_buf_free(&b);
+	return ok;
+}
+
+int
+mig_swap(mig_ctx *c)
+{
+	mig_buf		b = {0};
+	bool		ok;
+
+	if (c->st.step == MIG_CONVERTED)
+	{
+		printf("%s: converted to snowflakes in place; there is nothing to swap\n", c->t.qname);
+		return MIG_EXIT_OK;
+	}
+	if (c->st.step == MIG_ROLLING)
+	{
+		snprintf(c->err, sizeof(c->err), "a rollback of %s is unfinished: run chronoid migrate rollback first",
+				 c->t.qname);
+		return failed(c);
+	}
+	if (c->st.step < MIG_INDEXED)
+	{
+		snprintf(c->err, sizeof(c->err), "%s is not ready to swap (step %s): run chronoid migrate run "
+				 "--table %s first", c->t.qname, mig_step_name(c->st.step), c->o->table);
+		return failed(c);
+	}
+	if (c->st.step == MIG_INDEXED)
+	{
+		/* Rows that lost their new ID since run (set to NULL by hand) would fail SET NOT NULL: the CHECK stops that. */
+		mig_sql_swap(c, &b);
+		fprintf(stderr, "chronoid: %s: swapping %s's key (lock_timeout %lld ms, up to %d tries)\n",
+				c->o->sub, c->t.qname, (long long) c->o->lock_timeout_ms, c->o->retries);
+		ok = mig_ddl_txn(c, "swapping the key", b.s);
+		mig_buf_free(&b);
+		if (!ok)
+			return failed(c);
+		c->st.step = MIG_SWAPPED;
+	}
+	if (c->st.step == MIG_SWAPPED)
+	{
+		if (!validate_children(c) || !set_step(c, "done"))
+			return failed(c);
+	}
+	printf("%s: %s is the primary key, with %s IDs; the old key is %s (indexed, unique)\n",
+		   c->t.qname, c->t.key_q, c->st.target, c->t.old_q);
+	return MIG_EXIT_OK;
+}
+
+/* Everything run added, gone; each statement safe to repeat. */
+static bool
+drop_leftovers(mig_ctx *c, bool swapped_back)
+{
+	mig_buf		b = {0};
+	int			i;
+	bool		ok;
+
+	for (i = 0; i < c->t.nchildren; i++)
+	{
+		const mig_child *ch = &c->t.children[i];
+
+		mig_buf_printf(&b, "DROP TRIGGER IF EXISTS %s ON %s;\n", ch->trig_q, ch->qname);
+		mig_buf_printf(&b, "DROP FUNCTION IF EXISTS %s();\n", ch->fn_q);
+		mig_buf_printf(&b, "ALTER TABLE %s DROP CONSTRAINT IF EXISTS %s;\n", ch->qname, ch->chk_q);
+		mig_buf_printf(&b, "ALTER TABLE %s DROP COLUMN IF EXISTS %s;\n", ch->qname, ch->new_q);
+	}
+	mig_buf_printf(&b, "ALTER TABLE %s DROP CONSTRAINT IF EXISTS %s;\n", c->t.qname, c->t.chk_q);
+	mig_buf_printf(&b, "ALTER TABLE %s DROP COLUMN IF EXISTS %s;\n", c->t.qname, c->t.new_q);
+	mig_buf_printf(&b, "DROP TABLE IF EXISTS %s;\n", c->t.map_q);
+	mig_buf_printf(&b, "DELETE FROM %s.migration_child WHERE relid = %u;\n", c->state_q, c->t.relid);
+	mig_buf_printf(&b, "DELETE FROM %s.migration WHERE relid = %u;\n", c->state_q, c->t.relid);
+	ok = mig_ddl_txn(c, "dropping what the migration added", b.s);
+	mig_buf_free(&b);
+	if (ok && !swapped_back)
+	{
+		/* Outside the transaction: DROP INDEX CONCURRENTLY. */
+		mig_buf_printf(&b, "DROP INDEX CONCURRENTLY IF EXISTS %s.%s", c->t.nsp_q, c->t.idx_old_q);
+		ok = mig_ddl_alone(c, "dropping the old key's extra index", b.s);
+		mig_buf_free(&b);
+	}
+	return ok;
+}
+
+int
+mig_rollback(mig_ctx *c)
+{
+	bool		swapped_back = false;
+
+	if (c->st.step == MIG_CONVERTED)
+	{
+		snprintf(c->err, sizeof(c->err), "%s's sequence was converted to snowflakes in place and the IDs "
+				 "minted since are snowflakes: there is no old key to go back to (to mint serial values "
+				 "again, set the default back to nextval() of the sequence, above max(%s))",
+				 c->t.qname, c->t.key_q);
+		return failed(c);
+	}
+	if (c->st.step == MIG_SWAPPED || c->st.step == MIG_DONE)
+	{
+		mig_buf		b = {0};
+		bool		ok;
+
+		{
+			/* Swap dropped NOT NULL where nothing fills the old key: rows written since may have none. */
+			mig_buf		q = {0};
+			PGresult   *res;
+			long		n;
+
+			mig_buf_printf(&q, "SELECT pg_catalog.count(*) FROM ONLY %s WHERE %s IS NULL"
+						   " AND NOT (SELECT a.attnotnull FROM pg_catalog.pg_attribute a WHERE a.attrelid = %u"
+						   " AND a.attname = $1)", c->t.qname, c->t.old_q, c->t.relid);
+			res = mig_query(c, q.s, 1, (const char *[]) {c->t.old_raw});
+			mig_buf_free(&q);
+			if (res == NULL)
+				return failed(c);
+			n = atol(PQgetvalue(res, 0, 0));
+			PQclear(res);
+			if (n > 0)
+			{
+				snprintf(c->err, sizeof(c->err), "%ld rows of %s written since the swap have no old key "
+						 "(%s IS NULL; it has no default): the old primary key cannot come back without them; "
+						 "give them values first", n, c->t.qname, c->t.old_q);
+				return failed(c);
+			}
+		}
+		mig_sql_unswap(c, &b);
+		fprintf(stderr, "chronoid: %s: restoring %s's old key (lock_timeout %lld ms)\n",
+				c->o->sub, c->t.qname, (long long) c->o->lock_timeout_ms);
+		ok = mig_ddl_txn(c, "restoring the old key", b.s);
+		mig_buf_free(&b);
+		if (!ok)
+			return failed(c);
+		c->st.step = MIG_ROLLING;
+		swapped_back = true;
+	}
+	if (c->st.step == MIG_ROLLING)
+	{
+		/* After the swap back the names are the original ones again. */
+		swapped_back = true;
+		if (!validate_children(c))
+			return failed(c);
+	}
+	if (!drop_leftovers(c, swapped_back))
+		return failed(c);
+	printf("%s: rolled back; %s is the primary key as before\n", c->t.qname, c->t.key_q);
+	return MIG_EXIT_OK;
+}
