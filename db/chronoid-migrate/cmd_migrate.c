@@ -247,7 +247,8 @@ check_needs(const mig_opts *o)
 		cli_error(o->sub, "needs --table [SCHEMA.]NAME");
 		return MIG_EXIT_USAGE;
 	}
-	if (o->to == NULL && (strcmp(o->action, "plan") == 0 || strcmp(o->action, "run") == 0))
+	/* run may go on from the state without it; mig_table_action checks. */
+	if (o->to == NULL && strcmp(o->action, "plan") == 0)
 	{
 		cli_error(o->sub, "needs --to uuidv7, ulid or snowflake");
 		return MIG_EXIT_USAGE;

@@ -230,9 +230,11 @@ mig_ddl_alone(mig_ctx *c, const char *what, const char *sql)
 }
 
 /*
- * The state schema and its tables must be the caller's or a superuser's:
- * another role's table could carry a trigger or a policy that runs its
- * code with the caller's rights, or lie about where a migration stands.
+ * The state schema and its tables must be the caller's or a superuser's
+ * (not merely a role the caller is a member of: a superuser is a member
+ * of every role): another role's table could carry a trigger or a policy
+ * that runs its code with the caller's rights, or lie about where a
+ * migration stands.
  */
 bool
 mig_state_trust(mig_ctx *c)
@@ -244,11 +246,11 @@ mig_state_trust(mig_ctx *c)
 								"        AND (c.relname IN ('migration', 'migration_child') OR c.relname ~ '^migration_map_[0-9]+$'))"
 								" SELECT pg_catalog.format('schema %I is owned by %I', $1, pg_catalog.pg_get_userbyid(n.nspowner))"
 								"   FROM n JOIN pg_catalog.pg_roles o ON o.oid = n.nspowner"
-								"  WHERE NOT o.rolsuper AND NOT pg_catalog.pg_has_role(n.nspowner, 'USAGE')"
+								"  WHERE NOT o.rolsuper AND o.rolname <> CURRENT_USER"
 								" UNION ALL"
 								" SELECT pg_catalog.format('%I.%I is owned by %I', $1, t.relname, pg_catalog.pg_get_userbyid(t.relowner))"
 								"   FROM t JOIN pg_catalog.pg_roles o ON o.oid = t.relowner"
-								"  WHERE NOT o.rolsuper AND NOT pg_catalog.pg_has_role(t.relowner, 'USAGE')"
+								"  WHERE NOT o.rolsuper AND o.rolname <> CURRENT_USER"
 								" UNION ALL"
 								" SELECT pg_catalog.format('%I.%I is not an ordinary table', $1, t.relname) FROM t WHERE t.relkind <> 'r'"
 								" UNION ALL"

@@ -463,7 +463,7 @@ mig_inspect(mig_ctx *c, bool for_new)
 	}
 	if (strcmp(to, "snowflake") == 0 && for_new)
 	{
-		const char *node = PQgetisnull(res, 0, 34) ? "" : V(31);
+		const char *node = PQgetisnull(res, 0, 31) ? "" : V(31);
 
 		if (node[0] == '\0' || strcmp(node, "0") == 0)
 		{

@@ -450,6 +450,13 @@ mig_table_action(const mig_opts *o)
 				 "chronoid migrate run)", c->t.qname, c->state_q);
 		goto fail;
 	}
+	if (!c->st.exists && o->to == NULL && strcmp(o->action, "run") == 0)
+	{
+		cli_error(o->sub, "needs --to uuidv7, ulid or snowflake (no migration of %s is recorded to go on with)",
+				  c->t.qname);
+		rc = MIG_EXIT_USAGE;
+		goto out;
+	}
 	if (!c->st.exists && is_status)
 	{
 		printf("%s: no migration recorded\n", c->t.qname);

@@ -1,0 +1,269 @@
+#!/usr/bin/env bash
+# migrate.sh — `chronoid migrate` on a throwaway cluster, one behaviour at a
+# time: plan changes nothing; every refusal comes before any change and
+# names the object and the fix; uuidv7, ulid and snowflake with and without
+# --time-from give every old row exactly one new ID, unique, dated by its
+# own time where asked; runs stopped by SIGINT or SIGKILL at random points
+# resume and finish; a finished run again changes nothing; swap, rollback
+# and swap again keep every row and foreign key; the serial road to
+# snowflakes; names that need quoting; a state schema another role owns.
+# The live run with writers is tests/scenarios/migrate_live.sh.  Prints
+# TAP; about 40 s.  Binaries from $BUILD (default build/).
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+. scripts/tap.bash
+export TZ=UTC LC_ALL=C
+BUILD=${BUILD:-build}
+bin=$PWD/$BUILD/chronoid
+seed=${MIGRATE_SEED:-$RANDOM}
+
+if ! command -v pg_config >/dev/null 2>&1 || [ ! -x "$(pg_config --bindir)/initdb" ]; then
+    skip_all "PostgreSQL server binaries not installed"
+fi
+if [ ! -f "$(pg_config --sharedir)/extension/chronoid.control" ]; then
+    make -s --no-print-directory -C pg install >/dev/null 2>&1 || bail "install the extension (make -C pg install)"
+fi
+if [ ! -x "$bin" ] || [ ! -x "$PWD/$BUILD/chronoid-migrate" ]; then
+    make -s --no-print-directory BUILD="$BUILD" cli "$BUILD/chronoid-migrate" >/dev/null 2>&1 || bail "build $bin"
+fi
+
+. scripts/pgcluster.sh
+pgc_start "snowflake.node = 9" >/dev/null || bail "start a throwaway PostgreSQL cluster"
+work=$PGC_DIR/migrate
+mkdir -p "$work"
+diag "seed $seed (MIGRATE_SEED to repeat)"
+RANDOM=$seed
+
+q() { psql -XAtq -v ON_ERROR_STOP=1 -c "$1" 2>&1; }
+mig() { "$bin" migrate "$@" --no-progress; }
+
+# A fingerprint of everything a migration could touch: columns, defaults,
+# constraints, indexes, triggers, schemas, and the rows of the test tables.
+catalog() {
+    q "SELECT md5(string_agg(x, ';' ORDER BY x)) FROM (
+         SELECT format('%s.%s:%s:%s:%s', c.oid::regclass, a.attname, format_type(a.atttypid, a.atttypmod),
+                       a.attnotnull, pg_get_expr(d.adbin, d.adrelid)) x
+           FROM pg_class c JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
+           LEFT JOIN pg_attrdef d ON d.adrelid = c.oid AND d.adnum = a.attnum
+          WHERE c.relnamespace NOT IN ('pg_catalog'::regnamespace, 'information_schema'::regnamespace)
+            AND c.relnamespace::regnamespace::text !~ '^pg_toast'
+         UNION ALL SELECT format('con %s %s %s', conrelid::regclass, conname, pg_get_constraintdef(oid)) FROM pg_constraint
+          WHERE connamespace <> 'pg_catalog'::regnamespace
+         UNION ALL SELECT format('idx %s', indexrelid::regclass) FROM pg_index WHERE indrelid >= 16384
+         UNION ALL SELECT format('trg %s', tgname) FROM pg_trigger WHERE NOT tgisinternal
+         UNION ALL SELECT format('nsp %s', nspname) FROM pg_namespace
+         UNION ALL SELECT format('ext %s', extname) FROM pg_extension) s"
+}
+
+# --- a table and its child --------------------------------------------------
+setup_orders() {
+    q "DROP TABLE IF EXISTS items, orders CASCADE;
+       CREATE TABLE orders (id uuid PRIMARY KEY DEFAULT gen_random_uuid(), created_at timestamptz, note text);
+       INSERT INTO orders (created_at, note)
+         SELECT CASE WHEN g % 97 = 0 THEN NULL ELSE now() - g * interval '1 second' - (g % 7) * interval '1 microsecond' END, 'o' || g
+           FROM generate_series(1, $1) g;
+       CREATE TABLE items (id bigserial PRIMARY KEY, order_id uuid REFERENCES orders ON DELETE CASCADE, qty int);
+       CREATE INDEX ON items (order_id);
+       INSERT INTO items (order_id, qty) SELECT id, 1 FROM orders;
+       INSERT INTO items (order_id, qty) SELECT id, 2 FROM orders WHERE note LIKE '%3';
+       INSERT INTO items (order_id, qty) VALUES (NULL, 0);
+       ANALYZE orders; ANALYZE items;" >/dev/null
+}
+
+setup_orders 3000
+before=$(catalog)
+out=$(mig plan --table orders --to uuidv7 --time-from created_at 2>&1); rc=$?
+ok_if "plan prints the steps as SQL with their locks" \
+    '[ $rc -eq 0 ] && [[ $out == *"ALTER TABLE public.orders ADD COLUMN id_new pg_catalog.uuid"* ]] && [[ $out == *"ACCESS EXCLUSIVE"* ]] && [[ $out == *"CREATE UNIQUE INDEX CONCURRENTLY"* ]] && [[ $out == *"public.items.order_id"* ]]' \
+    "rc=$rc" "$(head -c 2000 <<<"$out")"
+ok_if "plan warns about outside references and installs nothing" \
+    '[[ $out == *"outside references"* ]] && [[ $out == *"CREATE EXTENSION chronoid"* ]]' "$(head -c 1500 <<<"$out")"
+check "plan changed nothing (catalog fingerprint, no state schema, no extension)" "$(catalog)" "$before"
+out=$(mig plan --table orders --to snowflake 2>&1)
+ok_if "plan without --time-from says old rows get IDs minted at backfill time" \
+    '[[ $out == *"minted at backfill time"* ]]' "$(head -c 800 <<<"$out")"
+
+# --- refusals, before any change ---------------------------------------------
+q "CREATE TABLE nopk (id uuid, v int);
+   CREATE TABLE twopk (a int, b int, PRIMARY KEY (a, b));
+   CREATE TABLE taken (id uuid PRIMARY KEY, id_new int);
+   CREATE TABLE stamp (id uuid PRIMARY KEY, at int);
+   CREATE SCHEMA s2; CREATE TABLE s2.orders (id uuid PRIMARY KEY);
+   CREATE ROLE mallory LOGIN; CREATE ROLE alice LOGIN;
+   CREATE TABLE mallorys (id uuid PRIMARY KEY); ALTER TABLE mallorys OWNER TO mallory;
+   CREATE TABLE alices (id uuid PRIMARY KEY); ALTER TABLE alices OWNER TO alice;
+   CREATE TABLE mallory_child (id int PRIMARY KEY, a uuid REFERENCES alices); ALTER TABLE mallory_child OWNER TO mallory;
+   GRANT CREATE ON DATABASE postgres TO alice, mallory;" >/dev/null
+before=$(catalog)
+refuse() {   # refuse NAME EXPECTED-SUBSTRING ARGS...
+    local name=$1 want=$2 out rc
+    shift 2
+    out=$("$@" 2>&1); rc=$?
+    ok_if "refused: $name" '[ $rc -eq 1 ] && [[ $out == *"$want"* ]] && [ "$(wc -l <<<"$out")" -eq 1 ]' "rc=$rc" "$out"
+}
+refuse "no primary key" "has no primary key" mig run --table nopk --to uuidv7
+refuse "two-column primary key" "one-column primary key" mig run --table twopk --column a --to uuidv7
+refuse "a column name taken" "already has a column id_new" mig run --table taken --to uuidv7
+refuse "--time-from of the wrong type" "expected a timestamp or timestamptz column" mig run --table stamp --to uuidv7 --time-from at
+refuse "--time-from missing" "has no column nosuch" mig run --table stamp --to uuidv7 --time-from nosuch
+refuse "ambiguous table name" "is ambiguous: public.orders, s2.orders" mig run --table orders --to ulid
+refuse "no such table" "no table \"nosuch\"" mig run --table nosuch --to ulid
+refuse "malformed table name" "string is not a valid identifier" mig run --table '"open' --to ulid
+refuse "not the owner" "belongs to mallory" "$bin" migrate run --table mallorys --to uuidv7 -d "user=alice"
+refuse "a child table another role owns" "belongs to mallory" "$bin" migrate run --table alices --to uuidv7 -d "user=alice"
+refuse "snowflake without snowflake.node" "snowflake.node is not set" \
+    "$bin" migrate run --table public.orders --to snowflake -d "options=-csnowflake.node=0"
+refuse "swap before run" "no migration of public.orders is recorded" mig swap --table public.orders
+out=$("$bin" migrate run --table x --to uuidv8 2>&1); rc=$?
+ok_if "bad --to is a usage error naming the value" '[ $rc -eq 2 ] && [[ $out == *"invalid --to \"uuidv8\""* ]]' "rc=$rc $out"
+out=$("$bin" migrate run --to uuidv7 2>&1); rc=$?
+ok_if "run without --table is a usage error" '[ $rc -eq 2 ] && [[ $out == *"needs --table"* ]]' "rc=$rc $out"
+out=$("$bin" migrate run --table t --to uuidv7 --lock-timeout 0 2>&1); rc=$?
+ok_if "--lock-timeout 0 is refused (it would wait forever)" '[ $rc -eq 2 ]' "rc=$rc $out"
+check "the refusals changed nothing" "$(catalog)" "$before"
+# A state schema another role could have planted.
+q "CREATE SCHEMA chronoid AUTHORIZATION mallory" >/dev/null
+refuse "a state schema owned by another role" "refusing to keep state in schema chronoid" \
+    mig run --table public.orders --to uuidv7
+q "DROP SCHEMA chronoid" >/dev/null
+q "CREATE SCHEMA chronoid; CREATE TABLE chronoid.migration (relid oid); ALTER TABLE chronoid.migration OWNER TO mallory" >/dev/null
+refuse "a state table owned by another role" "chronoid.migration is owned by mallory" \
+    mig run --table public.orders --to uuidv7
+q "DROP SCHEMA chronoid CASCADE; DROP TABLE s2.orders; DROP SCHEMA s2" >/dev/null
+
+# --- uuidv7 by created_at, stopped twice, resumed -----------------------------
+rows=$(q "SELECT count(*) FROM orders")
+kids=$(q "SELECT count(*) FROM items")
+"$bin" migrate run --table public.orders --to uuidv7 --time-from created_at --batch 20 --pause 30ms >"$work/run1" 2>&1 &
+pid=$!
+sleep "0.$((RANDOM % 5 + 3))"
+kill -INT "$pid"; wait "$pid"; rc=$?
+out=$(cat "$work/run1")
+done1=$(q "SELECT rows_done FROM chronoid.migration")
+ok_if "SIGINT stops run between batches, saying how to go on" \
+    '[ $rc -eq 1 ] && [[ $out == *"run again to continue"* ]] && [ "$done1" -gt 0 ] && [ "$done1" -lt "$rows" ]' \
+    "rc=$rc done=$done1 of $rows" "$(tail -3 "$work/run1")"
+"$bin" migrate run --table public.orders --batch 20 --pause 30ms >"$work/run2" 2>&1 &
+pid=$!
+sleep "0.$((RANDOM % 5 + 2))"
+kill -KILL "$pid"; wait "$pid" 2>/dev/null
+done2=$(q "SELECT rows_done FROM chronoid.migration")
+ok_if "SIGKILL mid-run leaves the committed batches (no half batch)" \
+    '[ "$done2" -ge "$done1" ] && [ "$(q "SELECT count(*) FROM orders WHERE id_new IS NOT NULL")" -eq "$done2" ]' \
+    "done2=$done2 set=$(q "SELECT count(*) FROM orders WHERE id_new IS NOT NULL")"
+out=$(mig run --table public.orders 2>&1); rc=$?
+ok_if "run again finishes (the key and target come from the state)" '[ $rc -eq 0 ] && [[ $out == *"ready to swap"* ]]' "rc=$rc" "$out"
+check "every old row backfilled exactly once (rows_done = rows)" "$(q "SELECT rows_done FROM chronoid.migration")" "$rows"
+check "new IDs unique, all UUIDv7" \
+    "$(q "SELECT count(DISTINCT id_new) = count(*) AND bool_and(uuid_extract_version(id_new) = 7) FROM orders")"
+check "each dated row's ID carries its created_at millisecond" \
+    "$(q "SELECT bool_and(uuid_extract_timestamp(id_new) = date_trunc('milliseconds', created_at)) FROM orders WHERE created_at IS NOT NULL")"
+check "rows without created_at got IDs minted during the run (above every dated one)" \
+    "$(q "SELECT min(id_new::text) FILTER (WHERE created_at IS NULL) > max(id_new::text) FILTER (WHERE created_at IS NOT NULL) FROM orders")"
+check "every child row carries its parent's new ID" \
+    "$(q "SELECT count(*) FROM items i LEFT JOIN orders o ON o.id = i.order_id WHERE i.order_id_new IS DISTINCT FROM o.id_new")" 0
+state=$(q "SELECT updated_at, rows_done FROM chronoid.migration")
+cat_before=$(catalog)
+out=$(mig run --table public.orders --to uuidv7 2>&1); rc=$?
+ok_if "a second run of a finished migration changes nothing" \
+    '[ $rc -eq 0 ] && [ "$(q "SELECT updated_at, rows_done FROM chronoid.migration")" = "$state" ] && [ "$(catalog)" = "$cat_before" ]' "$out"
+refuse "a different --to while one is under way" "is being moved to uuidv7, not ulid" mig run --table public.orders --to ulid
+q "INSERT INTO orders (note) VALUES ('during')" >/dev/null
+check "a row written during the migration gets chronoid's ID from the default" \
+    "$(q "SELECT uuid_extract_version(id_new) = 7 FROM orders WHERE note = 'during'")"
+# Two at once on one table.
+psql -XAtq -c "SELECT pg_advisory_lock(hashtext('chronoid.migrate'), 'public.orders'::regclass::oid::int), pg_sleep(3)" >/dev/null 2>&1 &
+holder=$!
+sleep 1
+refuse "a second migrate on the same table at once" "another chronoid migrate is working on public.orders" \
+    mig swap --table public.orders
+wait "$holder"
+
+# --- swap, rollback, swap ------------------------------------------------------
+out=$(mig swap --table public.orders 2>&1); rc=$?
+check "swap: id is the new key (v7), id_old the old (v4)" \
+    "$rc|$(q "SELECT bool_and(uuid_extract_version(id) = 7 OR created_at IS NULL), bool_and(uuid_extract_version(id_old) = 4) FROM orders")" "0|t|t"
+check "swap: the primary key is on the new column and every FK is valid" \
+    "$(q "SELECT (SELECT pg_get_constraintdef(oid) FROM pg_constraint WHERE conname = 'orders_pkey') = 'PRIMARY KEY (id)'
+              AND (SELECT convalidated FROM pg_constraint WHERE conname = 'items_order_id_fkey')
+              AND (SELECT pg_get_constraintdef(oid) FROM pg_constraint WHERE conname = 'items_order_id_fkey') LIKE 'FOREIGN KEY (order_id) REFERENCES orders(id)%'")"
+check "swap: rows and child rows all there, joined on the new key" \
+    "$(q "SELECT (SELECT count(*) FROM orders), (SELECT count(*) FROM items), (SELECT count(*) FROM items i JOIN orders o ON o.id = i.order_id)")" \
+    "$((rows + 1))|$kids|$((kids - 1))"
+check "swap: old keys still find their rows (unique index on id_old)" \
+    "$(q "SELECT count(*) FROM items i JOIN orders o ON o.id_old = i.order_id_old")" "$((kids - 1))"
+q "INSERT INTO orders (note) VALUES ('after swap'); INSERT INTO items (order_id, qty) SELECT id, 7 FROM orders WHERE note = 'after swap'" >/dev/null
+check "after swap, a new child row gets its parent's old key too (rollback stays possible)" \
+    "$(q "SELECT i.order_id_old = o.id_old FROM items i JOIN orders o ON o.id = i.order_id WHERE i.qty = 7")"
+out=$(mig swap --table public.orders 2>&1); rc=$?
+ok_if "swap again does nothing" '[ $rc -eq 0 ]' "$out"
+out=$(mig rollback --table public.orders 2>&1); rc=$?
+check "rollback: the old key is the primary key again, nothing of the migration left" \
+    "$(q "SELECT (SELECT pg_get_constraintdef(oid) FROM pg_constraint WHERE conname = 'orders_pkey') = 'PRIMARY KEY (id)'
+              AND format_type((SELECT atttypid FROM pg_attribute WHERE attrelid = 'orders'::regclass AND attname = 'id'), NULL) = 'uuid'
+              AND NOT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid IN ('orders'::regclass, 'items'::regclass) AND attname ~ '_(new|old)$' AND NOT attisdropped)
+              AND NOT EXISTS (SELECT 1 FROM pg_trigger WHERE tgname ~ '^chronoid_mig')
+              AND NOT EXISTS (SELECT 1 FROM chronoid.migration)
+              AND (SELECT convalidated FROM pg_constraint WHERE conname = 'items_order_id_fkey')")" "t"
+check "rollback: every row and child row kept, joined on the old key" \
+    "$(q "SELECT (SELECT count(*) FROM orders), (SELECT count(*) FROM items i JOIN orders o ON o.id = i.order_id)")" \
+    "$((rows + 2))|$kids"
+out=$(mig run --table public.orders --to uuidv7 --time-from created_at 2>&1) && out2=$(mig swap --table public.orders 2>&1); rc=$?
+check "migrate again after the rollback, and swap for good" "$rc|$(q "SELECT count(*) FROM orders WHERE uuid_extract_version(id) <> 7 AND created_at IS NOT NULL")" "0|0"
+
+# --- rollback before the swap ------------------------------------------------
+setup_orders 500
+before=$(catalog)
+mig run --table public.orders --to ulid >/dev/null 2>&1
+out=$(mig rollback --table public.orders 2>&1); rc=$?
+ok_if "rollback before the swap leaves the tables as they were" '[ $rc -eq 0 ] && [ "$(catalog)" = "$before" ]' "$out"
+
+# --- ulid and snowflake by their time ----------------------------------------
+setup_orders 2000
+out=$(mig run --table public.orders --to ulid --time-from created_at 2>&1); rc=$?
+check "ulid: run finishes" "$rc" 0
+check "ulid: unique, each dated by its created_at millisecond, random below it" \
+    "$(q "SELECT count(DISTINCT id_new) = count(*) AND bool_and(id_new::timestamptz = date_trunc('milliseconds', created_at))
+              AND count(DISTINCT substr(id_new::text, 11)) = count(*) FROM orders WHERE created_at IS NOT NULL")"
+mig rollback --table public.orders >/dev/null 2>&1
+q "DROP TABLE IF EXISTS ev; CREATE TABLE ev (id uuid PRIMARY KEY DEFAULT gen_random_uuid(), at timestamp);
+   INSERT INTO ev (at) SELECT '2025-01-01 00:00:00.123' FROM generate_series(1, 4200);
+   INSERT INTO ev (at) SELECT now() - g * interval '3 ms' FROM generate_series(1, 1500) g;
+   INSERT INTO ev (at) VALUES ('2000-01-01'), (now() + interval '1 day'), (NULL); ANALYZE ev" >/dev/null
+out=$(mig plan --table ev --to snowflake --time-from at 2>&1)
+ok_if "plan reports a crowded millisecond, rows before the epoch and in the future" \
+    '[[ $out == *"1 milliseconds of at hold more than 4,096 rows (at most 4200)"* ]] && [[ $out == *"1 rows have at before the snowflake epoch"* ]] && [[ $out == *"1 rows have at in the future"* ]]' \
+    "$(head -c 3000 <<<"$out")"
+out=$(mig run --table ev --to snowflake --time-from at 2>&1); rc=$?
+check "snowflake: run finishes" "$rc" 0
+check "snowflake: unique, node 9, dated rows carry their millisecond (4,096 of the crowded one)" \
+    "$(q "SELECT count(DISTINCT id_new) = count(*), bool_and(snowflake.get_node(id_new) = 9),
+              count(*) FILTER (WHERE snowflake.to_timestamp(id_new) = date_trunc('milliseconds', timezone('UTC', at)))
+         FROM ev")" "t|t|$((4096 + 1500))"
+check "snowflake: in each millisecond the counts follow the time, then the old key" \
+    "$(q "SELECT bool_and(ok) FROM (SELECT id_new > lag(id_new) OVER (ORDER BY at, id) AS ok FROM ev
+            WHERE snowflake.to_timestamp(id_new) = date_trunc('milliseconds', timezone('UTC', at))) s WHERE ok IS NOT NULL")"
+out=$(mig swap --table ev 2>&1); rc=$?
+check "snowflake: swap" "$rc|$(q "SELECT format_type(atttypid, NULL) FROM pg_attribute WHERE attrelid = 'ev'::regclass AND attname = 'id'")" "0|bigint"
+
+# --- serial to snowflake: the sequence road ----------------------------------
+q "CREATE TABLE s1 (id bigserial PRIMARY KEY, v text, at timestamptz); INSERT INTO s1 (v) SELECT 'x' FROM generate_series(1, 50)" >/dev/null
+out=$(mig run --table s1 --to snowflake 2>&1); rc=$?
+check "serial to snowflake: old IDs stay, new ones are snowflakes of node 9" \
+    "$rc|$(q "INSERT INTO s1 (v) VALUES ('n') RETURNING snowflake.get_node(id)")|$(q "SELECT count(*) FROM s1 WHERE id <= 50")" "0|9|50"
+refuse "serial to snowflake with --time-from" "--time-from does not apply" mig run --table s1 --to snowflake --time-from at
+
+# --- names that need quoting ---------------------------------------------------
+q 'CREATE SCHEMA "My Schema"; CREATE TABLE "My Schema"."Odd ""T""" ("Key Col" uuid PRIMARY KEY DEFAULT gen_random_uuid(), "When" timestamptz DEFAULT now());
+   INSERT INTO "My Schema"."Odd ""T""" ("When") SELECT now() - g * interval '"'"'1 s'"'"' FROM generate_series(1, 300) g;
+   CREATE TABLE "My Schema"."Kid;" (k int PRIMARY KEY, "P Ref" uuid NOT NULL REFERENCES "My Schema"."Odd ""T""");
+   INSERT INTO "My Schema"."Kid;" SELECT row_number() OVER (), "Key Col" FROM "My Schema"."Odd ""T"""' >/dev/null
+tname='"My Schema"."Odd ""T"""'
+out=$(mig run --table "$tname" --column "Key Col" --to uuidv7 --time-from When 2>&1) &&
+    out=$(mig swap --table "$tname" 2>&1) && out=$(mig rollback --table "$tname" 2>&1) &&
+    out=$(mig run --table "$tname" --column "Key Col" --to ulid 2>&1) && out=$(mig swap --table "$tname" 2>&1); rc=$?
+check "quoted schema, table and column names: run, swap, rollback, run, swap" \
+    "$rc|$(q 'SELECT count(*) FROM "My Schema"."Kid;" k JOIN "My Schema"."Odd ""T""" t ON t."Key Col" = k."P Ref"')" "0|300"
+diag "$out"
+
+tap_done
