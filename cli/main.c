@@ -142,7 +142,7 @@ static int
 unknown_command(const char *name)
 {
 	cli_error_value(NULL, "unknown command ", name, strlen(name),
-					" (commands: gen, inspect, convert, bench-pk, lease; see 'chronoid --help')");
+					" (commands: gen, inspect, convert, bench-pk, lease, migrate; see 'chronoid --help')");
 	return CLI_EXIT_USAGE;
 }
 

@@ -17,6 +17,7 @@ cli_usage_main(FILE *fp)
 		  "  convert [ID...] turn UUIDs into ULIDs and back (same 128 bits)\n"
 		  "  bench-pk        measure primary-key kinds on a real PostgreSQL\n"
 		  "  lease SUB       lease a snowflake node number from PostgreSQL\n"
+		  "  migrate ACTION  move a live table's key to time-ordered IDs\n"
 		  "  help [COMMAND]  show this text or a command's\n"
 		  "\n"
 		  "options:\n"

@@ -264,7 +264,7 @@ check_needs(const mig_opts *o)
 int
 mig_cmd_main(int argc, char **argv)
 {
-	static const char *const actions[] = {"plan", "run", "status", "swap", "rollback",
+	static const char *const actions[] = {"plan", "run", "status", "swap", "rollback", "finish",
 	"from-extension", NULL};
 	static char sub[64];
 	mig_opts	o;
@@ -281,7 +281,7 @@ mig_cmd_main(int argc, char **argv)
 	if (*a == NULL)
 	{
 		cli_error_value("migrate", "unknown action ", argv[1], strlen(argv[1]),
-						": expected plan, run, status, swap, rollback or from-extension");
+						": expected plan, run, status, swap, rollback, finish or from-extension");
 		return MIG_EXIT_USAGE;
 	}
 	mig_opts_default(&o);

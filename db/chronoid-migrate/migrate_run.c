@@ -481,6 +481,8 @@ mig_table_action(const mig_opts *o)
 		rc = mig_run(c);
 	else if (strcmp(o->action, "swap") == 0)
 		rc = mig_swap(c);
+	else if (strcmp(o->action, "finish") == 0)
+		rc = mig_finish(c);
 	else
 		rc = mig_rollback(c);
 	goto out;

@@ -21,6 +21,7 @@ next_action(enum mig_step s)
 		case MIG_SWAPPED:
 			return "swap (to validate the foreign keys)";
 		case MIG_DONE:
+			return "finish (when rollback is no longer wanted)";
 		case MIG_CONVERTED:
 			return NULL;
 		case MIG_ROLLING:

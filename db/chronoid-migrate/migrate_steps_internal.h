@@ -20,6 +20,10 @@
  *               columns renamed: <key> is the new ID, <key>_old the old
  *   done        (swap) the re-pointed foreign keys validated
  *
+ * finish then drops the triggers that kept the children's old columns
+ * filled (so rollback stayed possible) and the state; the old columns
+ * stay for the user to drop.
+ *
  * A bigint key filled from a sequence and moved --to snowflake takes the
  * other road: snowflake.convert_sequence_to_snowflake() (step converted).
  */
@@ -236,6 +240,7 @@ bool		mig_backfill_children(mig_ctx *c);
 bool		mig_catch_up(mig_ctx *c);
 int			mig_swap(mig_ctx *c);
 int			mig_rollback(mig_ctx *c);
+int			mig_finish(mig_ctx *c);
 int			mig_status(mig_ctx *c);
 
 /* The entry point for plan, run, status, swap and rollback. */

@@ -195,3 +195,41 @@ mig_rollback(mig_ctx *c)
 	printf("%s: rolled back; %s is the primary key as before\n", c->t.qname, c->t.key_q);
 	return MIG_EXIT_OK;
 }
+
+int
+mig_finish(mig_ctx *c)
+{
+	mig_buf		b = {0};
+	int			i;
+	bool		ok;
+
+	if (c->st.step != MIG_DONE && c->st.step != MIG_CONVERTED)
+	{
+		snprintf(c->err, sizeof(c->err), "%s is at step %s: finish comes after swap "
+				 "(chronoid migrate status says what is next)", c->t.qname, mig_step_name(c->st.step));
+		return failed(c);
+	}
+	/* The old columns stay (data is never dropped by the tool); only the machinery goes. */
+	for (i = 0; i < c->t.nchildren; i++)
+	{
+		const mig_child *ch = &c->t.children[i];
+
+		mig_buf_printf(&b, "DROP TRIGGER IF EXISTS %s ON %s;\n", ch->trig_q, ch->qname);
+		mig_buf_printf(&b, "DROP FUNCTION IF EXISTS %s();\n", ch->fn_q);
+		if (ch->notnull)
+			mig_buf_printf(&b, "ALTER TABLE %s ALTER COLUMN %s DROP NOT NULL;\n", ch->qname, ch->old_q);
+	}
+	mig_buf_printf(&b, "DROP TABLE IF EXISTS %s;\n", c->t.map_q);
+	mig_buf_printf(&b, "DELETE FROM %s.migration_child WHERE relid = %u;\n", c->state_q, c->t.relid);
+	mig_buf_printf(&b, "DELETE FROM %s.migration WHERE relid = %u;\n", c->state_q, c->t.relid);
+	ok = mig_ddl_txn(c, "finishing the migration", b.s);
+	mig_buf_free(&b);
+	if (!ok)
+		return failed(c);
+	if (c->st.step == MIG_CONVERTED)
+		printf("%s: finished (nothing was left to remove)\n", c->t.qname);
+	else
+		printf("%s: finished; %s and the children's old columns stay until you drop them "
+			   "(rollback is no longer possible)\n", c->t.qname, c->t.old_q);
+	return MIG_EXIT_OK;
+}

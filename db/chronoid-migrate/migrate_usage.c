@@ -20,6 +20,8 @@ mig_usage(FILE *fp)
 		  "  swap       make the new column the primary key (one short transaction); the old\n"
 		  "             key stays as COLUMN_old, indexed\n"
 		  "  rollback   undo: before the swap drop what run added, after it restore the old key\n"
+		  "  finish     after the swap: drop the triggers that keep the old columns filled (and\n"
+		  "             with them the way back); the old columns stay for you to drop\n"
 		  "\n"
 		  "options:\n"
 		  "  --table [SCHEMA.]NAME   the table (its primary key must be one column)\n"

@@ -128,7 +128,7 @@ diag "installed: ${installed[*]}"
 # Bookworm's dpkg-buildflags does not add -fcf-protection, hence
 # --nocfprotection.
 if command -v hardening-check >/dev/null 2>&1; then
-    elfs=(/usr/bin/chronoid /usr/libexec/chronoid/chronoid-lease /usr/libexec/chronoid/chronoid-bench-pk
+    elfs=(/usr/bin/chronoid /usr/libexec/chronoid/chronoid-lease /usr/libexec/chronoid/chronoid-bench-pk /usr/libexec/chronoid/chronoid-migrate
           "/usr/lib/$multiarch/libchronoid.so.1" "/usr/lib/$multiarch/libchronoid_lease.so.1"
           "$(pg_config --pkglibdir)/chronoid.so")
     out=$(hardening-check --nocfprotection "${elfs[@]}" 2>&1); rc=$?

@@ -210,6 +210,12 @@ check "rollback: every row and child row kept, joined on the old key" \
     "$((rows + 2))|$kids"
 out=$(mig run --table public.orders --to uuidv7 --time-from created_at 2>&1) && out2=$(mig swap --table public.orders 2>&1); rc=$?
 check "migrate again after the rollback, and swap for good" "$rc|$(q "SELECT count(*) FROM orders WHERE uuid_extract_version(id) <> 7 AND created_at IS NOT NULL")" "0|0"
+out=$(mig finish --table public.orders 2>&1); rc=$?
+check "finish: the triggers and the state go, the old columns stay" \
+    "$rc|$(q "SELECT NOT EXISTS (SELECT 1 FROM pg_trigger WHERE tgname ~ '^chronoid_mig') AND NOT EXISTS (SELECT 1 FROM chronoid.migration)
+              AND (SELECT count(*) FROM pg_attribute WHERE attrelid IN ('orders'::regclass, 'items'::regclass) AND attname IN ('id_old', 'order_id_old')) = 2")" "0|t"
+q "INSERT INTO orders (note) VALUES ('after finish'); INSERT INTO items (order_id, qty) SELECT id, 8 FROM orders WHERE note = 'after finish'" >/dev/null
+check "after finish, writes go on (the child's old column is nullable now)" "$(q "SELECT count(*) FROM items WHERE qty = 8 AND order_id_old IS NULL")" 1
 
 # --- rollback before the swap ------------------------------------------------
 setup_orders 500
