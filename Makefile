@@ -213,7 +213,6 @@ $(BUILD)/chronoid-lease: $(LEASE_TOOL_OBJS) $(CLI_COMMON_OBJS) $(LEASE_STATIC) $
 	  $(LEASE_STATIC) $(STATIC_LIB) -lpq -lm
 
 # migrate reads durations as lease does (lease_args.c).
-$(MIG_TOOL_OBJS): PQ_CFLAGS += -Idb/chronoid-lease
 $(BUILD)/chronoid-migrate: $(MIG_TOOL_OBJS) $(BUILD)/obj/db/chronoid-lease/lease_args.o $(CLI_COMMON_OBJS) $(PQ_OBJS) $(STATIC_LIB)
 	$(CC) $(CID_LDFLAGS) $(LDFLAGS) -o $@ $(MIG_TOOL_OBJS) $(BUILD)/obj/db/chronoid-lease/lease_args.o \
 	  $(CLI_COMMON_OBJS) $(PQ_OBJS) $(STATIC_LIB) -lpq -lm

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "cli_internal.h"
-#include "lease_cmd_internal.h"
+#include "../chronoid-lease/lease_cmd_internal.h"
 #include "migrate_internal.h"
 #include "migrate_steps_internal.h"
 
@@ -84,7 +84,7 @@ name_ok(const char *s)
 	size_t		n = strlen(s);
 
 	/* Identifiers go to the server as parameters; only their length is ours to bound. */
-	return n > 0 && n <= 63 && memchr(s, '\0', n) == NULL;
+	return n > 0 && n <= 63;
 }
 
 /* Parse argv[2..]; CLI_EXIT_OK to go on, -1 after --help. */

@@ -331,7 +331,8 @@ mig_backfill_children(mig_ctx *c)
 				break;
 			pages = pace.batch / 50 > 0 ? pace.batch / 50 : 1;
 			snprintf(from, sizeof(from), "%lld", (long long) next);
-			snprintf(to, sizeof(to), "%lld", (long long) (next + pages));
+			next += pages;
+			snprintf(to, sizeof(to), "%lld", (long long) next);
 			t0 = mig_now_ms();
 			res = mig_query(c, sql.s, 3, params);
 			if (res == NULL)

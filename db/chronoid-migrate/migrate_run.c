@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,11 +14,18 @@
 #include "migrate_steps_internal.h"
 #include "pq_internal.h"
 
+/* A line on stderr about what run is doing. */
+static void say(const mig_ctx *c, const char *fmt,...) MIG_PRINTF(2, 3);
+
 static void
-say(const mig_ctx *c, const char *fmt, const char *a, const char *b)
+say(const mig_ctx *c, const char *fmt,...)
 {
+	va_list		ap;
+
 	fprintf(stderr, "chronoid: %s: ", c->o->sub);
-	fprintf(stderr, fmt, a, b);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
 	fputc('\n', stderr);
 }
 
@@ -42,7 +50,7 @@ ensure_extension(mig_ctx *c)
 {
 	if (c->t.ext_installed)
 		return true;
-	say(c, "installing chronoid in this database (CREATE EXTENSION chronoid SCHEMA public)%s%s", "", "");
+	say(c, "installing chronoid in this database (CREATE EXTENSION chronoid SCHEMA public)");
 	if (!mig_do(c, "CREATE EXTENSION IF NOT EXISTS chronoid SCHEMA public"))
 		return false;
 	/* Its schema names the types and functions from here on. */
@@ -126,7 +134,7 @@ mig_catch_up(mig_ctx *c)
 			ok = false;
 			break;
 		}
-		n = atol(PQcmdTuples(res));
+		n = strtol(PQcmdTuples(res), NULL, 10);
 		PQclear(res);
 		if (n == 0)
 			break;
@@ -265,7 +273,7 @@ build_index(mig_ctx *c, uint32_t relid, const char *name, const char *create)
 		if (!ok)
 			return false;
 	}
-	say(c, "%s%s", create, "");
+	say(c, "%s", create);
 	return mig_ddl_alone(c, "building an index", create);
 }
 
@@ -306,7 +314,7 @@ run_convert(mig_ctx *c)
 
 	if (c->st.exists && c->st.step == MIG_CONVERTED)
 	{
-		say(c, "%s already converted to snowflakes; nothing to do%s", c->t.qname, "");
+		say(c, "%s already converted to snowflakes; nothing to do", c->t.qname);
 		return MIG_EXIT_OK;
 	}
 	seq = PQescapeLiteral(c->conn, c->t.keyseq, strlen(c->t.keyseq));
@@ -353,7 +361,7 @@ mig_run(mig_ctx *c)
 
 	if (c->st.exists && c->st.step >= MIG_SWAPPED && c->st.step != MIG_ROLLING)
 	{
-		say(c, "%s: already %s; nothing to run%s", c->t.qname, mig_step_name(c->st.step));
+		say(c, "%s: already %s; nothing to run", c->t.qname, mig_step_name(c->st.step));
 		return MIG_EXIT_OK;
 	}
 	if (c->st.exists && c->st.step == MIG_ROLLING)
@@ -385,7 +393,7 @@ mig_run(mig_ctx *c)
 	}
 	if (c->st.step < MIG_CHECKED)
 	{
-		say(c, "proving %s NOT NULL (CHECK ... NOT VALID, then VALIDATE)%s", c->t.new_q, "");
+		say(c, "proving %s NOT NULL (CHECK ... NOT VALID, then VALIDATE)", c->t.new_q);
 		if (!step_check(c) || !set_step(c, MIG_CHECKED))
 			goto fail;
 	}

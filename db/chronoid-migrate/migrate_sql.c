@@ -106,11 +106,16 @@ static void
 child_fn(const mig_ctx *c, const mig_child *ch, mig_buf *b, bool swapped)
 {
 	const mig_table *t = &c->t;
-	/* Before the swap: fill new from old.  After: fill old from new (rollback stays possible). */
-	const char *src = swapped ? ch->fk_q : ch->fk_q;
+	/*
+	 * The child's fk is the source either way (before the swap it holds
+	 * the old key, after it the new one); what it fills is <fk>_new before
+	 * and <fk>_old after, from the parent's matching column, so that
+	 * rollback stays possible.
+	 */
+	const char *src = ch->fk_q;
 	const char *dst = swapped ? ch->old_q : ch->new_q;
 	const char *pget = swapped ? t->old_q : t->new_q;
-	const char *pkey = swapped ? t->key_q : t->key_q;
+	const char *pkey = t->key_q;
 
 	mig_buf_printf(b,
 				   "CREATE OR REPLACE FUNCTION %s() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER"
@@ -180,49 +185,24 @@ mig_sql_batch(const mig_ctx *c, mig_buf *b, bool from_cursor)
 	const mig_table *t = &c->t;
 	bool		map = t->ts_q[0] != '\0' && strcmp(target(c), "snowflake") == 0;
 
-	mig_buf_printf(b, "WITH b AS (SELECT r.%s AS k FROM ONLY %s r%s ORDER BY r.%s LIMIT $1),\n"
-				   " u AS (UPDATE ONLY %s r SET %s = ",
-				   t->key_q, t->qname, from_cursor ? " WHERE r.KEY > $2" : "", t->key_q,
-				   t->qname, t->new_q);
+	/* $1 the batch size; $2 the last old key done (text, typed by the comparison). */
+	mig_buf_printf(b, "WITH b AS (SELECT r.%s AS k FROM ONLY %s r", t->key_q, t->qname);
+	if (from_cursor)
+		mig_buf_printf(b, " WHERE r.%s > $2", t->key_q);
+	mig_buf_printf(b, " ORDER BY r.%s LIMIT $1),\n u AS (UPDATE ONLY %s r SET %s = ", t->key_q, t->qname, t->new_q);
 	mig_sql_backfill_value(c, b);
-	mig_buf_printf(b, "\n        FROM b%s WHERE r.%s = b.k AND r.%s IS NULL RETURNING 1),\n"
+	mig_buf_printf(b, "\n        FROM b");
+	/* The snowflake map joins beside b (LEFT: rows it does not hold are minted now). */
+	if (map)
+		mig_buf_printf(b, " LEFT JOIN %s m ON m.k = b.k", t->map_q);
+	mig_buf_printf(b, " WHERE r.%s = b.k AND r.%s IS NULL RETURNING 1),\n"
 				   " l AS (SELECT b.k::pg_catalog.text AS k FROM b ORDER BY b.k DESC LIMIT 1),\n"
 				   " s AS (UPDATE %s.migration SET backfill_cursor = (SELECT l.k FROM l),"
 				   " rows_done = rows_done + (SELECT pg_catalog.count(*) FROM u), updated_at = pg_catalog.now()"
 				   " WHERE relid = %u AND EXISTS (SELECT 1 FROM l) RETURNING 1)\n"
 				   "SELECT (SELECT l.k FROM l), (SELECT pg_catalog.count(*) FROM b), (SELECT pg_catalog.count(*) FROM u),"
 				   " (SELECT pg_catalog.count(*) FROM s)",
-				   map ? "" : "", t->key_q, t->new_q, c->state_q, t->relid);
-	if (map)
-	{
-		/* The map joins beside b (LEFT: rows it does not hold are minted now). */
-		char	   *at = strstr(b->s, "\n        FROM b");
-
-		if (at != NULL)
-		{
-			mig_buf		x = {0};
-			size_t		head = (size_t) (at - b->s) + strlen("\n        FROM b");
-
-			mig_buf_printf(&x, "%.*s LEFT JOIN %s m ON m.k = b.k%s", (int) head, b->s, t->map_q, b->s + head);
-			mig_buf_reset(b);
-			mig_buf_printf(b, "%s", x.s);
-			mig_buf_free(&x);
-		}
-	}
-	if (from_cursor)
-	{
-		char	   *k = strstr(b->s, "r.KEY > $2");
-
-		if (k != NULL)
-		{
-			mig_buf		x = {0};
-
-			mig_buf_printf(&x, "%.*sr.%s%s", (int) (k - b->s), b->s, t->key_q, k + strlen("r.KEY"));
-			mig_buf_reset(b);
-			mig_buf_printf(b, "%s", x.s);
-			mig_buf_free(&x);
-		}
-	}
+				   t->key_q, t->new_q, c->state_q, t->relid);
 }
 
 void

@@ -163,7 +163,7 @@ mig_rollback(mig_ctx *c)
 			mig_buf_free(&q);
 			if (res == NULL)
 				return failed(c);
-			n = atol(PQgetvalue(res, 0, 0));
+			n = strtol(PQgetvalue(res, 0, 0), NULL, 10);
 			PQclear(res);
 			if (n > 0)
 			{
