@@ -80,9 +80,13 @@ mig_sql_backfill_value(const mig_ctx *c, mig_buf *b)
 	mig_buf_printf(b, " ELSE ");
 	if (strcmp(to, "uuidv7") == 0)
 	{
+		/*
+		 * Both arguments spelled out: a one-argument function of that name
+		 * planted in chronoid's schema would otherwise be the better match.
+		 */
 		mig_buf_printf(b, "%s.uuid_timestamptz_to_v7(", ext(c));
 		tsx(c, b);
-		mig_buf_printf(b, ")");
+		mig_buf_printf(b, ", false)");
 	}
 	else
 	{

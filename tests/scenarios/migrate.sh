@@ -224,6 +224,20 @@ mig run --table public.orders --to ulid >/dev/null 2>&1
 out=$(mig rollback --table public.orders 2>&1); rc=$?
 ok_if "rollback before the swap leaves the tables as they were" '[ $rc -eq 0 ] && [ "$(catalog)" = "$before" ]' "$out"
 
+# --- a function planted beside chronoid's --------------------------------------
+# A role that may create in chronoid's schema (public here) plants a
+# one-argument uuid_timestamptz_to_v7 that would make whoever calls it a
+# superuser's accomplice; the backfill must call chronoid's.
+setup_orders 200
+q "GRANT CREATE ON SCHEMA public TO mallory" >/dev/null
+psql -XAtq -U mallory -c "CREATE FUNCTION public.uuid_timestamptz_to_v7(timestamptz) RETURNS uuid LANGUAGE plpgsql AS
+  \$\$BEGIN ALTER ROLE mallory SUPERUSER; RETURN gen_random_uuid(); END\$\$" >/dev/null 2>&1
+out=$(mig run --table public.orders --to uuidv7 --time-from created_at 2>&1); rc=$?
+check "a planted one-argument uuid_timestamptz_to_v7 is never called (mallory stays unprivileged)" \
+    "$rc|$(q "SELECT rolsuper FROM pg_roles WHERE rolname = 'mallory'")|$(q "SELECT bool_and(uuid_extract_timestamp(id_new) = date_trunc('milliseconds', created_at)) FROM orders WHERE created_at IS NOT NULL")" "0|f|t"
+mig rollback --table public.orders >/dev/null 2>&1
+q "DROP FUNCTION public.uuid_timestamptz_to_v7(timestamptz); REVOKE CREATE ON SCHEMA public FROM mallory" >/dev/null
+
 # --- ulid and snowflake by their time ----------------------------------------
 setup_orders 2000
 out=$(mig run --table public.orders --to ulid --time-from created_at 2>&1); rc=$?
