@@ -59,7 +59,7 @@ mig_opts_default(mig_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->column = "id";
 	o->max_lag_ms = -1;
-	o->lock_timeout_ms = 2000;
+	o->lock_timeout_ms = 500;
 	o->retries = 30;
 	o->pause_ms = -1;
 	o->schema = "chronoid";

@@ -153,8 +153,14 @@ try_once(mig_ctx *c, const char *sql, bool txn, bool *again)
 	*again = false;
 	if (txn && !mig_do(c, "BEGIN"))
 		return false;
+	/*
+	 * Only the strong locks are bounded: while one waits, every writer
+	 * queues behind it.  CREATE INDEX CONCURRENTLY and VALIDATE take SHARE
+	 * UPDATE EXCLUSIVE, which no writer waits for, and may wait as long as
+	 * the longest open transaction.
+	 */
 	snprintf(set, sizeof(set), "SET %slock_timeout = %lld", txn ? "LOCAL " : "",
-			 (long long) c->o->lock_timeout_ms);
+			 txn ? (long long) c->o->lock_timeout_ms : 0LL);
 	if (!mig_do(c, set))
 	{
 		if (txn)
@@ -173,8 +179,6 @@ try_once(mig_ctx *c, const char *sql, bool txn, bool *again)
 		else
 			(void) cid_pq_do(c->conn, "ROLLBACK", 0, NULL, 0);
 	}
-	if (!txn)
-		(void) cid_pq_do(c->conn, "RESET lock_timeout", 0, NULL, 0);
 	return ok;
 }
 

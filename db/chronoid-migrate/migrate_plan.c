@@ -195,6 +195,18 @@ mig_plan(mig_ctx *c)
 		printf("  - %s has no default (the application supplies keys): after the swap it writes them into\n"
 			   "    the new %s, and %s is left NULL for those rows (rollback then needs values for them)\n",
 			   t->key_q, t->key_q, t->old_q);
+	{
+		PGresult   *res;
+
+		snprintf(n, sizeof(n), "%lld", (long long) c->o->lock_timeout_ms);
+		res = mig_query(c, "SELECT pg_catalog.current_setting('deadlock_timeout'),"
+						" (pg_catalog.current_setting('deadlock_timeout')::pg_catalog.interval"
+						"  <= $1::pg_catalog.int8 * interval '1 ms')", 1, (const char *[]) {n});
+		if (res != NULL && strcmp(PQgetvalue(res, 0, 1), "t") == 0)
+			printf("  - --lock-timeout %s ms is not below deadlock_timeout (%s): a writer that deadlocks with\n"
+				   "    the swap could be the one aborted; choose a shorter --lock-timeout\n", n, PQgetvalue(res, 0, 0));
+		PQclear(res);
+	}
 	printf("  - the backfill updates every row once: expect about as much WAL and dead tuples as the\n"
 		   "    table's size (autovacuum catches up afterwards)\n");
 	if (!t->ext_installed)
