@@ -112,11 +112,18 @@ static const char facts_sql[] =
 /* 23 */
 "       EXISTS (SELECT 1 FROM pg_catalog.pg_publication_rel r WHERE r.prrelid = k.oid)"
 "         OR EXISTS (SELECT 1 FROM pg_catalog.pg_publication p WHERE p.puballtables),"
-"       COALESCE((SELECT pg_catalog.string_agg(DISTINCT v.oid::pg_catalog.regclass::pg_catalog.text, ', ')"
-"          FROM pg_catalog.pg_depend x JOIN pg_catalog.pg_rewrite w ON w.oid = x.objid"
-"          JOIN pg_catalog.pg_class v ON v.oid = w.ev_class"
-"         WHERE x.classid = 'pg_catalog.pg_rewrite'::pg_catalog.regclass AND x.refobjid = k.oid"
-"           AND x.refobjsubid = a.attnum AND v.oid <> k.oid), ''),"
+/* 25: what binds the key column by number, not name (it follows the column to <key>_old) */
+"       COALESCE((SELECT pg_catalog.string_agg(DISTINCT pg_catalog.pg_describe_object(x.classid, x.objid, 0), ', ')"
+"          FROM pg_catalog.pg_depend x"
+"         WHERE x.refclassid = 'pg_catalog.pg_class'::pg_catalog.regclass AND x.refobjid = k.oid"
+"           AND x.refobjsubid = a.attnum"
+"           AND (x.deptype = 'n' OR (x.deptype = 'a' AND x.classid = 'pg_catalog.pg_class'::pg_catalog.regclass"
+"                AND x.objid IN (SELECT i.indexrelid FROM pg_catalog.pg_index i WHERE i.indrelid = k.oid AND NOT i.indisprimary)))"
+"           AND x.classid <> 'pg_catalog.pg_attrdef'::pg_catalog.regclass"
+"           AND NOT (x.classid = 'pg_catalog.pg_constraint'::pg_catalog.regclass AND x.objid IN"
+"                (SELECT f.oid FROM pg_catalog.pg_constraint f WHERE f.contype IN ('p', 'f')))"
+"           AND NOT (x.classid = 'pg_catalog.pg_rewrite'::pg_catalog.regclass AND x.objid IN"
+"                (SELECT w.oid FROM pg_catalog.pg_rewrite w WHERE w.ev_class = k.oid))), ''),"
 "       pg_catalog.format('chronoid_mig_%s_new_key', k.oid), pg_catalog.format('chronoid_mig_%s_notnull', k.oid),"
 "       pg_catalog.quote_ident(CASE WHEN pg_catalog.octet_length(k.relname || '_' || $2 || '_old_key') <= 63"
 "         THEN k.relname || '_' || $2 || '_old_key' ELSE pg_catalog.format('chronoid_mig_%s_old_key', k.oid) END),"
@@ -124,6 +131,13 @@ static const char facts_sql[] =
 "               AND i.relname = CASE WHEN pg_catalog.octet_length(k.relname || '_' || $2 || '_old_key') <= 63"
 "                 THEN k.relname || '_' || $2 || '_old_key' ELSE pg_catalog.format('chronoid_mig_%s_old_key', k.oid) END),"
 "       pg_catalog.quote_ident(n.nspname), pg_catalog.current_setting('snowflake.node', true),"
+/* 33: the key column's grants and comment, for the new column */
+"       COALESCE((SELECT pg_catalog.string_agg(pg_catalog.format('GRANT %s (%I) ON %s TO %s%s;', p.privilege_type, $2 || '_new',"
+"          k.oid::pg_catalog.regclass, CASE WHEN p.grantee = 0 THEN 'PUBLIC' ELSE pg_catalog.quote_ident(pg_catalog.pg_get_userbyid(p.grantee)) END,"
+"          CASE WHEN p.is_grantable THEN ' WITH GRANT OPTION' ELSE '' END), E'\\n')"
+"          FROM pg_catalog.aclexplode(a.attacl) p), '') || COALESCE((SELECT pg_catalog.format(E'\\nCOMMENT ON COLUMN %s.%I IS %L;',"
+"          k.oid::pg_catalog.regclass, $2 || '_new', d.description) FROM pg_catalog.pg_description d"
+"          WHERE d.objoid = k.oid AND d.classoid = 'pg_catalog.pg_class'::pg_catalog.regclass AND d.objsubid = a.attnum), ''),"
 "       CURRENT_USER"
 "  FROM pg_catalog.pg_class k JOIN pg_catalog.pg_namespace n ON n.oid = k.relnamespace"
 "  LEFT JOIN pg_catalog.pg_attribute a ON a.attrelid = k.oid AND a.attname = $2 AND a.attnum > 0 AND NOT a.attisdropped"
@@ -147,7 +161,11 @@ static const char children_sql[] =
 "       GREATEST(k.reltuples, -1)::pg_catalog.int8,"
 "       EXISTS (SELECT 1 FROM pg_catalog.pg_attribute b WHERE b.attrelid = f.conrelid AND NOT b.attisdropped"
 "               AND b.attname IN (a.attname || '_new', a.attname || '_old')),"
-"       f.conrelid = f.confrelid, k.relkind, pg_catalog.format('%s_%s', f.conrelid, a.attnum)"
+"       f.conrelid = f.confrelid, k.relkind, pg_catalog.format('%s_%s', f.conrelid, a.attnum),"
+"       COALESCE((SELECT pg_catalog.string_agg(pg_catalog.format('GRANT %s (%I) ON %s TO %s%s;', p.privilege_type, a.attname || '_new',"
+"          k.oid::pg_catalog.regclass, CASE WHEN p.grantee = 0 THEN 'PUBLIC' ELSE pg_catalog.quote_ident(pg_catalog.pg_get_userbyid(p.grantee)) END,"
+"          CASE WHEN p.is_grantable THEN ' WITH GRANT OPTION' ELSE '' END), E'\\n')"
+"          FROM pg_catalog.aclexplode(a.attacl) p), '')"
 "  FROM pg_catalog.pg_constraint f JOIN pg_catalog.pg_class k ON k.oid = f.conrelid"
 "  JOIN pg_catalog.pg_attribute a ON a.attrelid = f.conrelid AND a.attnum = f.conkey[1]"
 " WHERE f.contype = 'f' AND f.confrelid = $1::pg_catalog.oid"
@@ -245,6 +263,7 @@ children_from_catalog(mig_ctx *c, const char *keyattnum, bool for_new)
 		copy(ch->actions, sizeof(ch->actions), V(13));
 		ch->rows_est = strtoll(V(14), NULL, 10);
 		child_names(ch, V(18), c->state_q);
+		copy(ch->grants, sizeof(ch->grants), V(19));
 #undef V
 	}
 	PQclear(res);
@@ -357,7 +376,7 @@ mig_inspect(mig_ctx *c, bool for_new)
 	if (strcmp(V(2), "t") != 0)
 	{
 		snprintf(c->err, sizeof(c->err), "%s belongs to %s and you are %s: ALTER TABLE needs its owner; "
-				 "run as %s (or a member of it)", t->qname, V(3), V(32), V(3));
+				 "run as %s (or a member of it)", t->qname, V(3), V(33), V(3));
 		goto out;
 	}
 	t->rows_est = strtoll(V(4), NULL, 10);
@@ -427,7 +446,8 @@ mig_inspect(mig_ctx *c, bool for_new)
 	t->ext_installed = t->ext_q[0] != '\0';
 	t->ext_may_create = strcmp(V(22), "t") == 0 && strcmp(V(23), "t") == 0;
 	t->in_pub = strcmp(V(24), "t") == 0;
-	copy(t->views, sizeof(t->views), V(25));
+	copy(t->binders, sizeof(t->binders), V(25));
+	copy(t->grants, sizeof(t->grants), V(32));
 	copy(t->idx_new_q, sizeof(t->idx_new_q), V(26));
 	copy(t->chk_q, sizeof(t->chk_q), V(27));
 	copy(t->idx_old_q, sizeof(t->idx_old_q), V(28));
@@ -449,7 +469,7 @@ mig_inspect(mig_ctx *c, bool for_new)
 				 "ask a superuser to run: CREATE EXTENSION chronoid;",
 				 strcmp(V(22), "t") != 0 ? "chronoid is not available on this server (install its files: "
 				 "make install-ext, or the postgresql-NN-chronoid package)"
-				 : "chronoid is not installed in this database", V(32));
+				 : "chronoid is not installed in this database", V(33));
 		goto out;
 	}
 	t->convert = strcmp(to, "snowflake") == 0 && t->keyseq[0] != '\0' &&

@@ -184,9 +184,9 @@ mig_plan(mig_ctx *c)
 			return MIG_EXIT_FAIL;
 		}
 	}
-	if (t->views[0] != '\0')
-		printf("  - views that read %s: %s; a view binds the column, not its name, so after the swap\n"
-			   "    they read %s (the old key): recreate them after the swap\n", t->key_q, t->views, t->old_q);
+	if (t->binders[0] != '\0')
+		printf("  - these bind %s by its column number, not its name, so after the swap they use %s\n"
+			   "    (the old key): %s; recreate them after the swap\n", t->key_q, t->old_q, t->binders);
 	if (t->in_pub)
 		printf("  - %s is published for logical replication: add the same columns on every subscriber\n"
 			   "    before run (DDL is not replicated), or the subscription stops at the first new row\n",

@@ -148,11 +148,16 @@ mig_sql_add(const mig_ctx *c, mig_buf *b)
 	mig_buf_printf(b, "ALTER TABLE %s ALTER COLUMN %s SET DEFAULT ", t->qname, t->new_q);
 	mig_sql_live(c, b);
 	mig_buf_printf(b, ";\n");
+	/* Column privileges and the comment follow a column's number: give the new one the key's. */
+	if (t->grants[0] != '\0')
+		mig_buf_printf(b, "%s\n", t->grants[0] == '\n' ? t->grants + 1 : t->grants);
 	for (i = 0; i < t->nchildren; i++)
 	{
 		const mig_child *ch = &t->children[i];
 
 		mig_buf_printf(b, "ALTER TABLE %s ADD COLUMN %s %s;\n", ch->qname, ch->new_q, t->newtype);
+		if (ch->grants[0] != '\0')
+			mig_buf_printf(b, "%s\n", ch->grants);
 		child_fn(c, ch, b, false);
 		mig_buf_printf(b, "CREATE TRIGGER %s BEFORE INSERT OR UPDATE ON %s FOR EACH ROW EXECUTE FUNCTION %s();\n",
 					   ch->trig_q, ch->qname, ch->fn_q);

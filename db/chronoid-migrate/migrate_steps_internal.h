@@ -94,6 +94,7 @@ typedef struct mig_child
 	char		fn_q[MIG_NAME];		/* its function, in the state schema */
 	char		tag[32];		/* child OID _ fk attnum when the migration began */
 	char		actions[160];		/* ON UPDATE/DELETE, MATCH, DEFERRABLE */
+	char		grants[1024];	/* column GRANTs for <fk>_new, as <fk> has */
 	bool		notnull;
 	bool		indexed;
 	bool		owned;
@@ -133,7 +134,8 @@ typedef struct mig_table
 	int64_t		rows_est;		/* reltuples; -1 when never analyzed */
 	int64_t		bytes;
 	bool		in_pub;			/* published for logical replication */
-	char		views[512];		/* views that read the key column */
+	char		binders[1024];	/* objects that bind the key column by number */
+	char		grants[2048];	/* GRANT/COMMENT for <key>_new, as the key has */
 	bool		convert;			/* the sequence road (snowflake) */
 	int			nchildren;
 	mig_child	children[MIG_MAX_CHILDREN];

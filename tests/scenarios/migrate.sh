@@ -224,6 +224,20 @@ mig run --table public.orders --to ulid >/dev/null 2>&1
 out=$(mig rollback --table public.orders 2>&1); rc=$?
 ok_if "rollback before the swap leaves the tables as they were" '[ $rc -eq 0 ] && [ "$(catalog)" = "$before" ]' "$out"
 
+# --- what follows the column number ---------------------------------------------
+q "CREATE TABLE g1 (id uuid PRIMARY KEY DEFAULT gen_random_uuid(), v int);
+   INSERT INTO g1 (v) SELECT g FROM generate_series(1, 100) g;
+   CREATE INDEX g1_id_v ON g1 (id, v); CREATE VIEW g1v AS SELECT id FROM g1;
+   GRANT SELECT (id) ON g1 TO alice; COMMENT ON COLUMN g1.id IS 'the key';
+   CREATE TABLE g2 (k int PRIMARY KEY, g1 uuid REFERENCES g1); GRANT SELECT (g1), INSERT (g1, k) ON g2 TO alice" >/dev/null
+out=$(mig plan --table g1 --to ulid 2>&1)
+ok_if "plan lists the view and the index that bind the key by number" \
+    '[[ $out == *"rule _RETURN on view public.g1v"* ]] && [[ $out == *"index public.g1_id_v"* ]]' "$(grep -A2 'column number' <<<"$out")"
+out=$(mig run --table g1 --to ulid 2>&1) && out=$(mig swap --table g1 2>&1); rc=$?
+check "swap: the new key keeps the column's grants and comment, and the child's" \
+    "$rc|$(psql -XAtq -U alice -c "SELECT count(id) FROM g1" 2>&1)|$(q "SELECT col_description('g1'::regclass, attnum) FROM pg_attribute WHERE attrelid = 'g1'::regclass AND attname = 'id'")|$(psql -XAtq -U alice -c "SELECT count(g1) FROM g2" 2>&1)" \
+    "0|100|the key|0"
+
 # --- a function planted beside chronoid's --------------------------------------
 # A role that may create in chronoid's schema (public here) plants a
 # one-argument uuid_timestamptz_to_v7 that would make whoever calls it a
