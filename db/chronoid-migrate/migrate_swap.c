@@ -78,6 +78,27 @@ mig_swap(mig_ctx *c)
 	}
 	if (c->st.step == MIG_INDEXED)
 	{
+		/* A foreign key added since run began would lose its index at the swap: say which. */
+		mig_buf		q = {0};
+		PGresult   *res;
+
+		mig_buf_printf(&q, "SELECT pg_catalog.string_agg(pg_catalog.format('%%s (%%s)', f.conname, f.conrelid::pg_catalog.regclass), ', ')"
+					   " FROM pg_catalog.pg_constraint f WHERE f.contype = 'f' AND f.confrelid = %u"
+					   " AND NOT EXISTS (SELECT 1 FROM %s.migration_child m WHERE m.relid = %u AND m.child = f.conrelid"
+					   " AND m.constraint_name = f.conname)", c->t.relid, c->state_q, c->t.relid);
+		res = mig_query(c, q.s, 0, NULL);
+		mig_buf_free(&q);
+		if (res == NULL)
+			return failed(c);
+		if (!PQgetisnull(res, 0, 0))
+		{
+			snprintf(c->err, sizeof(c->err), "foreign keys added since run began reference %s: %s; "
+					 "roll back (chronoid migrate rollback) and run again so that they move too",
+					 c->t.qname, PQgetvalue(res, 0, 0));
+			PQclear(res);
+			return failed(c);
+		}
+		PQclear(res);
 		/* Rows that lost their new ID since run (set to NULL by hand) would fail SET NOT NULL: the CHECK stops that. */
 		mig_sql_swap(c, &b);
 		fprintf(stderr, "chronoid: %s: swapping %s's key (lock_timeout %lld ms, up to %d tries)\n",

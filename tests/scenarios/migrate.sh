@@ -238,6 +238,14 @@ check "swap: the new key keeps the column's grants and comment, and the child's"
     "$rc|$(psql -XAtq -U alice -c "SELECT count(id) FROM g1" 2>&1)|$(q "SELECT col_description('g1'::regclass, attnum) FROM pg_attribute WHERE attrelid = 'g1'::regclass AND attname = 'id'")|$(psql -XAtq -U alice -c "SELECT count(g1) FROM g2" 2>&1)" \
     "0|100|the key|0"
 
+q "CREATE TABLE g3 (id uuid PRIMARY KEY DEFAULT gen_random_uuid()); INSERT INTO g3 SELECT FROM generate_series(1, 50)" >/dev/null
+mig run --table g3 --to uuidv7 >/dev/null 2>&1
+q "CREATE TABLE g4 (k int PRIMARY KEY, r uuid REFERENCES g3)" >/dev/null
+before=$(catalog)
+refuse "swap when a foreign key appeared after run began" "foreign keys added since run began reference public.g3: g4_r_fkey (public.g4)" \
+    mig swap --table g3
+check "that refusal changed nothing" "$(catalog)" "$before"
+
 # --- a function planted beside chronoid's --------------------------------------
 # A role that may create in chronoid's schema (public here) plants a
 # one-argument uuid_timestamptz_to_v7 that would make whoever calls it a
