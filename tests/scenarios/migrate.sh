@@ -217,6 +217,27 @@ check "finish: the triggers and the state go, the old columns stay" \
 q "INSERT INTO orders (note) VALUES ('after finish'); INSERT INTO items (order_id, qty) SELECT id, 8 FROM orders WHERE note = 'after finish'" >/dev/null
 check "after finish, writes go on (the child's old column is nullable now)" "$(q "SELECT count(*) FROM items WHERE qty = 8 AND order_id_old IS NULL")" 1
 
+# --- a lost connection, and the progress bar on a terminal ----------------------
+setup_orders 3000
+"$bin" migrate run --table public.orders --to ulid --batch 20 --pause 30ms --no-progress >"$work/run3" 2>&1 &
+pid=$!
+sleep 0.5
+q "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'chronoid-migrate'" >/dev/null
+wait "$pid"; rc=$?
+ok_if "a lost connection ends run with exit 1 and how to go on" \
+    '[ $rc -eq 1 ] && grep -q "run again to continue" "$work/run3"' "rc=$rc" "$(tail -2 "$work/run3")"
+if command -v script >/dev/null 2>&1; then
+    script -qec "$bin migrate run --table public.orders --batch 200" /dev/null >"$work/tty" 2>&1; rc=$?
+    ok_if "run on a terminal resumes with a progress bar: rows, rate and ETA" \
+        '[ $rc -eq 0 ] && grep -q "backfill public.orders \[#" "$work/tty" && grep -q "rows/s, ETA" "$work/tty"' \
+        "rc=$rc" "$(tr '\r' '\n' <"$work/tty" | tail -4)"
+else
+    skip "progress bar on a terminal" "script(1) not installed"
+fi
+check "after the lost connection and the resumed run every row has exactly one new ID" \
+    "$(q "SELECT rows_done = (SELECT count(*) FROM orders WHERE note <> 'x') FROM chronoid.migration")|$(q "SELECT count(*) FROM orders WHERE id_new IS NULL")" "t|0"
+mig rollback --table public.orders >/dev/null 2>&1
+
 # --- rollback before the swap ------------------------------------------------
 setup_orders 500
 before=$(catalog)
