@@ -180,7 +180,14 @@ refuse "a second migrate on the same table at once" "another chronoid migrate is
 wait "$holder"
 
 # --- swap, rollback, swap ------------------------------------------------------
+# The server logs (at DEBUG1) when a validated CHECK spares SET NOT NULL
+# its scan: the swap must hold its lock for no scan.
+q "ALTER SYSTEM SET log_min_messages = debug1" >/dev/null; q "SELECT pg_reload_conf()" >/dev/null; sleep 0.3
 out=$(mig swap --table public.orders 2>&1); rc=$?
+q "ALTER SYSTEM RESET log_min_messages" >/dev/null; q "SELECT pg_reload_conf()" >/dev/null
+ok_if "swap: SET NOT NULL was proven by the validated CHECK, no scan under the lock (server log)" \
+    'grep -q "existing constraints on column \"orders.id_new\" are sufficient to prove that it does not contain nulls" "$PGC_LOG"' \
+    "$(grep -i "not null\|sufficient" "$PGC_LOG" | tail -3)"
 check "swap: id is the new key (v7), id_old the old (v4)" \
     "$rc|$(q "SELECT bool_and(uuid_extract_version(id) = 7 OR created_at IS NULL), bool_and(uuid_extract_version(id_old) = 4) FROM orders")" "0|t|t"
 check "swap: the primary key is on the new column and every FK is valid" \
