@@ -77,7 +77,7 @@ CLI_COMMON_OBJS := $(addprefix $(BUILD)/obj/cli/,args.o diag.o output.o)
 TEST_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 LEASE_TEST_SRCS := $(filter tests/unit/test_lease%,$(TEST_SRCS))
 # Tests of db/ code: built where libpq's header is.
-DB_TEST_SRCS    := $(LEASE_TEST_SRCS) $(filter tests/unit/test_bench_pk%,$(TEST_SRCS))
+DB_TEST_SRCS    := $(LEASE_TEST_SRCS) $(filter tests/unit/test_bench_pk% tests/unit/test_migrate%,$(TEST_SRCS))
 CORE_TEST_SRCS  := $(filter-out $(DB_TEST_SRCS),$(TEST_SRCS))
 
 STATIC_LIB := $(BUILD)/libchronoid.a
@@ -236,6 +236,14 @@ $(BUILD)/tests/test_bench_pk: tests/unit/test_bench_pk.c tests/tap.h tests/testu
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(CID_CFLAGS) $(PQ_CFLAGS) -Idb/chronoid-bench-pk -Itests -o $@ $< $(BPK_FORMAT) \
 	  $(STATIC_LIB) $(CID_LDFLAGS) $(LDFLAGS) -lm
+
+# migrate's pacing and formatting (no libpq call; its header needs libpq's).
+MIG_PACE := db/chronoid-migrate/migrate_pace.c
+$(BUILD)/tests/test_migrate_pace: tests/unit/test_migrate_pace.c tests/tap.h tests/testutil.h $(MIG_PACE) \
+    db/chronoid-migrate/migrate_steps_internal.h db/chronoid-migrate/migrate_internal.h
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(CID_CFLAGS) $(PQ_CFLAGS) -Idb/chronoid-migrate -Itests -o $@ $< $(MIG_PACE) \
+	  $(CID_LDFLAGS) $(LDFLAGS)
 
 $(LEASE_MINTER): tests/scenarios/lease_minter.c $(LEASE_STATIC) $(STATIC_LIB)
 	@mkdir -p $(@D)
