@@ -250,8 +250,12 @@ mig_backfill(mig_ctx *c)
 	return ok;
 }
 
-static bool
-child_blocks(mig_ctx *c, const mig_child *ch, int64_t *nblocks, int64_t *next)
+/*
+ * A statement on ch's row of the state ($1 the table, $2 the child, $3
+ * the constraint; fmt's %s the state schema).  NULL with c->err set.
+ */
+static PGresult *
+child_state(mig_ctx *c, const mig_child *ch, const char *fmt)
 {
 	char		relid[16],
 				child[16];
@@ -261,11 +265,21 @@ child_blocks(mig_ctx *c, const mig_child *ch, int64_t *nblocks, int64_t *next)
 
 	snprintf(relid, sizeof(relid), "%u", c->t.relid);
 	snprintf(child, sizeof(child), "%u", ch->relid);
-	mig_buf_printf(&b, "SELECT pg_catalog.pg_relation_size($2::pg_catalog.oid) / pg_catalog.current_setting('block_size')::pg_catalog.int8,"
-				   " m.next_block FROM %s.migration_child m WHERE m.relid = $1::pg_catalog.oid AND m.child = $2::pg_catalog.oid"
-				   " AND m.constraint_name = $3", c->state_q);
+	mig_buf_printf(&b, fmt, c->state_q);
 	res = mig_query(c, b.s, 3, params);
 	mig_buf_free(&b);
+	return res;
+}
+
+static bool
+child_blocks(mig_ctx *c, const mig_child *ch, int64_t *nblocks, int64_t *next)
+{
+	PGresult   *res = child_state(c, ch,
+								  "SELECT pg_catalog.pg_relation_size($2::pg_catalog.oid)"
+								  " / pg_catalog.current_setting('block_size')::pg_catalog.int8, m.next_block"
+								  " FROM %s.migration_child m WHERE m.relid = $1::pg_catalog.oid"
+								  " AND m.child = $2::pg_catalog.oid AND m.constraint_name = $3");
+
 	if (res == NULL)
 		return false;
 	*nblocks = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
@@ -352,18 +366,10 @@ mig_backfill_children(mig_ctx *c)
 		mig_progress_end(&pr);
 		mig_buf_free(&sql);
 		{
-			char		relid[16],
-						child[16];
-			const char *params[3] = {relid, child, ch->con_raw};
-			mig_buf		b = {0};
-			PGresult   *res;
+			PGresult   *res = child_state(c, ch, "UPDATE %s.migration_child SET done = true"
+										  " WHERE relid = $1::pg_catalog.oid AND child = $2::pg_catalog.oid"
+										  " AND constraint_name = $3");
 
-			snprintf(relid, sizeof(relid), "%u", c->t.relid);
-			snprintf(child, sizeof(child), "%u", ch->relid);
-			mig_buf_printf(&b, "UPDATE %s.migration_child SET done = true WHERE relid = $1::pg_catalog.oid"
-						   " AND child = $2::pg_catalog.oid AND constraint_name = $3", c->state_q);
-			res = mig_query(c, b.s, 3, params);
-			mig_buf_free(&b);
 			if (res == NULL)
 				return false;
 			PQclear(res);

@@ -165,7 +165,7 @@ static const char children_sql[] =
 "       COALESCE((SELECT pg_catalog.string_agg(pg_catalog.format('GRANT %s (%I) ON %s TO %s%s;', p.privilege_type, a.attname || '_new',"
 "          k.oid::pg_catalog.regclass, CASE WHEN p.grantee = 0 THEN 'PUBLIC' ELSE pg_catalog.quote_ident(pg_catalog.pg_get_userbyid(p.grantee)) END,"
 "          CASE WHEN p.is_grantable THEN ' WITH GRANT OPTION' ELSE '' END), E'\\n')"
-"          FROM pg_catalog.aclexplode(a.attacl) p), '')"
+"          FROM pg_catalog.aclexplode(a.attacl) p), ''), 0, false"
 "  FROM pg_catalog.pg_constraint f JOIN pg_catalog.pg_class k ON k.oid = f.conrelid"
 "  JOIN pg_catalog.pg_attribute a ON a.attrelid = f.conrelid AND a.attnum = f.conkey[1]"
 " WHERE f.contype = 'f' AND f.confrelid = $1::pg_catalog.oid"
@@ -181,6 +181,32 @@ child_names(mig_child *ch, const char *tag, const char *state_q)
 	snprintf(ch->trig_q, sizeof(ch->trig_q), "chronoid_mig_%s_sync", tag);
 	snprintf(ch->fn_q, sizeof(ch->fn_q), "%s.chronoid_mig_%s_sync", state_q, tag);
 	snprintf(ch->tag, sizeof(ch->tag), "%s", tag);
+}
+
+/* One row of children_sql (or of the state, in the same columns) into ch. */
+static void
+child_from_row(mig_child *ch, const PGresult *res, int i, const char *state_q)
+{
+#define V(j) PQgetvalue(res, i, j)
+	memset(ch, 0, sizeof(*ch));
+	ch->relid = (uint32_t) strtoul(V(0), NULL, 10);
+	copy(ch->qname, sizeof(ch->qname), V(1));
+	copy(ch->con_q, sizeof(ch->con_q), V(2));
+	copy(ch->con_raw, sizeof(ch->con_raw), V(3));
+	copy(ch->fk_raw, sizeof(ch->fk_raw), V(4));
+	copy(ch->fk_q, sizeof(ch->fk_q), V(5));
+	copy(ch->new_q, sizeof(ch->new_q), V(6));
+	copy(ch->old_q, sizeof(ch->old_q), V(7));
+	ch->notnull = strcmp(V(8), "t") == 0;
+	ch->indexed = strcmp(V(9), "t") == 0;
+	ch->owned = strcmp(V(10), "t") == 0;
+	copy(ch->actions, sizeof(ch->actions), V(13));
+	ch->rows_est = strtoll(V(14), NULL, 10);
+	child_names(ch, V(18), state_q);
+	copy(ch->grants, sizeof(ch->grants), V(19));
+	ch->done_rows = strtoll(V(20), NULL, 10);
+	ch->done = strcmp(V(21), "t") == 0;
+#undef V
 }
 
 static bool
@@ -248,22 +274,7 @@ children_from_catalog(mig_ctx *c, const char *keyattnum, bool for_new)
 			return false;
 		}
 		ch = &c->t.children[c->t.nchildren++];
-		memset(ch, 0, sizeof(*ch));
-		ch->relid = (uint32_t) strtoul(V(0), NULL, 10);
-		copy(ch->qname, sizeof(ch->qname), V(1));
-		copy(ch->con_q, sizeof(ch->con_q), V(2));
-		copy(ch->con_raw, sizeof(ch->con_raw), V(3));
-		copy(ch->fk_raw, sizeof(ch->fk_raw), V(4));
-		copy(ch->fk_q, sizeof(ch->fk_q), V(5));
-		copy(ch->new_q, sizeof(ch->new_q), V(6));
-		copy(ch->old_q, sizeof(ch->old_q), V(7));
-		ch->notnull = strcmp(V(8), "t") == 0;
-		ch->indexed = strcmp(V(9), "t") == 0;
-		ch->owned = strcmp(V(10), "t") == 0;
-		copy(ch->actions, sizeof(ch->actions), V(13));
-		ch->rows_est = strtoll(V(14), NULL, 10);
-		child_names(ch, V(18), c->state_q);
-		copy(ch->grants, sizeof(ch->grants), V(19));
+		child_from_row(ch, res, i, c->state_q);
 #undef V
 	}
 	PQclear(res);
@@ -280,13 +291,14 @@ mig_children_load(mig_ctx *c)
 	int			i,
 				n;
 
+	/* The columns of children_sql, from what the state recorded when run began. */
 	snprintf(relid, sizeof(relid), "%u", c->t.relid);
 	mig_buf_printf(&b,
 				   "SELECT m.child, m.child::pg_catalog.regclass::pg_catalog.text, pg_catalog.quote_ident(m.constraint_name),"
 				   " m.constraint_name, m.fk_column, pg_catalog.quote_ident(m.fk_column),"
 				   " pg_catalog.quote_ident(m.fk_column || '_new'), pg_catalog.quote_ident(m.fk_column || '_old'),"
-				   " m.fk_notnull, m.fk_indexed, m.actions, m.tag, m.rows_done, m.done,"
-				   " GREATEST(k.reltuples, -1)::pg_catalog.int8"
+				   " m.fk_notnull, m.fk_indexed, true, '', true, m.actions, GREATEST(k.reltuples, -1)::pg_catalog.int8,"
+				   " false, false, k.relkind, m.tag, '', m.rows_done, m.done"
 				   " FROM %s.migration_child m JOIN pg_catalog.pg_class k ON k.oid = m.child"
 				   " WHERE m.relid = $1::pg_catalog.oid ORDER BY m.child, m.constraint_name", c->state_q);
 	res = mig_query(c, b.s, 1, params);
@@ -296,29 +308,7 @@ mig_children_load(mig_ctx *c)
 	n = PQntuples(res);
 	c->t.nchildren = 0;
 	for (i = 0; i < n && i < MIG_MAX_CHILDREN; i++)
-	{
-		mig_child  *ch = &c->t.children[c->t.nchildren++];
-#define V(j) PQgetvalue(res, i, j)
-
-		memset(ch, 0, sizeof(*ch));
-		ch->relid = (uint32_t) strtoul(V(0), NULL, 10);
-		copy(ch->qname, sizeof(ch->qname), V(1));
-		copy(ch->con_q, sizeof(ch->con_q), V(2));
-		copy(ch->con_raw, sizeof(ch->con_raw), V(3));
-		copy(ch->fk_raw, sizeof(ch->fk_raw), V(4));
-		copy(ch->fk_q, sizeof(ch->fk_q), V(5));
-		copy(ch->new_q, sizeof(ch->new_q), V(6));
-		copy(ch->old_q, sizeof(ch->old_q), V(7));
-		ch->notnull = strcmp(V(8), "t") == 0;
-		ch->indexed = strcmp(V(9), "t") == 0;
-		ch->owned = true;
-		copy(ch->actions, sizeof(ch->actions), V(10));
-		child_names(ch, V(11), c->state_q);
-		ch->done_rows = strtoll(V(12), NULL, 10);
-		ch->done = strcmp(V(13), "t") == 0;
-		ch->rows_est = strtoll(V(14), NULL, 10);
-#undef V
-	}
+		child_from_row(&c->t.children[c->t.nchildren++], res, i, c->state_q);
 	PQclear(res);
 	return true;
 }
