@@ -243,7 +243,7 @@ const char	fx_refusals_sql[] =
 "   FROM pg_catalog.pg_depend d, pg_temp.fx_ctx x"
 "  WHERE x.kind = 'pgedge' AND d.refclassid = 'pg_catalog.pg_namespace'::pg_catalog.regclass"
 "    AND d.refobjid = (SELECT oid FROM pg_catalog.pg_namespace WHERE nspname = 'snowflake')"
-"    AND d.deptype = 'n'"
+"    AND d.deptype = 'n' AND d.classid <> 'pg_catalog.pg_extension'::pg_catalog.regclass"
 "    AND NOT EXISTS (SELECT 1 FROM pg_temp.fx_member m WHERE m.classid = d.classid AND m.objid = d.objid)"
 "    AND NOT (d.classid = 'pg_catalog.pg_type'::pg_catalog.regclass"
 "             AND EXISTS (SELECT 1 FROM pg_catalog.pg_type t WHERE t.oid = d.objid AND t.typrelid <> 0))"
