@@ -1,0 +1,333 @@
+#!/usr/bin/env bash
+# migrate_from_extension.sh — `chronoid migrate from-extension` on
+# databases made with stand-ins for the extensions it replaces
+# (pg/test/standins: pgEdge snowflake, pg_uuidv7, pgx_ulid; the real ones
+# are not built here).  For each, several databases of random make-up
+# (seed printed; MIGRATE_FX_SEED repeats a run): tables with defaults on
+# the old functions, rows, expression and hash indexes, foreign keys and
+# ulid[] columns (pgx_ulid), views on the old functions and views on
+# those, with owners, grants and comments.  Each time: --plan changes
+# nothing; a failure forced late in the switch (an event trigger on CREATE
+# VIEW) leaves everything as it was; the switch then keeps every object
+# exactly (the catalog read back as text, through the user's search path,
+# is identical), every row (text forms compared, so ulid values keep their
+# 128 bits), and each default now calls chronoid's function and mints a
+# valid ID (pgEdge: above every old one, same node).  Refusals, each
+# before any change: a materialized view and a CHECK constraint on the old
+# functions, chronoid already installed, the extension missing, a role
+# that is not a superuser, pgEdge's library in session_preload_libraries.
+# pgEdge runs in plain mode only: where chronoid is preloaded, pgEdge's
+# library cannot load.  TAP on stdout; run by pg/test/run.sh (PGHOST,
+# PGPORT, PGBIN, CHRONOID_TMP, CHRONOID_MODE set).
+set -uo pipefail
+# shellcheck source-path=SCRIPTDIR source=scenario_lib.bash
+. "$(dirname "$0")/scenario_lib.bash"
+
+: "${PGBIN:?}" "${CHRONOID_TMP:?}"
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../../.." && pwd)
+pg_config=${PG_CONFIG:-pg_config}
+bin=$root/build/chronoid
+seed=${MIGRATE_FX_SEED:-$RANDOM}
+RANDOM=$seed
+rounds=${MIGRATE_FX_ROUNDS:-3}
+mode=${CHRONOID_MODE:-plain}
+dbs=()
+
+if [ ! -x "$bin" ] || [ ! -x "$root/build/chronoid-migrate" ]; then
+    skip_all "build/chronoid and build/chronoid-migrate not built (make all)"
+fi
+diag "seed $seed (MIGRATE_FX_SEED=$seed repeats this run), $rounds databases per extension, $mode mode"
+
+standins=(pg_uuidv7 pgx_ulid)
+[ "$mode" = plain ] && standins+=(pgedge)
+cleanup() {
+    local d s
+    for d in "${dbs[@]}"; do "$PGBIN/dropdb" --if-exists "$d" >/dev/null 2>&1; done
+    q -d postgres -c "DROP ROLE IF EXISTS fx_alice" -c "DROP ROLE IF EXISTS fx_bob" >/dev/null 2>&1
+    for s in "${standins[@]}"; do
+        make -s -C "$here/../standins/$s" PG_CONFIG="$pg_config" uninstall >/dev/null 2>&1
+        make -s -C "$here/../standins/$s" clean >/dev/null 2>&1
+    done
+}
+trap cleanup EXIT
+for s in "${standins[@]}"; do
+    if make -s -C "$here/../standins/$s" PG_CONFIG="$pg_config" install >"$CHRONOID_TMP/standin_$s.log" 2>&1; then
+        ok "the $s stand-in builds and installs"
+    else
+        not_ok "the $s stand-in builds and installs" "$(tail -n 20 "$CHRONOID_TMP/standin_$s.log")"
+        tap_done
+    fi
+done
+q -d postgres -c "SET client_min_messages = warning" -c "DROP ROLE IF EXISTS fx_alice" -c "DROP ROLE IF EXISTS fx_bob" \
+    -c "CREATE ROLE fx_alice LOGIN" -c "CREATE ROLE fx_bob" >/dev/null
+
+switch() { "$bin" migrate from-extension "$@" 2>&1; }
+pick() { local a=("$@"); echo "${a[RANDOM % ${#a[@]}]}"; }
+
+# fingerprint DB: the user's objects in public as text, read through the
+# user's search path: names, kinds, owners, privileges, comments, options,
+# column types and defaults, index, view and constraint definitions.  The
+# same text before and after means every object is there and only what
+# its names resolve to has changed.
+fingerprint() {
+    q -d "$1" <<'SQL'
+SELECT 'rel', c.relname, c.relkind, pg_get_userbyid(c.relowner),
+       (SELECT array_agg(a::text ORDER BY a::text) FROM unnest(coalesce(c.relacl, acldefault('r', c.relowner))) a),
+       obj_description(c.oid, 'pg_class'), c.reloptions
+  FROM pg_class c WHERE c.relnamespace = 'public'::regnamespace AND c.relkind IN ('r', 'v', 'm', 'i', 'S')
+ ORDER BY 2;
+SELECT 'col', c.relname, a.attnum, a.attname, format_type(a.atttypid, a.atttypmod), a.attnotnull,
+       pg_get_expr(d.adbin, d.adrelid), col_description(c.oid, a.attnum)
+  FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid
+  LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
+ WHERE c.relnamespace = 'public'::regnamespace AND c.relkind IN ('r', 'v', 'm') AND a.attnum > 0 AND NOT a.attisdropped
+ ORDER BY 2, 3;
+SELECT 'idx', c.relname, pg_get_indexdef(i.indexrelid), i.indisclustered, i.indisprimary
+  FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE c.relnamespace = 'public'::regnamespace ORDER BY 2;
+SELECT 'view', c.relname, pg_get_viewdef(c.oid) FROM pg_class c
+ WHERE c.relnamespace = 'public'::regnamespace AND c.relkind = 'v' ORDER BY 2;
+SELECT 'con', conrelid::regclass, conname, pg_get_constraintdef(oid), obj_description(oid, 'pg_constraint')
+  FROM pg_constraint WHERE connamespace = 'public'::regnamespace ORDER BY 2, 3;
+SQL
+}
+# rows DB: every table's rows as text, hashed per table.
+rows() {
+    local t
+    for t in $(q -d "$1" -c "SELECT relname FROM pg_class WHERE relnamespace = 'public'::regnamespace AND relkind = 'r' ORDER BY 1"); do
+        q -d "$1" -c "SELECT '$t', count(*), md5(string_agg(x::text, '|' ORDER BY x::text)) FROM public.$t x"
+    done
+}
+exts() { q -d "$1" -c "SELECT string_agg(extname, ',' ORDER BY extname) FROM pg_extension WHERE extname <> 'plpgsql'"; }
+
+# make_db SRC DB: a database of random make-up; sets ntab, nviews, sch
+# (the old extension's schema), gen (its ID functions), tfun (a call that
+# reads an ID's time, on column id).
+make_db() {
+    local src=$1 db=$2 i rows sql="" def parent
+    "$PGBIN/dropdb" --if-exists "$db" >/dev/null 2>&1
+    "$PGBIN/createdb" "$db" || return 1
+    dbs+=("$db")
+    ntab=$((RANDOM % 3 + 1))
+    case $src in
+    pgedge)
+        sch=snowflake
+        q -d "$db" -c "ALTER DATABASE $db SET snowflake.node = 3"
+        sql="CREATE EXTENSION snowflake;"
+        tfun="snowflake.get_epoch(id)" ;;
+    pg_uuidv7)
+        sch=$(pick public ext)
+        sql="CREATE SCHEMA IF NOT EXISTS ext; CREATE EXTENSION pg_uuidv7 SCHEMA $sch;"
+        tfun="$sch.uuid_v7_to_timestamptz(id)" ;;
+    pgx_ulid)
+        sch=$(pick public ids)
+        sql="CREATE SCHEMA IF NOT EXISTS ids; CREATE EXTENSION ulid SCHEMA $sch;"
+        tfun="id::timestamp" ;;
+    esac
+    for i in $(seq 1 "$ntab"); do
+        rows=$((RANDOM % 200 + 1))
+        parent=
+        case $src in
+        pgedge)
+            def=$(pick "snowflake.nextval()" "snowflake.nextval('public.t${i}_seq'::regclass)")
+            sql+="CREATE SEQUENCE t${i}_seq;
+                  CREATE TABLE t$i (id bigint PRIMARY KEY DEFAULT $def, n int, note text);" ;;
+        pg_uuidv7)
+            def="$sch.uuid_generate_v7()"
+            sql+="CREATE TABLE t$i (id uuid PRIMARY KEY DEFAULT $def, n int, note text"
+            [ $((RANDOM % 2)) -eq 0 ] && sql+=", made uuid DEFAULT $sch.uuid_timestamptz_to_v7(now(), true)"
+            sql+=");" ;;
+        pgx_ulid)
+            def="$sch.$(pick gen_ulid gen_monotonic_ulid)()"
+            sql+="CREATE TABLE t$i (id $sch.ulid PRIMARY KEY DEFAULT $def, n int, note text"
+            [ "$i" -gt 1 ] && [ $((RANDOM % 2)) -eq 0 ] && parent=1 && sql+=", parent $sch.ulid REFERENCES t1"
+            [ $((RANDOM % 2)) -eq 0 ] && sql+=", tags $sch.ulid[] DEFAULT ARRAY[$sch.gen_ulid()]"
+            sql+=");"
+            [ $((RANDOM % 2)) -eq 0 ] && sql+="CREATE INDEX t${i}_at ON t$i ((id::timestamp)) WHERE n > 0;
+                                             COMMENT ON INDEX t${i}_at IS 'by time';"
+            [ $((RANDOM % 2)) -eq 0 ] && sql+="CREATE INDEX t${i}_hash ON t$i USING hash (id);" ;;
+        esac
+        sql+="INSERT INTO t$i (n, note) SELECT g, 'row ' || g FROM generate_series(1, $rows) g;"
+        [ -n "$parent" ] && sql+="UPDATE t$i SET parent = (SELECT id FROM t1 ORDER BY id LIMIT 1) WHERE n % 3 = 0;"
+    done
+    # Views: one on the old functions, then views on views.
+    sql+="CREATE VIEW v0 AS SELECT id, $tfun AS at, note FROM t1;
+          COMMENT ON VIEW v0 IS 'times';"
+    nviews=$((RANDOM % 3 + 1))
+    for i in $(seq 1 "$nviews"); do
+        sql+="CREATE VIEW v$i $(pick "" "WITH (security_barrier)") AS SELECT * FROM v$((i - 1)) WHERE note <> 'none';"
+        [ $((RANDOM % 2)) -eq 0 ] && sql+="ALTER VIEW v$i OWNER TO fx_alice;"
+        [ $((RANDOM % 2)) -eq 0 ] && sql+="GRANT SELECT ON v$i TO fx_bob;"
+        [ $((RANDOM % 2)) -eq 0 ] && sql+="COMMENT ON COLUMN v$i.note IS 'the note';"
+    done
+    sql+="GRANT SELECT ON v0 TO fx_bob; GRANT SELECT ON ALL TABLES IN SCHEMA public TO fx_alice; ANALYZE;"
+    q -d "$db" -c "$sql" >"$CHRONOID_TMP/make_db.log" 2>&1 || { cat "$CHRONOID_TMP/make_db.log" >&2; return 1; }
+}
+
+# new_id_ok SRC DB OLDMAX: a row inserted into every table gets an ID from
+# chronoid's function: pgEdge above every old ID on node 3; UUIDv7 and
+# ULID of the current time.
+new_id_ok() {
+    local src=$1 db=$2 old=$3 i cond
+    case $src in
+    pgedge) cond="id > $old AND snowflake.get_node(id) = 3" ;;
+    pg_uuidv7) cond="$sch.uuid_extract_version(id) = 7 AND abs(extract(epoch FROM $sch.uuid_extract_timestamp(id) - now())) < 60" ;;
+    pgx_ulid) cond="abs(extract(epoch FROM id::timestamptz - now())) < 60" ;;
+    esac
+    for i in $(seq 1 "$ntab"); do
+        [ "$(q -d "$db" -c "INSERT INTO t$i (n, note) VALUES (-1, 'new') RETURNING $cond")" = t ] || return 1
+    done
+}
+
+# chronoid_refs DB: every default and v0 now depend on chronoid's objects
+# and on nothing of another extension.
+chronoid_refs() {
+    q -d "$1" <<'SQL'
+WITH ext_dep AS (
+  SELECT x.classid, x.objid, e.extname
+    FROM pg_depend x JOIN pg_depend m ON m.classid = x.refclassid AND m.objid = x.refobjid AND m.deptype = 'e'
+    JOIN pg_extension e ON e.oid = m.refobjid AND m.refclassid = 'pg_extension'::regclass
+   WHERE x.deptype = 'n')
+SELECT bool_and(EXISTS (SELECT 1 FROM ext_dep e WHERE e.classid = 'pg_attrdef'::regclass AND e.objid = d.oid AND e.extname = 'chronoid'))
+   AND EXISTS (SELECT 1 FROM ext_dep e JOIN pg_rewrite r ON r.oid = e.objid
+                WHERE e.classid = 'pg_rewrite'::regclass AND r.ev_class = 'public.v0'::regclass AND e.extname = 'chronoid')
+   AND NOT EXISTS (SELECT 1 FROM ext_dep WHERE extname NOT IN ('chronoid', 'plpgsql'))
+  FROM pg_attrdef d JOIN pg_class c ON c.oid = d.adrelid WHERE c.relnamespace = 'public'::regnamespace;
+SQL
+}
+
+old_ext() { case $1 in pgedge) echo snowflake ;; pg_uuidv7) echo pg_uuidv7 ;; pgx_ulid) echo ulid ;; esac; }
+arg_of() { case $1 in pgedge) echo snowflake ;; *) echo "$1" ;; esac; }
+
+for src in "${standins[@]}"; do
+    ext=$(old_ext "$src")
+    arg=$(arg_of "$src")
+    for round in $(seq 1 "$rounds"); do
+        db=fx_${src}_$round
+        label="$src #$round"
+        if ! make_db "$src" "$db"; then
+            not_ok "$label: a database with the stand-in"
+            continue
+        fi
+        diag "$label: $ntab tables, $((nviews + 1)) views, extension in schema $sch"
+        before=$(fingerprint "$db")
+        data=$(rows "$db")
+        old_max=0
+        if [ "$src" = pgedge ]; then
+            old_max=$(q -d "$db" -c "SELECT max(id) FROM ($(for i in $(seq 1 "$ntab"); do
+                [ "$i" -gt 1 ] && printf ' UNION ALL '; printf 'SELECT max(id) AS id FROM t%s' "$i"; done)) s")
+        fi
+
+        # --plan: lists every dependent and step, changes nothing.
+        out=$(switch "$arg" --plan -d "dbname=$db")
+        if [ $? -eq 0 ] && grep -q "^  view        public.v$nviews" <<<"$out" &&
+           grep -q "^  default     public.t1.id" <<<"$out" && grep -q "lock: ACCESS EXCLUSIVE" <<<"$out"; then
+            ok "$label: --plan lists the defaults, views and locks"
+        else
+            not_ok "$label: --plan lists the defaults, views and locks" "$(head -n 40 <<<"$out")"
+        fi
+        check "$label:   ... and changes nothing" "$(fingerprint "$db")$(exts "$db")" "$before$ext"
+
+        if [ "$round" -eq 1 ]; then
+            # Refusals, before any change.
+            case $src in
+            pgedge) chk="snowflake.get_node(id) >= 0" ;;
+            pg_uuidv7) chk="$sch.uuid_v7_to_timestamptz(id) > '2000-01-01'" ;;
+            pgx_ulid) chk="id::timestamp > '2000-01-01'" ;;
+            esac
+            q -d "$db" -c "CREATE MATERIALIZED VIEW fx_mv AS SELECT * FROM v0" \
+                -c "ALTER TABLE t1 ADD CONSTRAINT fx_chk CHECK ($chk)" >/dev/null
+            out=$(switch "$arg" -d "dbname=$db")
+            rc=$?
+            if [ $rc -eq 1 ] && grep -q "cannot carry over materialized view public.fx_mv" <<<"$out" &&
+               grep -q "cannot carry over constraint fx_chk on table public.t1: a constraint" <<<"$out" &&
+               grep -q "nothing has changed" <<<"$out"; then
+                ok "$label: a materialized view and a CHECK on the old functions: refused, both named"
+            else
+                not_ok "$label: a materialized view and a CHECK on the old functions: refused, both named" "rc $rc" "$out"
+            fi
+            q -d "$db" -c "DROP MATERIALIZED VIEW fx_mv" -c "ALTER TABLE t1 DROP CONSTRAINT fx_chk" >/dev/null
+            check "$label:   ... and nothing changed" "$(fingerprint "$db")$(exts "$db")" "$before$ext"
+
+            out=$(switch "$arg" -d "dbname=$db user=fx_alice")
+            if [ $? -eq 1 ] && grep -q "role fx_alice is not a superuser" <<<"$out"; then
+                ok "$label: a role that is not a superuser is refused"
+            else
+                not_ok "$label: a role that is not a superuser is refused" "$out"
+            fi
+            out=$(switch "$arg" -d "dbname=postgres")
+            if [ $? -eq 1 ] && grep -q "extension $ext is not installed in database postgres" <<<"$out"; then
+                ok "$label: a database without the extension is refused"
+            else
+                not_ok "$label: a database without the extension is refused" "$out"
+            fi
+            if [ "$src" = pg_uuidv7 ]; then
+                q -d "$db" -c "CREATE SCHEMA fxc" -c "CREATE EXTENSION chronoid SCHEMA fxc" >/dev/null
+                out=$(switch "$arg" -d "dbname=$db")
+                if [ $? -eq 1 ] && grep -q "extension chronoid is already installed in database $db" <<<"$out"; then
+                    ok "$label: chronoid already installed: refused, saying what to do"
+                else
+                    not_ok "$label: chronoid already installed: refused, saying what to do" "$out"
+                fi
+                q -d "$db" -c "DROP EXTENSION chronoid" -c "DROP SCHEMA fxc" >/dev/null
+            fi
+            if [ "$src" = pgedge ]; then
+                q -d "$db" -c "ALTER DATABASE $db SET session_preload_libraries = 'snowflake'"
+                out=$(switch "$arg" -d "dbname=$db")
+                if [ $? -eq 1 ] && grep -q "session_preload_libraries lists pgEdge's library" <<<"$out"; then
+                    ok "$label: pgEdge's library in session_preload_libraries: refused"
+                else
+                    not_ok "$label: pgEdge's library in session_preload_libraries: refused" "$out"
+                fi
+                q -d "$db" -c "ALTER DATABASE $db RESET session_preload_libraries"
+            fi
+
+            # A failure late in the switch (after the old extension has
+            # gone and chronoid has come, in the transaction): nothing changed.
+            q -d "$db" >/dev/null <<'SQL'
+CREATE FUNCTION public.fx_fail() RETURNS event_trigger LANGUAGE plpgsql
+AS $$ BEGIN RAISE EXCEPTION 'forced failure'; END $$;
+CREATE EVENT TRIGGER fx_fail ON ddl_command_end WHEN TAG IN ('CREATE VIEW') EXECUTE FUNCTION public.fx_fail();
+SQL
+            out=$(switch "$arg" -d "dbname=$db")
+            rc=$?
+            if [ $rc -eq 1 ] && grep -q "forced failure; rolled back: nothing has changed" <<<"$out" &&
+               grep -q "create extension chronoid" <<<"$out"; then
+                ok "$label: a failure after chronoid is created rolls everything back"
+            else
+                not_ok "$label: a failure after chronoid is created rolls everything back" "rc $rc" "$(tail -n 12 <<<"$out")"
+            fi
+            q -d "$db" -c "DROP EVENT TRIGGER fx_fail" -c "DROP FUNCTION public.fx_fail()" >/dev/null
+            check "$label:   ... every object and row as before, the old extension still there" \
+                "$(fingerprint "$db")$(rows "$db")$(exts "$db")" "$before$data$ext"
+        fi
+
+        # The switch.
+        out=$(switch "$arg" -d "dbname=$db")
+        rc=$?
+        if [ $rc -eq 0 ] && grep -q "^Done: database $db uses chronoid" <<<"$out"; then
+            ok "$label: the switch runs"
+        else
+            not_ok "$label: the switch runs" "rc $rc" "$(tail -n 15 <<<"$out")"
+            continue
+        fi
+        check "$label:   ... chronoid installed, $ext gone" "$(exts "$db")" chronoid
+        after=$(fingerprint "$db")
+        if [ "$after" = "$before" ]; then
+            ok "$label:   ... every table, column, default, index, view, owner, grant and comment kept"
+        else
+            not_ok "$label:   ... every table, column, default, index, view, owner, grant and comment kept" \
+                "$(diff <(echo "$before") <(echo "$after") | head -n 20)"
+        fi
+        check "$label:   ... every row kept, ID for ID (text forms)" "$(rows "$db")" "$data"
+        check "$label:   ... the defaults and views call chronoid's functions" "$(chronoid_refs "$db")"
+        if new_id_ok "$src" "$db" "$old_max"; then
+            ok "$label:   ... every default mints chronoid's IDs$([ "$src" = pgedge ] && echo ", above every old one")"
+        else
+            not_ok "$label:   ... every default mints chronoid's IDs"
+        fi
+        check "$label:   ... the views answer" "$(q -d "$db" -c "SELECT count(*) > 0 FROM v$nviews")"
+        "$PGBIN/dropdb" "$db"
+    done
+done
+tap_done
