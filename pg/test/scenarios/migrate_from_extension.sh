@@ -40,7 +40,11 @@ fi
 diag "seed $seed (MIGRATE_FX_SEED=$seed repeats this run), $rounds databases per extension, $mode mode"
 
 standins=(pg_uuidv7 pgx_ulid)
-[ "$mode" = plain ] && standins+=(pgedge)
+if [ "$mode" = plain ]; then
+    standins+=(pgedge)
+else
+    skip "the switch from pgEdge" "chronoid is preloaded here: pgEdge's library cannot load beside it"
+fi
 cleanup() {
     local d s
     for d in "${dbs[@]}"; do "$PGBIN/dropdb" --if-exists "$d" >/dev/null 2>&1; done
