@@ -213,7 +213,10 @@ for src in "${standins[@]}"; do
             not_ok "$label: a database with the stand-in"
             continue
         fi
-        diag "$label: $ntab tables, $((nviews + 1)) views, extension in schema $sch"
+        diag "$label: $ntab tables, $((nviews + 1)) views, extension in schema $sch, $(q -d "$db" -c "
+            SELECT (SELECT count(*) FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+                     WHERE c.relnamespace = 'public'::regnamespace AND NOT i.indisprimary) || ' other indexes, '
+                || (SELECT count(*) FROM pg_constraint WHERE contype = 'f') || ' foreign keys'")"
         before=$(fingerprint "$db")
         data=$(rows "$db")
         old_max=0
