@@ -257,6 +257,11 @@ const char	fx_refusals_sql[] =
 " columns: rename or drop it first'"
 "   FROM pg_temp.fx_ctx x WHERE EXISTS (SELECT 1 FROM pg_temp.fx_column)"
 "    AND EXISTS (SELECT 1 FROM pg_catalog.pg_namespace WHERE nspname = x.scratch)"
+/* PostgreSQL will not put such a schema's name into an extension script */
+" UNION ALL SELECT 11, 'schema ' || pg_catalog.quote_ident(x.target),"
+"   'is where chronoid would go, and PostgreSQL refuses an extension schema whose name has any of"
+" \" $ '' \\ in it: rename the schema (ALTER SCHEMA ... RENAME TO ...) first'"
+"   FROM pg_temp.fx_ctx x WHERE x.target ~ '[\"$''\\\\]'"
 ") r ORDER BY o, what";
 
 const char	fx_objects_sql[] =
@@ -334,7 +339,7 @@ const char	fx_steps_sql[] =
 "     '; ' ORDER BY o.type = 'type', o.type, o.identity),"
 "   'ACCESS EXCLUSIVE on each of those objects', 'milliseconds (catalog only)', false"
 "   FROM pg_temp.fx_member m, pg_catalog.pg_identify_object(m.classid, m.objid, 0) o, pg_temp.fx_ctx x"
-"  WHERE EXISTS (SELECT 1 FROM pg_temp.fx_column) AND o.schema = x.target"
+"  WHERE EXISTS (SELECT 1 FROM pg_temp.fx_column) AND o.schema = pg_catalog.quote_ident(x.target)"
 "    AND o.type IN ('function', 'procedure', 'aggregate', 'type', 'operator', 'operator class', 'operator family')"
 "    AND NOT (m.classid = 'pg_catalog.pg_type'::pg_catalog.regclass"
 "             AND EXISTS (SELECT 1 FROM pg_catalog.pg_type e WHERE e.typarray = m.objid))"
