@@ -45,6 +45,7 @@ if [ "$mode" = plain ]; then
 else
     skip "the switch from pgEdge" "chronoid is preloaded here: pgEdge's library cannot load beside it"
 fi
+# shellcheck disable=SC2317 # run at exit, through the trap
 cleanup() {
     local d s
     for d in "${dbs[@]}"; do "$PGBIN/dropdb" --if-exists "$d" >/dev/null 2>&1; done
@@ -120,12 +121,12 @@ make_db() {
         sql="CREATE EXTENSION snowflake;"
         tfun="snowflake.get_epoch(id)" ;;
     pg_uuidv7)
-        sch=$(pick public ext)
-        sql="CREATE SCHEMA IF NOT EXISTS ext; CREATE EXTENSION pg_uuidv7 SCHEMA $sch;"
+        sch=$(pick public ext '"Odd Schema"')
+        sql="CREATE SCHEMA ext; CREATE SCHEMA \"Odd Schema\"; CREATE EXTENSION pg_uuidv7 SCHEMA $sch;"
         tfun="$sch.uuid_v7_to_timestamptz(id)" ;;
     pgx_ulid)
-        sch=$(pick public ids)
-        sql="CREATE SCHEMA IF NOT EXISTS ids; CREATE EXTENSION ulid SCHEMA $sch;"
+        sch=$(pick public ids '"Odd Schema"')
+        sql="CREATE SCHEMA ids; CREATE SCHEMA \"Odd Schema\"; CREATE EXTENSION ulid SCHEMA $sch;"
         tfun="id::timestamp" ;;
     esac
     for i in $(seq 1 "$ntab"); do
@@ -226,8 +227,7 @@ for src in "${standins[@]}"; do
         fi
 
         # --plan: lists every dependent and step, changes nothing.
-        out=$(switch "$arg" --plan -d "dbname=$db")
-        if [ $? -eq 0 ] && grep -q "^  view        public.v$nviews" <<<"$out" &&
+        if out=$(switch "$arg" --plan -d "dbname=$db") && grep -q "^  view        public.v$nviews" <<<"$out" &&
            grep -q "^  default     public.t1.id" <<<"$out" && grep -q "lock: ACCESS EXCLUSIVE" <<<"$out"; then
             ok "$label: --plan lists the defaults, views and locks"
         else
@@ -277,6 +277,15 @@ for src in "${standins[@]}"; do
                     not_ok "$label: chronoid already installed: refused, saying what to do" "$out"
                 fi
                 q -d "$db" -c "DROP EXTENSION chronoid" -c "DROP SCHEMA fxc" >/dev/null
+                # PostgreSQL puts no schema name with a quote into an extension script.
+                q -d "$db" -c "CREATE SCHEMA \"it's\"" -c "ALTER EXTENSION pg_uuidv7 SET SCHEMA \"it's\"" >/dev/null
+                out=$(switch "$arg" -d "dbname=$db")
+                if [ $? -eq 1 ] && grep -q "cannot carry over schema \"it's\": is where chronoid would go" <<<"$out"; then
+                    ok "$label: a schema chronoid cannot be created in: refused, naming it"
+                else
+                    not_ok "$label: a schema chronoid cannot be created in: refused, naming it" "$out"
+                fi
+                q -d "$db" -c "ALTER EXTENSION pg_uuidv7 SET SCHEMA $sch" -c "DROP SCHEMA \"it's\"" >/dev/null
             fi
             if [ "$src" = pgedge ]; then
                 q -d "$db" -c "ALTER DATABASE $db SET session_preload_libraries = 'snowflake'"
