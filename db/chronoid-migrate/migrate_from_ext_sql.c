@@ -29,7 +29,8 @@
  *   foreign keys between converted columns: dropped, added back
  *              (validated) after the rewrites
  *   sequences  (pgEdge) floored above the last ID of every sequence the
- *              defaults use and of snowflake.id_seq, as docs/postgresql.md
+ *              defaults use and of snowflake.id_seq, as docs/postgresql.md,
+ *              and above the highest ID in every column those defaults fill
  */
 #include "migrate_from_ext_internal.h"
 
@@ -147,7 +148,7 @@ const char *const fx_inventory_sql[] = {
 	/* Column defaults on the old extension's functions or types. */
 	"CREATE TEMP TABLE fx_default ON COMMIT DROP AS"
 	" SELECT d.oid, d.adrelid::pg_catalog.regclass::pg_catalog.text AS rel, a.attname,"
-	"        pg_catalog.pg_get_expr(d.adbin, d.adrelid) AS expr, c.relkind, a.attgenerated"
+	"        pg_catalog.pg_get_expr(d.adbin, d.adrelid) AS expr, c.relkind, a.attgenerated, a.atttypid"
 	"   FROM pg_temp.fx_dep x"
 	"   JOIN pg_catalog.pg_attrdef d ON d.oid = x.objid"
 	"   JOIN pg_catalog.pg_attribute a ON a.attrelid = d.adrelid AND a.attnum = d.adnum"
@@ -166,6 +167,9 @@ const char *const fx_inventory_sql[] = {
 	"   JOIN pg_catalog.pg_class s ON s.oid = x.refobjid AND s.relkind = 'S', pg_temp.fx_ctx c"
 	"  WHERE c.kind = 'pgedge' AND f.attgenerated = ''"
 	" UNION SELECT 'snowflake.id_seq', NULL FROM pg_temp.fx_ctx c WHERE c.kind = 'pgedge'",
+
+	/* pgEdge: the highest ID in each column its defaults fill (rows given their own IDs too). */
+	"CREATE TEMP TABLE fx_top (top pg_catalog.int8) ON COMMIT DROP",
 	NULL
 };
 
@@ -321,6 +325,13 @@ const char	fx_steps_sql[] =
 " UNION ALL SELECT 45, 0, '', 'read the last ID of every pgEdge sequence',"
 "   'UPDATE pg_temp.fx_seq SET last_id = pg_catalog.pg_sequence_last_value(seq::pg_catalog.regclass)',"
 "   'none (reads the sequences)', 'milliseconds', false FROM pg_temp.fx_ctx WHERE kind = 'pgedge'"
+" UNION ALL SELECT 45, 1, rel || attname, pg_catalog.format('read the highest ID in %s.%I', rel, attname),"
+"   pg_catalog.format('INSERT INTO pg_temp.fx_top SELECT pg_catalog.max(%I) FROM %s', attname, rel),"
+"   'ACCESS SHARE on table ' || rel || ' (already held)',"
+"   'milliseconds with an index on the column, else a scan of the table', false"
+"   FROM pg_temp.fx_default, pg_temp.fx_ctx x"
+"  WHERE x.kind = 'pgedge' AND attgenerated = '' AND relkind IN ('r', 'p')"
+"    AND atttypid = 'pg_catalog.int8'::pg_catalog.regtype"
 /* 50: no column to convert: the old extension goes now */
 " UNION ALL SELECT 50, 0, '', pg_catalog.format('drop extension %I', extname),"
 "   pg_catalog.format('DROP EXTENSION %I', extname),"
@@ -432,10 +443,12 @@ const char	fx_steps_sql[] =
 "   FROM pg_temp.fx_ctx WHERE kind = 'pgedge'"
 " UNION ALL SELECT 95, 1, '', 'continue every sequence above the highest old ID',"
 "   'SELECT pg_catalog.setval(s.seq::pg_catalog.regclass, (t.top >> 22 << 12) | (t.top & 4095))"
-" FROM pg_temp.fx_seq s, (SELECT pg_catalog.max(last_id) AS top FROM pg_temp.fx_seq) t WHERE t.top IS NOT NULL',"
+" FROM pg_temp.fx_seq s, (SELECT GREATEST(pg_catalog.max(last_id), (SELECT pg_catalog.max(top) FROM pg_temp.fx_top)) AS top"
+" FROM pg_temp.fx_seq) t WHERE t.top IS NOT NULL',"
 "   'none (each sequence''s value)', 'milliseconds', false FROM pg_temp.fx_ctx WHERE kind = 'pgedge'"
 " UNION ALL SELECT 95, 2, '', 'check: a new ID lies above every old one',"
-"   'SELECT snowflake.nextval() > (SELECT COALESCE(pg_catalog.max(last_id), 0) FROM pg_temp.fx_seq)',"
+"   'SELECT snowflake.nextval() > (SELECT COALESCE(GREATEST(pg_catalog.max(last_id),"
+" (SELECT pg_catalog.max(top) FROM pg_temp.fx_top)), 0) FROM pg_temp.fx_seq)',"
 "   'none', 'milliseconds', true FROM pg_temp.fx_ctx WHERE kind = 'pgedge'"
 ") s ORDER BY p, n, k";
 
