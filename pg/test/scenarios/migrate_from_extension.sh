@@ -12,7 +12,9 @@
 # exactly (the catalog read back as text, through the user's search path,
 # is identical), every row (text forms compared, so ulid values keep their
 # 128 bits), and each default now calls chronoid's function and mints a
-# valid ID (pgEdge: above every old one, same node).  Refusals, each
+# valid ID (pgEdge: above every old one, same node, also from a sequence
+# left AS integer, which the switch repairs; an old ID beyond
+# snowflake.max_run_ahead fails the switch, rolled back).  Refusals, each
 # before any change: a materialized view and a CHECK constraint on the old
 # functions, chronoid already installed, the extension missing, a role
 # that is not a superuser, pgEdge's library in session_preload_libraries.
@@ -119,7 +121,9 @@ make_db() {
     pgedge)
         sch=snowflake
         q -d "$db" -c "ALTER DATABASE $db SET snowflake.node = 3"
-        sql="CREATE EXTENSION snowflake;"
+        # A sequence as pgEdge 2.4 and earlier left them: AS integer, small MAXVALUE.
+        sql="CREATE EXTENSION snowflake; CREATE SEQUENCE small_seq AS integer;
+             CREATE TABLE small (id bigint PRIMARY KEY DEFAULT snowflake.nextval('public.small_seq'::regclass), note text);"
         tfun="snowflake.get_epoch(id)" ;;
     pg_uuidv7)
         sch=$(pick public ext '"Odd Schema"')
@@ -183,6 +187,10 @@ new_id_ok() {
     for i in $(seq 1 "$ntab"); do
         [ "$(q -d "$db" -c "INSERT INTO t$i (n, note) VALUES (-1, 'new') RETURNING $cond")" = t ] || return 1
     done
+    if [ "$src" = pgedge ]; then
+        [ "$(q -d "$db" -c "SELECT format_type(seqtypid, NULL) || ' ' || seqmax FROM pg_sequence WHERE seqrelid = 'small_seq'::regclass")" = "bigint 9223372036854775807" ] &&
+        [ "$(q -d "$db" -c "INSERT INTO small (note) VALUES ('new') RETURNING $cond")" = t ] || return 1
+    fi
 }
 
 # chronoid_refs DB: every default and v0 now depend on chronoid's objects
@@ -360,7 +368,7 @@ SQL
         check "$label:   ... every row kept, ID for ID (text forms)" "$(rows "$db")" "$data"
         check "$label:   ... the defaults and views call chronoid's functions" "$(chronoid_refs "$db")"
         if new_id_ok "$src" "$db" "$old_max"; then
-            ok "$label:   ... every default mints chronoid's IDs$([ "$src" = pgedge ] && echo ", above every old one")"
+            ok "$label:   ... every default mints chronoid's IDs$([ "$src" = pgedge ] && echo ", above every old one, also from a repaired AS integer sequence")"
         else
             not_ok "$label:   ... every default mints chronoid's IDs"
         fi
