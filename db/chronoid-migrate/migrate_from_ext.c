@@ -335,7 +335,6 @@ fx_refused(fx_run *r, PGresult *res)
 	if (PQntuples(res) > 0)
 		cli_error(FX_SUB, "refused: %d object%s above; nothing has changed in database %s",
 				  PQntuples(res), PQntuples(res) == 1 ? "" : "s", PQdb(r->conn));
-	(void) r;
 	return PQntuples(res) > 0;
 }
 
@@ -396,7 +395,7 @@ mig_from_extension(const mig_opts *o)
 		(objects = fx_rows(&r, fx_objects_sql, 0, NULL)) == NULL ||
 		(steps = fx_rows(&r, fx_steps_sql, 0, NULL)) == NULL)
 		goto fail;
-	fx_print_plan(summary, objects, steps, r.src, o->plan_only);
+	fx_print_plan(summary, objects, steps, r.src);
 	if (preloaded_old)
 		printf("\nNote: a *_preload_libraries setting lists %s's library: remove it there "
 			   "(and restart, for shared_preload_libraries) after the switch.\n", r.src->label);

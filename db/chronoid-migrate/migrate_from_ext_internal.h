@@ -50,6 +50,6 @@ extern const char fx_summary_sql[];
 
 /* migrate_from_ext_plan.c */
 void		fx_print_plan(PGresult *summary, PGresult *objects, PGresult *steps,
-						  const fx_source *src, bool plan_only);
+						  const fx_source *src);
 
 #endif							/* CHRONOID_MIGRATE_FROM_EXT_INTERNAL_H */

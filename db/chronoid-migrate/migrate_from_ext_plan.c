@@ -19,7 +19,7 @@ flat(char *buf, size_t len, const char *s)
 
 void
 fx_print_plan(PGresult *summary, PGresult *objects, PGresult *steps,
-			  const fx_source *src, bool plan_only)
+			  const fx_source *src)
 {
 	char		a[512];
 	char		b[512];
@@ -61,5 +61,4 @@ fx_print_plan(PGresult *summary, PGresult *objects, PGresult *steps,
 		   "library loaded%s).\n", src->label,
 		   strcmp(src->kind, "pgedge") == 0 ?
 		   "; such a connection cannot load chronoid: both define snowflake.node" : "");
-	(void) plan_only;
 }
