@@ -16,7 +16,7 @@
 # left AS integer, which the switch repairs; an old ID beyond
 # snowflake.max_run_ahead fails the switch, rolled back).  Refusals, each
 # before any change: a materialized view and a CHECK constraint on the old
-# functions, chronoid already installed, the extension missing, a role
+# functions, a function returning a view's rows, chronoid already installed, the extension missing, a role
 # that is not a superuser, pgEdge's library in session_preload_libraries.
 # pgEdge runs in plain mode only: where chronoid is preloaded, pgEdge's
 # library cannot load.  TAP on stdout; run by pg/test/run.sh (PGHOST,
@@ -252,17 +252,20 @@ for src in "${standins[@]}"; do
             pgx_ulid) chk="id::timestamp > '2000-01-01'" ;;
             esac
             q -d "$db" -c "CREATE MATERIALIZED VIEW fx_mv AS SELECT * FROM v0" \
-                -c "ALTER TABLE t1 ADD CONSTRAINT fx_chk CHECK ($chk)" >/dev/null
+                -c "ALTER TABLE t1 ADD CONSTRAINT fx_chk CHECK ($chk)" \
+                -c "CREATE FUNCTION fx_rows() RETURNS SETOF v$nviews LANGUAGE sql AS 'SELECT * FROM v$nviews'" >/dev/null
             out=$(switch "$arg" -d "dbname=$db")
             rc=$?
             if [ $rc -eq 1 ] && grep -q "cannot carry over materialized view public.fx_mv" <<<"$out" &&
                grep -q "cannot carry over constraint fx_chk on table public.t1: a constraint" <<<"$out" &&
+               grep -q "cannot carry over function public.fx_rows(): depends on view public.v$nviews" <<<"$out" &&
                grep -q "nothing has changed" <<<"$out"; then
-                ok "$label: a materialized view and a CHECK on the old functions: refused, both named"
+                ok "$label: a materialized view, a CHECK, a function on a view: refused, each named"
             else
-                not_ok "$label: a materialized view and a CHECK on the old functions: refused, both named" "rc $rc" "$out"
+                not_ok "$label: a materialized view, a CHECK, a function on a view: refused, each named" "rc $rc" "$out"
             fi
-            q -d "$db" -c "DROP MATERIALIZED VIEW fx_mv" -c "ALTER TABLE t1 DROP CONSTRAINT fx_chk" >/dev/null
+            q -d "$db" -c "DROP MATERIALIZED VIEW fx_mv" -c "ALTER TABLE t1 DROP CONSTRAINT fx_chk" \
+                -c "DROP FUNCTION fx_rows()" >/dev/null
             check "$label:   ... and nothing changed" "$(fingerprint "$db")$(exts "$db")" "$before$ext"
 
             out=$(switch "$arg" -d "dbname=$db user=fx_alice")
