@@ -16,8 +16,11 @@
 # left AS integer, which the switch repairs; an old ID beyond
 # snowflake.max_run_ahead fails the switch, rolled back).  Refusals, each
 # before any change: a materialized view and a CHECK constraint on the old
-# functions, a function returning a view's rows, chronoid already installed, the extension missing, a role
-# that is not a superuser, pgEdge's library in session_preload_libraries.
+# functions, a function returning a view's rows, chronoid already
+# installed, the extension missing, a role that is not a superuser, a
+# schema chronoid cannot go into, pgEdge's library in
+# session_preload_libraries; and a lock held past --lock-timeout makes the
+# switch give up, rolled back.
 # pgEdge runs in plain mode only: where chronoid is preloaded, pgEdge's
 # library cannot load.  TAP on stdout; run by pg/test/run.sh (PGHOST,
 # PGPORT, PGBIN, CHRONOID_TMP, CHRONOID_MODE set).
@@ -298,6 +301,26 @@ for src in "${standins[@]}"; do
                     not_ok "$label: a schema chronoid cannot be created in: refused, naming it" "$out"
                 fi
                 q -d "$db" -c "ALTER EXTENSION pg_uuidv7 SET SCHEMA $sch" -c "DROP SCHEMA \"it's\"" >/dev/null
+                # A reader holding t1 past --lock-timeout: the switch gives up, rolled back.
+                "$PGBIN/psql" -X -q -d "$db" -c "BEGIN" -c "LOCK TABLE t1 IN ACCESS SHARE MODE" \
+                    -c "SELECT pg_sleep(20)" >/dev/null 2>&1 &
+                holder=$!
+                for _ in $(seq 1 100); do
+                    [ "$(q -d "$db" -c "SELECT count(*) FROM pg_locks WHERE relation = 't1'::regclass AND granted AND pid <> pg_backend_pid()")" != 0 ] && break
+                    sleep 0.1
+                done
+                out=$(switch "$arg" --lock-timeout 300ms -d "dbname=$db")
+                rc=$?
+                kill "$holder" 2>/dev/null
+                q -d postgres -c "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '$db' AND pid <> pg_backend_pid()" >/dev/null
+                wait "$holder" 2>/dev/null
+                if [ $rc -eq 1 ] && grep -q "another session holds a lock it needs" <<<"$out" &&
+                   grep -q "rolled back: nothing has changed" <<<"$out"; then
+                    ok "$label: a lock held past --lock-timeout: the switch gives up, rolled back"
+                else
+                    not_ok "$label: a lock held past --lock-timeout: the switch gives up, rolled back" "rc $rc" "$(tail -n 3 <<<"$out")"
+                fi
+                check "$label:   ... and nothing changed" "$(fingerprint "$db")$(exts "$db")" "$before$ext"
             fi
             if [ "$src" = pgedge ]; then
                 q -d "$db" -c "ALTER DATABASE $db SET session_preload_libraries = 'snowflake'"
