@@ -38,7 +38,7 @@ replication_lag(mig_ctx *c, int64_t *lag, char *who, size_t wholen)
 	*lag = 0;
 	who[0] = '\0';
 	res = mig_query(c,
-					"SELECT COALESCE(pg_catalog.max(pg_catalog.extract(epoch FROM s.replay_lag) * 1000), 0)::pg_catalog.int8,"
+					"SELECT COALESCE(pg_catalog.max(pg_catalog.date_part('epoch', s.replay_lag) * 1000), 0)::pg_catalog.int8,"
 					" COALESCE((SELECT pg_catalog.format('%s (%s)', x.application_name, x.client_addr)"
 					"   FROM pg_catalog.pg_stat_replication x ORDER BY x.replay_lag DESC NULLS LAST LIMIT 1), ''),"
 					" CASE WHEN pg_catalog.pg_is_in_recovery() THEN NULL ELSE pg_catalog.pg_current_wal_lsn()::pg_catalog.text END"
