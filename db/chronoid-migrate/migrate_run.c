@@ -117,13 +117,16 @@ mig_catch_up(mig_ctx *c)
 	bool		map = c->t.ts_q[0] != '\0' && strcmp(c->st.target, "snowflake") == 0;
 	int			i;
 	bool		ok = true;
+	char		eqb[MIG_NAME + 16];
+	const char *eq = mig_sql_op(c, c->t.keytype, "=", eqb, sizeof(eqb));
 
 	mig_buf_printf(&b, "WITH b AS (SELECT r.%s AS k FROM ONLY %s r WHERE r.%s IS NULL LIMIT 10000)\n"
 				   "UPDATE ONLY %s r SET %s = ", c->t.key_q, c->t.qname, c->t.new_q, c->t.qname, c->t.new_q);
 	mig_sql_backfill_value(c, &b);
-	mig_buf_printf(&b, " FROM b%s%s%s WHERE r.%s = b.k AND r.%s IS NULL",
-				   map ? " LEFT JOIN " : "", map ? c->t.map_q : "", map ? " m ON m.k = b.k" : "",
-				   c->t.key_q, c->t.new_q);
+	mig_buf_printf(&b, " FROM b");
+	if (map)
+		mig_buf_printf(&b, " LEFT JOIN %s m ON m.k %s b.k", c->t.map_q, eq);
+	mig_buf_printf(&b, " WHERE r.%s %s b.k AND r.%s IS NULL", c->t.key_q, eq, c->t.new_q);
 	for (;;)
 	{
 		PGresult   *res = mig_query(c, b.s, 0, NULL);
@@ -146,8 +149,8 @@ mig_catch_up(mig_ctx *c)
 		const mig_child *ch = &c->t.children[i];
 
 		mig_buf_printf(&b, "UPDATE ONLY %s c SET %s = p.%s FROM ONLY %s p WHERE c.%s IS NULL AND c.%s IS NOT NULL"
-					   " AND p.%s = c.%s", ch->qname, ch->new_q, c->t.new_q, c->t.qname, ch->new_q, ch->fk_q,
-					   c->t.key_q, ch->fk_q);
+					   " AND p.%s %s c.%s", ch->qname, ch->new_q, c->t.new_q, c->t.qname, ch->new_q, ch->fk_q,
+					   c->t.key_q, eq, ch->fk_q);
 		ok = mig_do(c, b.s);
 		mig_buf_free(&b);
 	}

@@ -34,6 +34,29 @@ mig_sql_live(const mig_ctx *c, mig_buf *b)
 		mig_buf_printf(b, "snowflake.nextval()");
 }
 
+/*
+ * chronoid's ulid has its operators in the extension's schema, which the
+ * tool's search path (pg_catalog only) and the sync triggers' do not
+ * reach: "p.k = c.k" on two ulids is "operator does not exist".  Such
+ * comparisons name the operator; the others keep pg_catalog's.
+ */
+static bool
+is_ulid(const char *type)
+{
+	size_t		n = strlen(type);
+
+	return n >= 4 && strcmp(type + n - 4, "ulid") == 0 && (n == 4 || type[n - 5] == '.');
+}
+
+const char *
+mig_sql_op(const mig_ctx *c, const char *type, const char *o, char *buf, size_t len)
+{
+	if (!is_ulid(type))
+		return o;
+	snprintf(buf, len, "OPERATOR(%s.%s)", ext(c), o);
+	return buf;
+}
+
 /* The time column as timestamptz (a timestamp without zone is read as UTC). */
 static void
 tsx(const mig_ctx *c, mig_buf *b)
@@ -120,10 +143,19 @@ child_fn(const mig_ctx *c, const mig_child *ch, mig_buf *b, bool swapped)
 	const char *dst = swapped ? ch->old_q : ch->new_q;
 	const char *pget = swapped ? t->old_q : t->new_q;
 	const char *pkey = t->key_q;
+	/* The column compared: the old key's type before the swap, the new one's after. */
+	const char *ktype = swapped ? t->newtype : t->keytype;
+	char		path[MIG_NAME + 32];
+
+	/* IS DISTINCT FROM and = on ulids need the extension's schema (after pg_catalog). */
+	if (is_ulid(ktype))
+		snprintf(path, sizeof(path), "pg_catalog, %s, pg_temp", ext(c));
+	else
+		snprintf(path, sizeof(path), "pg_catalog, pg_temp");
 
 	mig_buf_printf(b,
 				   "CREATE OR REPLACE FUNCTION %s() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER"
-				   " SET search_path = pg_catalog, pg_temp AS $chronoid$\n"
+				   " SET search_path = %s AS $chronoid$\n"
 				   "BEGIN\n"
 				   "  IF NEW.%s IS NULL THEN\n"
 				   "    NEW.%s := NULL;\n"
@@ -133,7 +165,7 @@ child_fn(const mig_ctx *c, const mig_child *ch, mig_buf *b, bool swapped)
 				   "  RETURN NEW;\n"
 				   "END\n$chronoid$;\n"
 				   "COMMENT ON FUNCTION %s() IS 'chronoid migrate: keeps %s.%s in step with %s (dropped by swap''s end or rollback)';\n",
-				   ch->fn_q, src, dst, dst, src, src, dst, pget, t->qname, pkey, src,
+				   ch->fn_q, path, src, dst, dst, src, src, dst, pget, t->qname, pkey, src,
 				   ch->fn_q, ch->qname, dst, t->qname);
 }
 
@@ -193,42 +225,46 @@ mig_sql_batch(const mig_ctx *c, mig_buf *b, bool from_cursor)
 {
 	const mig_table *t = &c->t;
 	bool		map = t->ts_q[0] != '\0' && strcmp(target(c), "snowflake") == 0;
+	char		eqb[MIG_NAME + 16],
+				gtb[MIG_NAME + 16];
+	const char *eq = mig_sql_op(c, t->keytype, "=", eqb, sizeof(eqb));
 
 	/* $1 the batch size; $2 the last old key done (text, typed by the comparison). */
 	mig_buf_printf(b, "WITH b AS (SELECT r.%s AS k FROM ONLY %s r", t->key_q, t->qname);
 	if (from_cursor)
-		mig_buf_printf(b, " WHERE r.%s > $2", t->key_q);
+		mig_buf_printf(b, " WHERE r.%s %s $2", t->key_q, mig_sql_op(c, t->keytype, ">", gtb, sizeof(gtb)));
 	mig_buf_printf(b, " ORDER BY r.%s LIMIT $1),\n u AS (UPDATE ONLY %s r SET %s = ", t->key_q, t->qname, t->new_q);
 	mig_sql_backfill_value(c, b);
 	mig_buf_printf(b, "\n        FROM b");
 	/* The snowflake map joins beside b (LEFT: rows it does not hold are minted now). */
 	if (map)
-		mig_buf_printf(b, " LEFT JOIN %s m ON m.k = b.k", t->map_q);
-	mig_buf_printf(b, " WHERE r.%s = b.k AND r.%s IS NULL RETURNING 1),\n"
+		mig_buf_printf(b, " LEFT JOIN %s m ON m.k %s b.k", t->map_q, eq);
+	mig_buf_printf(b, " WHERE r.%s %s b.k AND r.%s IS NULL RETURNING 1),\n"
 				   " l AS (SELECT b.k::pg_catalog.text AS k FROM b ORDER BY b.k DESC LIMIT 1),\n"
 				   " s AS (UPDATE %s.migration SET backfill_cursor = (SELECT l.k FROM l),"
 				   " rows_done = rows_done + (SELECT pg_catalog.count(*) FROM u), updated_at = pg_catalog.now()"
 				   " WHERE relid = %u AND EXISTS (SELECT 1 FROM l) RETURNING 1)\n"
 				   "SELECT (SELECT l.k FROM l), (SELECT pg_catalog.count(*) FROM b), (SELECT pg_catalog.count(*) FROM u),"
 				   " (SELECT pg_catalog.count(*) FROM s)",
-				   t->key_q, t->new_q, c->state_q, t->relid);
+				   t->key_q, eq, t->new_q, c->state_q, t->relid);
 }
 
 void
 mig_sql_child_batch(const mig_ctx *c, const mig_child *ch, mig_buf *b)
 {
 	const mig_table *t = &c->t;
+	char		eqb[MIG_NAME + 16];
 
 	mig_buf_printf(b, "WITH u AS (UPDATE ONLY %s c SET %s = p.%s FROM ONLY %s p\n"
 				   "   WHERE c.ctid >= pg_catalog.format('(%%s,0)', $1::pg_catalog.int8)::pg_catalog.tid"
 				   " AND c.ctid < pg_catalog.format('(%%s,0)', $2::pg_catalog.int8)::pg_catalog.tid\n"
-				   "     AND c.%s IS NULL AND c.%s IS NOT NULL AND p.%s = c.%s RETURNING 1),\n"
+				   "     AND c.%s IS NULL AND c.%s IS NOT NULL AND p.%s %s c.%s RETURNING 1),\n"
 				   " s AS (UPDATE %s.migration_child SET next_block = $2::pg_catalog.int8,"
 				   " rows_done = rows_done + (SELECT pg_catalog.count(*) FROM u)"
 				   " WHERE relid = %u AND child = %u AND constraint_name = $3 RETURNING 1)\n"
 				   "SELECT (SELECT pg_catalog.count(*) FROM u), (SELECT pg_catalog.count(*) FROM s)",
-				   ch->qname, ch->new_q, t->new_q, t->qname, ch->new_q, ch->fk_q, t->key_q, ch->fk_q,
-				   c->state_q, t->relid, ch->relid);
+				   ch->qname, ch->new_q, t->new_q, t->qname, ch->new_q, ch->fk_q, t->key_q,
+				   mig_sql_op(c, t->keytype, "=", eqb, sizeof(eqb)), ch->fk_q, c->state_q, t->relid, ch->relid);
 }
 
 void
@@ -284,12 +320,14 @@ mig_sql_unswap(const mig_ctx *c, mig_buf *b)
 	for (i = 0; i < t->nchildren; i++)
 	{
 		const mig_child *ch = &t->children[i];
+		char		eqb[MIG_NAME + 16];
 
 		mig_buf_printf(b, "ALTER TABLE %s DROP CONSTRAINT %s;\n", ch->qname, ch->con_q);
+		/* After the swap the key is the new column, compared with the new type's operator. */
 		/* The trigger kept the old column filled; a row it missed gets its value here. */
 		mig_buf_printf(b, "UPDATE ONLY %s c SET %s = p.%s FROM ONLY %s p WHERE c.%s IS NULL AND c.%s IS NOT NULL"
-					   " AND p.%s = c.%s;\n", ch->qname, ch->old_q, t->old_q, t->qname, ch->old_q, ch->fk_q,
-					   t->key_q, ch->fk_q);
+					   " AND p.%s %s c.%s;\n", ch->qname, ch->old_q, t->old_q, t->qname, ch->old_q, ch->fk_q,
+					   t->key_q, mig_sql_op(c, t->newtype, "=", eqb, sizeof(eqb)), ch->fk_q);
 		mig_buf_printf(b, "ALTER TABLE %s RENAME COLUMN %s TO %s;\n", ch->qname, ch->fk_q, ch->new_q);
 		mig_buf_printf(b, "ALTER TABLE %s RENAME COLUMN %s TO %s;\n", ch->qname, ch->old_q, ch->fk_q);
 		mig_buf_printf(b, "ALTER TABLE %s ALTER COLUMN %s DROP NOT NULL;\n", ch->qname, ch->new_q);

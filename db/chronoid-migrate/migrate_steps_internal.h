@@ -218,6 +218,14 @@ int			mig_plan(mig_ctx *c);
 
 /* --- migrate_sql.c: the statements of each step, for run and plan ----- */
 
+/*
+ * The operator o for comparing two values of type: o itself, or
+ * OPERATOR(schema.o) for chronoid's ulid, whose operators live in the
+ * extension's schema, beyond the tool's search path.  buf holds the
+ * latter.
+ */
+const char *mig_sql_op(const mig_ctx *c, const char *type, const char *o, char *buf, size_t len);
+
 /* chronoid's generator for new rows: the new column's default. */
 void		mig_sql_live(const mig_ctx *c, mig_buf *b);
 
