@@ -1,0 +1,580 @@
+#!/usr/bin/env bash
+# migrate_live.sh — `chronoid migrate` on a live table, by its invariants:
+# a parent (uuid key, gen_random_uuid()) and a child (foreign key ON DELETE
+# CASCADE, indexed) filled with MIGRATE_ROWS rows each, pgbench writers
+# inserting, updating and deleting parents and children the whole time
+# (through the runs, the swap and the rollback), `run` killed with SIGKILL
+# at MIGRATE_KILLS random points (seeded: MIGRATE_SEED) and once stopped by
+# SIGTERM, then resumed; the swap; a rollback; the same move again with the
+# backfill paused by a logical subscriber that falls behind (`--max-lag`);
+# and the swap for good.  Per kind of key (MIGRATE_KINDS, default uuidv7
+# ulid snowflake; each with --time-from created_at), it checks:
+#
+#   - no row lost and none extra: triggers log every parent and child
+#     inserted and deleted (in the writers' own transactions), and the
+#     tables hold exactly the inserted-minus-deleted rows;
+#   - no duplicate key, old or new; every foreign key matches its parent on
+#     the old and on the new column after every step, and is validated
+#     (pg_constraint.convalidated) after the swap and the rollback;
+#   - every row backfilled exactly once: a trigger logs each NULL -> value
+#     change of <key>_new; no value is ever changed once set; the tool's
+#     rows_backfilled equals the logged count; every row that did not get
+#     its new ID from the default at insert is in that log;
+#   - old rows' IDs carry created_at to the millisecond and sort below
+#     every ID minted live;
+#   - writers are never blocked longer than the bound derived from
+#     --lock-timeout (the swap locks the parent and the child, each with
+#     lock_timeout: 2 x 500 ms, plus MIGRATE_SLACK_MS, default 1000, for a
+#     backfill batch's row locks and a shared machine); their p50/p99/max
+#     latencies are printed.
+#
+# Sizes: MIGRATE_ROWS (default 20000 for the first kind and half that for
+# the others, about 70 s for the three kinds on 2 cores; `make soak` runs
+# 1,000,000 rows of uuidv7), MIGRATE_KILLS (default 3),
+# MIGRATE_LAG (1: the subscriber part, default; 0 to leave it out),
+# MIGRATE_RATE (writers' transactions/s, default 100).  Prints TAP; as root
+# (the servers run as postgres).  Binaries from $BUILD (default build/).
+set -uo pipefail
+cd "$(dirname "$0")/../.." || exit 1
+. scripts/tap.bash
+export TZ=UTC LC_ALL=C PGTZ=UTC
+BUILD=${BUILD:-build}
+bin=$PWD/$BUILD/chronoid
+ROWS=${MIGRATE_ROWS:-20000}
+KILLS=${MIGRATE_KILLS:-3}
+KINDS=${MIGRATE_KINDS:-uuidv7 ulid snowflake}
+LAG=${MIGRATE_LAG:-1}
+RATE=${MIGRATE_RATE:-100}
+SEED=${MIGRATE_SEED:-$(( $(date +%s%N) / 1000 % 1000000 ))}
+LOCK_MS=500
+SLACK_MS=${MIGRATE_SLACK_MS:-1000}
+BOUND_MS=$((2 * LOCK_MS + SLACK_MS))
+RANDOM=$SEED
+big=0
+[ "$ROWS" -ge 200000 ] && big=1
+
+if [ "$(id -u)" -ne 0 ]; then
+    skip_all "runs PostgreSQL servers as the postgres OS user: run as root"
+fi
+if ! command -v pg_config >/dev/null 2>&1 || [ ! -x "$(pg_config --bindir)/initdb" ] ||
+   [ ! -x "$(pg_config --bindir)/pgbench" ] || ! f=$(pg_config --pgxs 2>/dev/null) || [ ! -f "$f" ]; then
+    skip_all "PostgreSQL server binaries, pgbench or server development files not installed"
+fi
+echo "# seed $SEED (MIGRATE_SEED=$SEED MIGRATE_ROWS=$ROWS MIGRATE_KILLS=$KILLS MIGRATE_KINDS='$KINDS' to replay)"
+if [ ! -x "$bin" ] || [ ! -x "$PWD/$BUILD/chronoid-migrate" ]; then
+    make -s --no-print-directory BUILD="$BUILD" all >/dev/null 2>&1 || bail "build $bin and chronoid-migrate"
+fi
+if ! make -s --no-print-directory -C pg install >/dev/null 2>&1; then
+    bail "make -C pg install"
+fi
+
+PGC_PREFIX=chronoid-migrate
+. scripts/pgcluster.sh
+if ! pgc_start "snowflake.node = 3" "wal_level = logical" "max_connections = 60" \
+    "max_wal_senders = 10" "max_replication_slots = 10" "wal_sender_timeout = 10s" >/dev/null; then
+    bail "start a throwaway PostgreSQL cluster"
+fi
+work=$PGC_DIR/work
+mkdir -p "$work"
+chmod 777 "$work"
+bg_pids=()
+pgc_atexit 'for k in $KINDS; do touch "$work/stop.m_$k"; done; for p in "${bg_pids[@]}"; do kill -KILL "$p" 2>/dev/null; done; for f in "$work"/*.pgb/pgbench.pid; do [ -f "$f" ] && kill -KILL "$(cat "$f")" 2>/dev/null; done; wait'
+pgc_atexit '[ "$failed" -gt 0 ] && rm -rf "$BUILD/migrate_live.work" && cp -r "$work" "$BUILD/migrate_live.work" && echo "# kept $BUILD/migrate_live.work"'
+q() { psql -XAtq -v ON_ERROR_STOP=1 -c "$1" 2>&1; }
+now_ms() { date +%s%3N; }
+t_start=$(now_ms)
+
+# --- the subscriber: a second cluster, its own socket directory -------------
+sub_data=$PGC_DIR/sub/data
+sub_sock=$PGC_DIR/sub/sock
+subq() { psql -XAtq -v ON_ERROR_STOP=1 -h "$sub_sock" -p "$PGC_PORT" -c "$1" 2>&1; }
+sub_started=
+if [ "$LAG" = 1 ]; then
+    mkdir -p "$sub_sock"
+    chown -R postgres: "$PGC_DIR/sub"
+    if runuser -u postgres -- "$PGC_BIN/initdb" -D "$sub_data" -U postgres -A trust -E UTF8 --locale=C \
+            --no-sync >"$work/sub-initdb.log" 2>&1 &&
+        printf '%s\n' "port = $PGC_PORT" "listen_addresses = ''" "unix_socket_directories = '$sub_sock'" \
+            "fsync = off" | runuser -u postgres -- tee -a "$sub_data/postgresql.conf" >/dev/null &&
+        runuser -u postgres -- "$PGC_BIN/pg_ctl" -D "$sub_data" -l "$PGC_DIR/sub/server.log" -w start >/dev/null 2>&1
+    then
+        sub_started=1
+        pgc_atexit 'runuser -u postgres -- "$PGC_BIN/pg_ctl" -D "$sub_data" -m immediate -w stop >/dev/null 2>&1'
+    fi
+    # A separate small table: the walsender decodes all WAL anyway.
+    if [ -n "$sub_started" ] &&
+       q "CREATE TABLE lag_probe (id int PRIMARY KEY, at timestamptz); CREATE PUBLICATION mig_pub FOR TABLE lag_probe" >/dev/null &&
+       subq "CREATE TABLE lag_probe (id int PRIMARY KEY, at timestamptz)" >/dev/null &&
+       subq "CREATE SUBSCRIPTION mig_sub CONNECTION 'host=$PGC_SOCK port=$PGC_PORT dbname=postgres user=postgres' PUBLICATION mig_pub" >/dev/null; then
+        for _ in $(seq 100); do
+            [ "$(q "SELECT count(*) FROM pg_stat_replication WHERE application_name = 'mig_sub'")" = 1 ] && break
+            sleep 0.1
+        done
+        check "a logical subscriber on a second cluster is streaming" \
+            "$(q "SELECT count(*) FROM pg_stat_replication WHERE application_name = 'mig_sub'")" 1
+    else
+        not_ok "a logical subscriber on a second cluster" "$(tail -n 5 "$PGC_DIR/sub/server.log" 2>/dev/null)"
+        LAG=0
+    fi
+fi
+
+# --- schema, audit triggers, fill ----------------------------------------------
+# setup S KIND: the tables of one kind in schema S, filled.
+setup() {
+    local s=$1
+    psql -Xq -v ON_ERROR_STOP=1 >"$work/$s.setup.log" 2>&1 <<SQL
+CREATE EXTENSION IF NOT EXISTS chronoid;
+CREATE SCHEMA $s;
+CREATE TABLE $s.phase (n int NOT NULL);
+INSERT INTO $s.phase VALUES (1);
+CREATE SEQUENCE $s.parent_seq;
+CREATE TABLE $s.parent (id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+    seq bigint NOT NULL DEFAULT nextval('$s.parent_seq') UNIQUE,
+    created_at timestamptz NOT NULL DEFAULT clock_timestamp(), note int NOT NULL DEFAULT 0);
+CREATE TABLE $s.child (id bigserial PRIMARY KEY,
+    parent_id uuid NOT NULL REFERENCES $s.parent ON DELETE CASCADE, v int NOT NULL DEFAULT 0);
+CREATE INDEX ON $s.child (parent_id);
+-- The ledger: written in the writers' own transactions.
+CREATE TABLE $s.p_ins (seq bigint NOT NULL, had_new bool NOT NULL, phase int NOT NULL);
+CREATE TABLE $s.p_del (seq bigint NOT NULL, had_new bool NOT NULL, phase int NOT NULL);
+CREATE TABLE $s.c_ins (id bigint NOT NULL, phase int NOT NULL);
+CREATE TABLE $s.c_del (id bigint NOT NULL, phase int NOT NULL);
+-- Every NULL -> value change of the new columns, and any change of a value once set.
+CREATE TABLE $s.bf_log (tbl text NOT NULL, k bigint NOT NULL, app text, phase int NOT NULL);
+CREATE TABLE $s.violations (tbl text, k bigint, was text, now text, app text);
+-- to_jsonb: the columns come and go (added, renamed by the swap, dropped by rollback).
+CREATE FUNCTION $s.p_ins_f() RETURNS trigger LANGUAGE plpgsql AS \$\$ BEGIN
+  INSERT INTO $s.p_ins SELECT n.seq, (to_jsonb(n)->>'id_new') IS NOT NULL, (SELECT ph.n FROM $s.phase ph) FROM nt n;
+  RETURN NULL; END \$\$;
+CREATE TRIGGER p_ins AFTER INSERT ON $s.parent REFERENCING NEW TABLE AS nt FOR EACH STATEMENT EXECUTE FUNCTION $s.p_ins_f();
+CREATE FUNCTION $s.p_del_f() RETURNS trigger LANGUAGE plpgsql AS \$\$ BEGIN
+  INSERT INTO $s.p_del VALUES (OLD.seq, (to_jsonb(OLD)->>'id_new') IS NOT NULL, (SELECT ph.n FROM $s.phase ph));
+  RETURN NULL; END \$\$;
+CREATE TRIGGER p_del AFTER DELETE ON $s.parent FOR EACH ROW EXECUTE FUNCTION $s.p_del_f();
+CREATE FUNCTION $s.p_upd_f() RETURNS trigger LANGUAGE plpgsql SET enable_nestloop = off SET enable_mergejoin = off SET search_path = pg_catalog, public AS \$\$ BEGIN
+  INSERT INTO $s.bf_log SELECT 'parent', n.seq, current_setting('application_name'), (SELECT ph.n FROM $s.phase ph)
+    FROM ot o JOIN nt n ON n.seq = o.seq
+   WHERE (to_jsonb(o)->>'id_new') IS NULL AND (to_jsonb(n)->>'id_new') IS NOT NULL;
+  INSERT INTO $s.violations SELECT 'parent', n.seq, to_jsonb(o)->>'id_new', to_jsonb(n)->>'id_new', current_setting('application_name')
+    FROM ot o JOIN nt n ON n.seq = o.seq
+   WHERE (to_jsonb(o)->>'id_new') IS NOT NULL AND (to_jsonb(o)->>'id_new') IS DISTINCT FROM (to_jsonb(n)->>'id_new');
+  RETURN NULL; END \$\$;
+CREATE TRIGGER p_upd AFTER UPDATE ON $s.parent REFERENCING OLD TABLE AS ot NEW TABLE AS nt FOR EACH STATEMENT EXECUTE FUNCTION $s.p_upd_f();
+CREATE FUNCTION $s.c_ins_f() RETURNS trigger LANGUAGE plpgsql AS \$\$ BEGIN
+  INSERT INTO $s.c_ins SELECT n.id, (SELECT ph.n FROM $s.phase ph) FROM nt n;
+  RETURN NULL; END \$\$;
+CREATE TRIGGER c_ins AFTER INSERT ON $s.child REFERENCING NEW TABLE AS nt FOR EACH STATEMENT EXECUTE FUNCTION $s.c_ins_f();
+CREATE FUNCTION $s.c_del_f() RETURNS trigger LANGUAGE plpgsql AS \$\$ BEGIN
+  INSERT INTO $s.c_del VALUES (OLD.id, (SELECT ph.n FROM $s.phase ph));
+  RETURN NULL; END \$\$;
+CREATE TRIGGER c_del AFTER DELETE ON $s.child FOR EACH ROW EXECUTE FUNCTION $s.c_del_f();
+CREATE FUNCTION $s.c_upd_f() RETURNS trigger LANGUAGE plpgsql SET enable_nestloop = off SET enable_mergejoin = off SET search_path = pg_catalog, public AS \$\$ BEGIN
+  INSERT INTO $s.bf_log SELECT 'child', n.id, current_setting('application_name'), (SELECT ph.n FROM $s.phase ph)
+    FROM ot o JOIN nt n ON n.id = o.id
+   WHERE (to_jsonb(o)->>'parent_id_new') IS NULL AND (to_jsonb(n)->>'parent_id_new') IS NOT NULL;
+  INSERT INTO $s.violations SELECT 'child', n.id, to_jsonb(o)->>'parent_id_new', to_jsonb(n)->>'parent_id_new', current_setting('application_name')
+    FROM ot o JOIN nt n ON n.id = o.id
+   WHERE (to_jsonb(o)->>'parent_id_new') IS NOT NULL AND (to_jsonb(o)->>'parent_id_new') IS DISTINCT FROM (to_jsonb(n)->>'parent_id_new')
+     AND n.parent_id IS NOT DISTINCT FROM o.parent_id;
+  RETURN NULL; END \$\$;
+CREATE TRIGGER c_upd AFTER UPDATE ON $s.child REFERENCING OLD TABLE AS ot NEW TABLE AS nt FOR EACH STATEMENT EXECUTE FUNCTION $s.c_upd_f();
+-- Old rows: created over the last 30 days, a few ms apart.
+INSERT INTO $s.parent (created_at)
+  SELECT now() - interval '30 days' + g * (interval '30 days' / $rows) + random() * interval '1 ms'
+    FROM generate_series(1, $rows) g;
+INSERT INTO $s.child (parent_id, v)
+  SELECT id, 0 FROM $s.parent WHERE seq % 3 <> 0 UNION ALL SELECT id, 1 FROM $s.parent WHERE seq % 3 = 1;
+ANALYZE $s.parent, $s.child;
+SQL
+}
+
+# --- writers -------------------------------------------------------------------
+# Parents with seq % 10 = 0 are the ones deleted; children are only added
+# to the others (so a child's insert never races its parent's delete).
+write_scripts() {
+    local s=$1 d=$work/$1.pgb
+    mkdir -p "$d"
+    echo "INSERT INTO $s.parent (note) VALUES (0);" >"$d/ins_parent.sql"
+    printf '%s\n' '\set s random(1, :nparent)' \
+        "INSERT INTO $s.child (parent_id, v) SELECT id, 2 FROM $s.parent WHERE seq >= :s AND seq % 10 <> 0 ORDER BY seq LIMIT 1;" \
+        >"$d/ins_child.sql"
+    printf '%s\n' '\set s random(1, :nparent)' "UPDATE $s.parent SET note = note + 1 WHERE seq = :s;" >"$d/upd.sql"
+    printf '%s\n' '\set c random(1, :nparent)' "UPDATE $s.child SET v = v + 1 WHERE id = :c;" >"$d/upd_child.sql"
+    printf '%s\n' '\set s 10 * random(1, :nparent / 10)' "DELETE FROM $s.parent WHERE seq = :s;" >"$d/del_parent.sql"
+    printf '%s\n' '\set c random(1, :nparent)' "DELETE FROM $s.child WHERE id = :c;" >"$d/del_child.sql"
+    chmod -R a+rX "$d"
+}
+
+# writers_start S: pgbench runs back to back until writers_stop (each run
+# flushes its per-transaction log when it ends).
+writers_start() {
+    local s=$1 d=$work/$1.pgb secs=2
+    [ "$big" = 1 ] && secs=10
+    rm -f "$work/stop.$s"
+    (
+        i=0
+        while [ ! -e "$work/stop.$s" ]; do
+            i=$((i + 1))
+            "$PGC_BIN/pgbench" -n -c 2 -j 2 -T "$secs" --rate "$RATE" --max-tries 10 \
+                -D nparent="$rows" --log --log-prefix="$d/lat.$i" \
+                -f "$d/ins_parent.sql@4" -f "$d/ins_child.sql@4" -f "$d/upd.sql@6" \
+                -f "$d/upd_child.sql@2" -f "$d/del_parent.sql@1" -f "$d/del_child.sql@1" \
+                >"$d/run.$i.out" 2>&1 &
+            echo $! >"$d/pgbench.pid"
+            wait $!
+            echo $? >"$d/run.$i.rc"
+        done
+    ) &
+    writers_pid=$!
+    bg_pids+=("$writers_pid")
+}
+writers_stop() {
+    touch "$work/stop.$1"
+    wait "$writers_pid" 2>/dev/null
+}
+
+# --- the tool -------------------------------------------------------------------
+mig() { PGAPPNAME=chronoid-migrate "$bin" migrate "$@"; }
+# mig_bg ARGS... >out 2>err &: the same in the background, $! being the
+# tool's own pid (a function would put a subshell between)
+# ev S TEXT: a timestamped event, to place the writers' slowest transactions
+ev() { echo "$(now_ms) $2" >>"$work/$1.events"; }
+# st S FIELD: one field of `status --json` (jsonb, read by the server)
+st() {
+    local j
+    j=$(mig status --table "$1.parent" --json 2>/dev/null) || { echo "?"; return; }
+    q "SELECT COALESCE(('$j'::jsonb) #>> '{$2}', '')"
+}
+
+# --- invariants -------------------------------------------------------------------
+# ledger S: "lost extra" parents, then children, in one snapshot each.
+ledger() {
+    local s=$1
+    q "SELECT (SELECT count(*) FROM ((SELECT seq FROM $s.p_ins EXCEPT SELECT seq FROM $s.p_del) EXCEPT SELECT seq FROM $s.parent) x)
+           || ' ' || (SELECT count(*) FROM (SELECT seq FROM $s.parent EXCEPT (SELECT seq FROM $s.p_ins EXCEPT SELECT seq FROM $s.p_del)) x)
+           || ' ' || (SELECT count(*) FROM ((SELECT id FROM $s.c_ins EXCEPT SELECT id FROM $s.c_del) EXCEPT SELECT id FROM $s.child) x)
+           || ' ' || (SELECT count(*) FROM (SELECT id FROM $s.child EXCEPT (SELECT id FROM $s.c_ins EXCEPT SELECT id FROM $s.c_del)) x)
+           || ' ' || (SELECT count(*) - count(DISTINCT seq) FROM $s.p_ins) || ' ' || (SELECT count(*) - count(DISTINCT id) FROM $s.c_ins)"
+}
+# keys S STAGE: duplicate and missing keys, orphans and mismatches, as
+# "name=value" pairs; every value must be 0.
+keys() {
+    local s=$1 stage=$2
+    case $stage in
+        before) # before the swap, mid-run included: new values may be missing
+            q "SELECT 'dup_id=' || (SELECT count(*) - count(DISTINCT id) FROM $s.parent)
+                || ' dup_id_new=' || (SELECT count(id_new) - count(DISTINCT id_new) FROM $s.parent)
+                || ' orphans=' || (SELECT count(*) FROM $s.child c LEFT JOIN $s.parent p ON p.id = c.parent_id WHERE p.id IS NULL)
+                || ' new_mismatch=' || (SELECT count(*) FROM $s.child c JOIN $s.parent p ON p.id = c.parent_id
+                                         WHERE c.parent_id_new IS NOT NULL AND c.parent_id_new IS DISTINCT FROM p.id_new)
+                || ' violations=' || (SELECT count(*) FROM $s.violations)" ;;
+        ready) # run finished: every new value there
+            q "SELECT 'dup_id=' || (SELECT count(*) - count(DISTINCT id) FROM $s.parent)
+                || ' dup_id_new=' || (SELECT count(id_new) - count(DISTINCT id_new) FROM $s.parent)
+                || ' null_id_new=' || (SELECT count(*) FROM $s.parent WHERE id_new IS NULL)
+                || ' orphans=' || (SELECT count(*) FROM $s.child c LEFT JOIN $s.parent p ON p.id = c.parent_id WHERE p.id IS NULL)
+                || ' new_mismatch=' || (SELECT count(*) FROM $s.child c JOIN $s.parent p ON p.id = c.parent_id
+                                         WHERE c.parent_id_new IS DISTINCT FROM p.id_new)
+                || ' violations=' || (SELECT count(*) FROM $s.violations)" ;;
+        swapped)
+            q "SELECT 'dup_id=' || (SELECT count(*) - count(DISTINCT id) FROM $s.parent)
+                || ' dup_id_old=' || (SELECT count(id_old) - count(DISTINCT id_old) FROM $s.parent)
+                || ' null_id_old=' || (SELECT count(*) FROM $s.parent WHERE id_old IS NULL)
+                || ' orphans=' || (SELECT count(*) FROM $s.child c LEFT JOIN $s.parent p ON p.id = c.parent_id WHERE p.id IS NULL)
+                || ' old_mismatch=' || (SELECT count(*) FROM $s.child c JOIN $s.parent p ON p.id = c.parent_id
+                                         WHERE c.parent_id_old IS DISTINCT FROM p.id_old)
+                || ' not_validated=' || (SELECT count(*) FROM pg_constraint WHERE conrelid = '$s.child'::regclass
+                                         AND contype = 'f' AND NOT convalidated)
+                || ' pk_not_on_id=' || (SELECT count(*) FROM pg_constraint WHERE conrelid = '$s.parent'::regclass AND contype = 'p'
+                                         AND conkey <> ARRAY[(SELECT attnum FROM pg_attribute WHERE attrelid = '$s.parent'::regclass AND attname = 'id')])
+                || ' violations=' || (SELECT count(*) FROM $s.violations)" ;;
+        rolledback)
+            q "SELECT 'dup_id=' || (SELECT count(*) - count(DISTINCT id) FROM $s.parent)
+                || ' orphans=' || (SELECT count(*) FROM $s.child c LEFT JOIN $s.parent p ON p.id = c.parent_id WHERE p.id IS NULL)
+                || ' not_validated=' || (SELECT count(*) FROM pg_constraint WHERE conrelid = '$s.child'::regclass
+                                         AND contype = 'f' AND NOT convalidated)
+                || ' pk_not_on_uuid_id=' || (SELECT count(*) FROM pg_constraint WHERE conrelid = '$s.parent'::regclass AND contype = 'p'
+                                         AND conkey <> ARRAY[(SELECT attnum FROM pg_attribute WHERE attrelid = '$s.parent'::regclass
+                                                              AND attname = 'id' AND atttypid = 'uuid'::regtype)])
+                || ' leftover_columns=' || (SELECT count(*) FROM pg_attribute WHERE attrelid IN ('$s.parent'::regclass, '$s.child'::regclass)
+                                         AND attnum > 0 AND NOT attisdropped AND attname ~ '_(new|old)$')
+                || ' leftover_triggers=' || (SELECT count(*) FROM pg_trigger WHERE tgrelid IN ('$s.parent'::regclass, '$s.child'::regclass)
+                                         AND tgname LIKE 'chronoid%')" ;;
+    esac
+}
+# all_zero "a=0 b=0 ...": true when every value is 0
+all_zero() { [ -n "$1" ] && ! grep -qE '=([^0]|0[0-9])' <<<"$1" && [[ $1 == *=* ]]; }
+
+# exactly_once S PHASE COLUMN: "parent_logged parent_distinct rows_backfilled
+# child_logged child_distinct child_rows_backfilled missed" where missed counts
+# the live rows neither backfilled nor given a new value at insert in PHASE.
+exactly_once() {
+    local s=$1 ph=$2 j
+    j=$(mig status --table "$s.parent" --json 2>/dev/null)
+    q "SELECT (SELECT count(*) FROM $s.bf_log WHERE tbl = 'parent' AND phase = $ph AND app = 'chronoid-migrate')
+        || ' ' || (SELECT count(DISTINCT k) FROM $s.bf_log WHERE tbl = 'parent' AND phase = $ph)
+        || ' ' || ('$j'::jsonb ->> 'rows_backfilled')
+        || ' ' || (SELECT count(*) FROM $s.bf_log WHERE tbl = 'child' AND phase = $ph AND app = 'chronoid-migrate')
+        || ' ' || (SELECT count(DISTINCT k) FROM $s.bf_log WHERE tbl = 'child' AND phase = $ph AND app = 'chronoid-migrate')
+        || ' ' || ('$j'::jsonb #>> '{children,0,rows_backfilled}')
+        || ' ' || (SELECT count(*) FROM $s.parent p
+                    WHERE NOT EXISTS (SELECT 1 FROM $s.bf_log b WHERE b.tbl = 'parent' AND b.phase = $ph AND b.k = p.seq)
+                      AND NOT EXISTS (SELECT 1 FROM $s.p_ins i WHERE i.seq = p.seq AND i.phase = $ph AND i.had_new))"
+}
+
+# ts_expr KIND COL: the timestamp an ID of KIND carries
+ts_expr() {
+    case $1 in
+        uuidv7) echo "uuid_extract_timestamp($2)" ;;
+        ulid) echo "($2)::timestamptz" ;;
+        snowflake) echo "snowflake.to_timestamp($2)" ;;
+    esac
+}
+# time_order S KIND PHASE COL: "wrong_ms old_rows inversions": backfilled rows
+# (created before the cutoff) whose ID's time is not created_at's ms; and
+# whether the largest of them is below the smallest ID minted live.
+time_order() {
+    local s=$1 kind=$2 ph=$3 col=$4 cut
+    cut="(SELECT cutoff FROM chronoid.migration WHERE relid = '$s.parent'::regclass)"
+    q "WITH old AS (SELECT p.$col AS k, p.created_at FROM $s.parent p
+                     WHERE p.created_at < $cut
+                       AND EXISTS (SELECT 1 FROM $s.bf_log b WHERE b.tbl = 'parent' AND b.phase = $ph AND b.k = p.seq)),
+            live AS (SELECT p.$col AS k FROM $s.parent p JOIN $s.p_ins i ON i.seq = p.seq AND i.phase = $ph AND i.had_new)
+       SELECT (SELECT count(*) FROM old WHERE $(ts_expr "$kind" k) <> date_trunc('milliseconds', created_at))
+         || ' ' || (SELECT count(*) FROM old)
+         || ' ' || CASE WHEN (SELECT k FROM old ORDER BY k DESC LIMIT 1) < (SELECT k FROM live ORDER BY k LIMIT 1) THEN 0 ELSE 1 END"
+}
+
+# latency S: "p50 p99 max n failed" of the writers, in ms, and pgbench errors
+latency() {
+    local d=$work/$1.pgb f
+    f=$(cat "$d"/lat.* 2>/dev/null | awk '$3 !~ /^[0-9]+$/ { f++ } END { print f + 0 }')
+    cat "$d"/lat.* 2>/dev/null | awk '$3 ~ /^[0-9]+$/ { print $3 / 1000 }' | sort -n | awk -v f="$f" '
+        { a[NR] = $1 } END {
+            if (NR == 0) { print "0 0 0 0 " f; exit }
+            i50 = int(NR * 0.50); if (i50 < 1) i50 = 1; i99 = int(NR * 0.99); if (i99 < 1) i99 = 1
+            printf "%.1f %.1f %.1f %d %d\n", a[i50], a[i99], a[NR], NR, f }'
+}
+# slowest S: the 3 slowest writer transactions, each with the events before it
+slowest() {
+    cat "$work/$1.pgb"/lat.* 2>/dev/null | awk '$3 ~ /^[0-9]+$/ { printf "%.0f %.0f %d\n", $3 / 1000, $5 * 1000 + $6 / 1000 - $3 / 1000, $4 }' |
+        sort -rn | head -n 3 | while read -r ms start script; do
+            echo "slow: $ms ms (script $script), started at +$((start - t_start)) ms, after: $(awk -v t="$start" -v t0="$t_start" \
+                '$1 <= t { e = "+" ($1 - t0) " ms " substr($0, index($0, " ") + 1) } END { print e }' "$work/$1.events")"
+        done
+}
+writer_errors() {
+    local d=$work/$1.pgb r bad=0
+    for r in "$d"/run.*.rc; do
+        [ "$(cat "$r")" = 0 ] || bad=$((bad + 1))
+    done
+    echo "$bad $(grep -h 'number of failed transactions' "$d"/run.*.out 2>/dev/null | awk '{s += $5} END {print s + 0}')"
+}
+
+# --- one kind --------------------------------------------------------------------
+# run_killed S KIND: `run` stopped by SIGTERM once (during the backfill),
+# killed with SIGKILL at KILLS random points, then run to the end.
+run_killed() {
+    local s=$1 kind=$2 i pid delay rc landed=0 before after err=$work/$1.run.err k
+    local opts=(--table "$s.parent" --to "$kind" --time-from created_at --lock-timeout "${LOCK_MS}ms")
+    [ "$LAG" = 1 ] && opts+=(--max-lag 2s)
+    [ "$big" = 0 ] && opts+=(--batch 1000 --pause 50ms)
+    # SIGTERM: stops after the current batch, exit 1, says to run again.
+    ev "$s" "run (to be stopped by SIGTERM)"
+    env PGAPPNAME=chronoid-migrate "$bin" migrate run "${opts[@]}" >"$err.out" 2>"$err.term" &
+    pid=$!
+    bg_pids+=("$pid")
+    for _ in $(seq 300); do
+        [ "$(st "$s" rows_backfilled)" -gt 0 ] 2>/dev/null && break
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.1
+    done
+    kill -TERM "$pid" 2>/dev/null
+    wait "$pid"
+    rc=$?
+    ok_if "$kind: SIGTERM during the backfill: exit 1, 'run again to continue'" \
+        '[ $rc -eq 1 ] && grep -q "run again to continue" "$err.term"' "rc=$rc" "$(tail -n 3 "$err.term")"
+    k=$(keys "$s" before)
+    ok_if "$kind: after SIGTERM: no duplicate, no orphan, no mismatch ($k)" 'all_zero "$k"' "$k"
+    for i in $(seq "$KILLS"); do
+        if [ "$big" = 1 ]; then
+            delay=$((1000 + RANDOM % 30000))
+        else
+            delay=$((100 + RANDOM % (rows / 8)))
+        fi
+        before=$(st "$s" rows_backfilled)
+        ev "$s" "run (kill $i after $delay ms)"
+        env PGAPPNAME=chronoid-migrate "$bin" migrate run "${opts[@]}" >"$err.out" 2>"$err.$i" &
+        pid=$!
+        bg_pids+=("$pid")
+        sleep "$(awk -v d="$delay" 'BEGIN { printf "%.3f", d / 1000 }')"
+        if kill -KILL "$pid" 2>/dev/null; then
+            wait "$pid" 2>/dev/null
+            landed=$((landed + 1))
+            after=$(st "$s" rows_backfilled)
+            echo "# $kind: kill $i after ${delay} ms: step $(st "$s" step), rows_backfilled $before -> $after"
+        else
+            wait "$pid"
+            rc=$?
+            echo "# $kind: kill $i after ${delay} ms: run had already ended (exit $rc)"
+            [ $rc -eq 0 ] && break
+        fi
+        k=$(keys "$s" before)
+        ok_if "$kind: after kill $i: no duplicate, no orphan, no mismatch ($k)" 'all_zero "$k"' "$k"
+    done
+    echo "# $kind: $landed of $KILLS kills landed while run was running"
+    ev "$s" "run to the end"
+    mig run "${opts[@]}" >"$err.out" 2>"$err.last"
+    rc=$?
+    ok_if "$kind: run resumes after the kills and is ready to swap" \
+        '[ $rc -eq 0 ] && grep -q "ready to swap" "$err.out"' "rc=$rc" "$(tail -n 3 "$err.last")" "$(cat "$err.out")"
+    mig run "${opts[@]}" >"$err.out" 2>"$err.again"
+    rc=$?
+    ok_if "$kind: a finished run again changes nothing" \
+        '[ $rc -eq 0 ] && [ "$(q "SELECT count(*) FROM '"$s"'.bf_log WHERE tbl = '"'parent'"' AND phase = 1")" = "$(st "$s" rows_backfilled)" ]' \
+        "rc=$rc" "$(tail -n 3 "$err.again")"
+}
+
+# run_lagging S KIND: the backfill with --max-lag 2s while the subscriber is
+# disabled: it pauses, makes no progress, and resumes once re-enabled.
+run_lagging() {
+    local s=$1 kind=$2 err=$work/$1.lag.err pid rc r1 r2 step1 t0 paused=0 resumed=0
+    local opts=(--table "$s.parent" --to "$kind" --time-from created_at --lock-timeout "${LOCK_MS}ms" --max-lag 2s)
+    [ "$big" = 0 ] && opts+=(--batch 500 --pause 100ms)
+    ev "$s" "run with the subscriber disabled"
+    env PGAPPNAME=chronoid-migrate "$bin" migrate run "${opts[@]}" >"$err.out" 2>"$err" &
+    pid=$!
+    bg_pids+=("$pid")
+    for _ in $(seq 600); do
+        r1=$(st "$s" rows_backfilled)
+        [ "$r1" -gt $((rows / 20)) ] 2>/dev/null && break
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.1
+    done
+    subq "ALTER SUBSCRIPTION mig_sub DISABLE" >/dev/null
+    t0=$(now_ms)
+    for _ in $(seq 600); do
+        grep -q 'paused: replication lag' "$err" && { paused=1; break; }
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.1
+    done
+    ok_if "$kind: subscriber disabled mid-backfill: 'paused: replication lag' after $(( $(now_ms) - t0 )) ms" \
+        '[ $paused = 1 ]' "$(tail -n 5 "$err")"
+    r1=$(st "$s" rows_backfilled)
+    step1=$(st "$s" step)
+    sleep 2
+    r2=$(st "$s" rows_backfilled)
+    ok_if "$kind: no progress while paused (rows_backfilled $r1 -> $r2 over 2 s, step $step1)" \
+        '[ $paused = 1 ] && [ "$r1" = "$r2" ] && [ "$step1" = added ] && kill -0 $pid 2>/dev/null' \
+        "$(grep -c 'paused' "$err") pause lines" "lag: $(q "SELECT slot_name, active, confirmed_flush_lsn, pg_current_wal_lsn() FROM pg_replication_slots")"
+    subq "ALTER SUBSCRIPTION mig_sub ENABLE" >/dev/null
+    t0=$(now_ms)
+    for _ in $(seq 1200); do
+        grep -q 'resumed: replication caught up' "$err" && { resumed=1; break; }
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.1
+    done
+    ok_if "$kind: subscriber re-enabled: 'resumed: replication caught up' after $(( $(now_ms) - t0 )) ms" \
+        '[ $resumed = 1 ]' "$(tail -n 5 "$err")"
+    wait "$pid"
+    rc=$?
+    r2=$(st "$s" rows_backfilled)
+    ok_if "$kind: the paused run finishes (rows_backfilled $r1 -> $r2)" \
+        '[ $rc -eq 0 ] && grep -q "ready to swap" "$err.out" && [ "$r2" -gt "$r1" ]' "rc=$rc" "$(tail -n 3 "$err")"
+    grep -E 'paused|resumed' "$err" | sed "s/^/# $kind: /"
+}
+
+one_kind() {
+    local kind=$1 s=m_$1 t0 k e l rc pl pd rb cl cd crb missed wrong old inv we wf p50 p99 mx nt nf
+    t0=$(now_ms)
+    # The short run gives the kinds after the first half the rows (make check's budget).
+    rows=$ROWS
+    [ "$big" = 0 ] && [ "$kind" != "${KINDS%% *}" ] && rows=$((ROWS / 2))
+    if ! setup "$s"; then
+        not_ok "$kind: create and fill $s.parent and $s.child" "$(tail -n 5 "$work/$s.setup.log")"
+        return
+    fi
+    ok "$kind: $s.parent and $s.child with $rows rows each, audit triggers ($(( $(now_ms) - t0 )) ms)"
+    write_scripts "$s"
+    writers_start "$s"
+    sleep 0.5
+
+    # 1. run, killed, resumed
+    run_killed "$s" "$kind"
+    k=$(keys "$s" ready)
+    ok_if "$kind: ready: every parent and child has its new value, no duplicate, FKs match ($k)" 'all_zero "$k"' "$k"
+    read -r pl pd rb cl cd crb missed <<<"$(exactly_once "$s" 1)"
+    ok_if "$kind: each row backfilled exactly once: $pl logged, $pd distinct, rows_backfilled $rb, none missed ($missed)" \
+        '[ "$pl" = "$pd" ] && [ "$pl" = "$rb" ] && [ "$missed" = 0 ] && [ "$pl" -gt 0 ]'
+    ok_if "$kind: each child backfilled once: $cl logged, $cd distinct, children[0].rows_backfilled $crb" \
+        '[ "$cl" = "$cd" ] && [ "$cl" = "$crb" ]'
+    read -r wrong old inv <<<"$(time_order "$s" "$kind" 1 id_new)"
+    ok_if "$kind: old rows' IDs carry created_at to the ms ($wrong of $old wrong) and sort below every live ID ($inv)" \
+        '[ "$wrong" = 0 ] && [ "$old" -gt 0 ] && [ "$inv" = 0 ]'
+    l=$(ledger "$s")
+    check "$kind: no row lost or extra (parents lost extra, children lost extra, duplicate inserts)" "$l" "0 0 0 0 0 0"
+
+    # 2. swap under the writers
+    ev "$s" swap
+    e=$(mig swap --table "$s.parent" --lock-timeout "${LOCK_MS}ms" 2>&1)
+    rc=$?
+    ev "$s" "swap done"
+    ok_if "$kind: swap" '[ $rc -eq 0 ] && [ "$(st "$s" step)" = done ]' "$e"
+    k=$(keys "$s" swapped)
+    ok_if "$kind: swapped: PK on the new id, FKs validated, old columns filled and unique ($k)" 'all_zero "$k"' "$k"
+    l=$(ledger "$s")
+    check "$kind: no row lost or extra after the swap" "$l" "0 0 0 0 0 0"
+    sleep 0.5
+
+    # 3. rollback (writers still going), then the move again, then swap for good
+    ev "$s" rollback
+    e=$(mig rollback --table "$s.parent" --lock-timeout "${LOCK_MS}ms" 2>&1)
+    rc=$?
+    ok_if "$kind: rollback after the swap" '[ $rc -eq 0 ]' "$e"
+    k=$(keys "$s" rolledback)
+    ok_if "$kind: rolled back: PK on the old uuid id, FKs valid, nothing left of the migration ($k)" 'all_zero "$k"' "$k"
+    l=$(ledger "$s")
+    check "$kind: no row lost or extra after the rollback" "$l" "0 0 0 0 0 0"
+    q "UPDATE $s.phase SET n = 2" >/dev/null
+    if [ "$LAG" = 1 ] && [ "$kind" = "${KINDS%% *}" ]; then
+        run_lagging "$s" "$kind"
+    else
+        ev "$s" "run again"
+        e=$(mig run --table "$s.parent" --to "$kind" --time-from created_at --lock-timeout "${LOCK_MS}ms" 2>&1)
+        rc=$?
+        ok_if "$kind: run again after the rollback" '[ $rc -eq 0 ]' "$(tail -n 3 <<<"$e")"
+    fi
+    read -r pl pd rb cl cd crb missed <<<"$(exactly_once "$s" 2)"
+    ok_if "$kind: second move: $pl logged, $pd distinct, rows_backfilled $rb, none missed ($missed); children $cl/$cd/$crb" \
+        '[ "$pl" = "$pd" ] && [ "$pl" = "$rb" ] && [ "$missed" = 0 ] && [ "$cl" = "$cd" ] && [ "$cl" = "$crb" ]'
+    ev "$s" "swap for good"
+    e=$(mig swap --table "$s.parent" --lock-timeout "${LOCK_MS}ms" 2>&1)
+    rc=$?
+    ev "$s" "swap for good done"
+    ok_if "$kind: swap for good" '[ $rc -eq 0 ] && [ "$(st "$s" step)" = done ]' "$e"
+    sleep 0.5
+    writers_stop "$s"
+
+    k=$(keys "$s" swapped)
+    ok_if "$kind: final: PK on the new id, FKs validated, no duplicate ($k)" 'all_zero "$k"' "$k"
+    l=$(ledger "$s")
+    check "$kind: final: no row lost or extra" "$l" "0 0 0 0 0 0"
+    read -r wrong old inv <<<"$(time_order "$s" "$kind" 2 id)"
+    ok_if "$kind: final: old rows' IDs carry created_at to the ms ($wrong of $old wrong), below every live ID ($inv)" \
+        '[ "$wrong" = 0 ] && [ "$old" -gt 0 ] && [ "$inv" = 0 ]'
+    read -r we wf <<<"$(writer_errors "$s")"
+    read -r p50 p99 mx nt nf <<<"$(latency "$s")"
+    ok_if "$kind: writers: no error ($we pgbench runs failed, $wf failed transactions, $nf unlogged)" \
+        '[ "$we" = 0 ] && [ "$wf" = 0 ] && [ "$nf" = 0 ] && [ "$nt" -gt 0 ]' \
+        "$(grep -h -i 'error\|abort' "$work/$s.pgb"/run.*.out | sort | uniq -c | head -n 5)"
+    ok_if "$kind: writers never blocked beyond ${BOUND_MS} ms (2 x --lock-timeout ${LOCK_MS}ms + ${SLACK_MS} ms): $nt transactions, p50 $p50 ms, p99 $p99 ms, max $mx ms" \
+        'awk -v m="$mx" -v b="$BOUND_MS" "BEGIN { exit !(m <= b) }"'
+    slowest "$s" | sed "s/^/# $kind: /"
+    echo "# $kind: $(q "SELECT count(*) FROM $s.parent") parents, $(q "SELECT count(*) FROM $s.child") children at the end; took $(( ($(now_ms) - t0) / 1000 )) s"
+}
+
+for kind in $KINDS; do
+    one_kind "$kind"
+done
+echo "# total $(( ($(now_ms) - t_start) / 1000 )) s"
+tap_done
