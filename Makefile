@@ -407,7 +407,9 @@ lint: setup
 
 # Long fault runs (docs/faults.md): 8 clients x SOAK_SECONDS per kind of
 # key, then the crash and clock scenarios, without and with preload, on a
-# throwaway cluster (as root).  Prints TAP and a figures table.
+# throwaway cluster (as root), then chronoid migrate on a live table of
+# 1,000,000 rows (tests/scenarios/migrate_live.sh: writers, kills, rollback,
+# the replication-lag pause; SOAK_MIGRATE_ROWS).  Prints TAP and a figures table.
 SOAK_SECONDS ?= 60
 .PHONY: soak
 soak: setup

@@ -5,8 +5,13 @@
 # (default 60) per kind of key, then fault_crash.sh and fault_clock.sh,
 # without and then with shared_preload_libraries = 'chronoid'.  Prints TAP
 # and a figures table, then the state-machine test (statemachine.sh) with
-# 10,000 random steps (SOAK_SM_STEPS), in both modes; exits non-zero on any
-# failure.  Run as root.
+# 10,000 random steps (SOAK_SM_STEPS), in both modes.  Last, `chronoid
+# migrate` on a live table (tests/scenarios/migrate_live.sh, its own
+# clusters): SOAK_MIGRATE_ROWS (default 1,000,000) rows and as many child
+# rows, writers all along, SOAK_MIGRATE_KILLS (default 5) random SIGKILLs
+# of `run`, the swap, a rollback, the replication-lag pause with a logical
+# subscriber, the swap again (SOAK_MIGRATE_KINDS, default uuidv7).  Exits
+# non-zero on any failure.  Run as root.
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -103,6 +108,10 @@ else
     not_ok "server starts without shared_preload_libraries"
     diag <"$tmp/start.err"
 fi
+
+# The live key move, 1,000,000 rows by default (its own two clusters).
+scenario migrate "$root/tests/scenarios/migrate_live.sh" MIGRATE_ROWS="${SOAK_MIGRATE_ROWS:-1000000}" \
+    MIGRATE_KILLS="${SOAK_MIGRATE_KILLS:-5}" MIGRATE_KINDS="${SOAK_MIGRATE_KINDS:-uuidv7}" MIGRATE_RATE=200
 
 # The figures: one line per mode and kind of key, then the totals.
 if [ -s "$figures" ]; then
