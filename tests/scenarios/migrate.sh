@@ -323,6 +323,17 @@ check "serial to snowflake: old IDs stay, new ones are snowflakes of node 9" \
     "$rc|$(q "INSERT INTO s1 (v) VALUES ('n') RETURNING snowflake.get_node(id)")|$(q "SELECT count(*) FROM s1 WHERE id <= 50")" "0|9|50"
 refuse "serial to snowflake with --time-from" "--time-from does not apply" mig run --table s1 --to snowflake --time-from at
 
+# --- a ulid key (its operators live in chronoid's schema) to uuidv7 --------------
+q "CREATE TABLE u3 (id ulid PRIMARY KEY DEFAULT gen_ulid(), at timestamptz DEFAULT now() - random() * interval '1 day');
+   INSERT INTO u3 SELECT FROM generate_series(1, 700);
+   CREATE TABLE u3c (k serial PRIMARY KEY, u ulid NOT NULL REFERENCES u3); CREATE INDEX ON u3c (u);
+   INSERT INTO u3c (u) SELECT id FROM u3" >/dev/null
+out=$(mig run --table u3 --to uuidv7 --time-from at --batch 100 2>&1) && out=$(mig swap --table u3 2>&1) &&
+    out=$(q "INSERT INTO u3c (u) SELECT id FROM u3 LIMIT 1") && out=$(mig rollback --table u3 2>&1); rc=$?
+check "ulid key to uuidv7 with a child: run, swap, a child written, rollback" \
+    "$rc|$(q "SELECT count(*) FROM u3c c JOIN u3 p ON p.id = c.u")|$(q "SELECT format_type(atttypid, NULL) FROM pg_attribute WHERE attrelid = 'u3'::regclass AND attname = 'id'")" \
+    "0|701|ulid" "$out"
+
 # --- names that need quoting ---------------------------------------------------
 q 'CREATE SCHEMA "My Schema"; CREATE TABLE "My Schema"."Odd ""T""" ("Key Col" uuid PRIMARY KEY DEFAULT gen_random_uuid(), "When" timestamptz DEFAULT now());
    INSERT INTO "My Schema"."Odd ""T""" ("When") SELECT now() - g * interval '"'"'1 s'"'"' FROM generate_series(1, 300) g;
@@ -334,6 +345,11 @@ out=$(mig run --table "$tname" --column "Key Col" --to uuidv7 --time-from When 2
     out=$(mig run --table "$tname" --column "Key Col" --to ulid 2>&1) && out=$(mig swap --table "$tname" 2>&1); rc=$?
 check "quoted schema, table and column names: run, swap, rollback, run, swap" \
     "$rc|$(q 'SELECT count(*) FROM "My Schema"."Kid;" k JOIN "My Schema"."Odd ""T""" t ON t."Key Col" = k."P Ref"')" "0|300"
+check "after a swap to ulid, a child row written refers by the new key and its old one is filled" \
+    "$(q 'INSERT INTO "My Schema"."Kid;" (k, "P Ref") SELECT 1000, "Key Col" FROM "My Schema"."Odd ""T""" LIMIT 1 RETURNING "P Ref_old" IS NOT NULL')" "t"
+out=$(mig rollback --table "$tname" 2>&1); rc=$?
+check "and rollback from ulid restores the uuid key with every child row" \
+    "$rc|$(q 'SELECT count(*) FROM "My Schema"."Kid;" k JOIN "My Schema"."Odd ""T""" t ON t."Key Col" = k."P Ref"')" "0|301"
 diag "$out"
 
 tap_done
