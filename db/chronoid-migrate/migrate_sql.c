@@ -145,27 +145,30 @@ child_fn(const mig_ctx *c, const mig_child *ch, mig_buf *b, bool swapped)
 	const char *pkey = t->key_q;
 	/* The column compared: the old key's type before the swap, the new one's after. */
 	const char *ktype = swapped ? t->newtype : t->keytype;
-	char		path[MIG_NAME + 32];
+	char		eqb[MIG_NAME + 16],
+				neb[MIG_NAME + 16];
+	const char *eq = mig_sql_op(c, ktype, "=", eqb, sizeof(eqb));
+	const char *ne = mig_sql_op(c, ktype, "<>", neb, sizeof(neb));
 
-	/* IS DISTINCT FROM and = on ulids need the extension's schema (after pg_catalog). */
-	if (is_ulid(ktype))
-		snprintf(path, sizeof(path), "pg_catalog, %s, pg_temp", ext(c));
-	else
-		snprintf(path, sizeof(path), "pg_catalog, pg_temp");
-
+	/*
+	 * SECURITY DEFINER with the search path pinned to pg_catalog: a ulid's
+	 * operators are named with their schema instead of widening the path
+	 * (IS DISTINCT FROM cannot name its operator, hence the spelled-out
+	 * test; NEW's fk is not NULL there).
+	 */
 	mig_buf_printf(b,
 				   "CREATE OR REPLACE FUNCTION %s() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER"
-				   " SET search_path = %s AS $chronoid$\n"
+				   " SET search_path = pg_catalog, pg_temp AS $chronoid$\n"
 				   "BEGIN\n"
 				   "  IF NEW.%s IS NULL THEN\n"
 				   "    NEW.%s := NULL;\n"
-				   "  ELSIF TG_OP = 'INSERT' OR NEW.%s IS NULL OR NEW.%s IS DISTINCT FROM OLD.%s THEN\n"
-				   "    NEW.%s := (SELECT p.%s FROM ONLY %s p WHERE p.%s = NEW.%s);\n"
+				   "  ELSIF TG_OP = 'INSERT' OR NEW.%s IS NULL OR OLD.%s IS NULL OR NEW.%s %s OLD.%s THEN\n"
+				   "    NEW.%s := (SELECT p.%s FROM ONLY %s p WHERE p.%s %s NEW.%s);\n"
 				   "  END IF;\n"
 				   "  RETURN NEW;\n"
 				   "END\n$chronoid$;\n"
 				   "COMMENT ON FUNCTION %s() IS 'chronoid migrate: keeps %s.%s in step with %s (dropped by swap''s end or rollback)';\n",
-				   ch->fn_q, path, src, dst, dst, src, src, dst, pget, t->qname, pkey, src,
+				   ch->fn_q, src, dst, dst, src, src, ne, src, dst, pget, t->qname, pkey, eq, src,
 				   ch->fn_q, ch->qname, dst, t->qname);
 }
 

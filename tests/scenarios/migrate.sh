@@ -347,6 +347,9 @@ check "quoted schema, table and column names: run, swap, rollback, run, swap" \
     "$rc|$(q 'SELECT count(*) FROM "My Schema"."Kid;" k JOIN "My Schema"."Odd ""T""" t ON t."Key Col" = k."P Ref"')" "0|300"
 check "after a swap to ulid, a child row written refers by the new key and its old one is filled" \
     "$(q 'INSERT INTO "My Schema"."Kid;" (k, "P Ref") SELECT 1000, "Key Col" FROM "My Schema"."Odd ""T""" LIMIT 1 RETURNING "P Ref_old" IS NOT NULL')" "t"
+check "after a swap to ulid, moving a child row to another parent moves its old reference too" \
+    "$(q 'WITH o AS (SELECT "Key Col" AS k, "Key Col_old" AS ko FROM "My Schema"."Odd ""T""" ORDER BY "Key Col" DESC LIMIT 1)
+          UPDATE "My Schema"."Kid;" SET "P Ref" = (SELECT k FROM o) WHERE k = 1000 RETURNING "P Ref_old" = (SELECT ko FROM o)')" "t"
 out=$(mig rollback --table "$tname" 2>&1); rc=$?
 check "and rollback from ulid restores the uuid key with every child row" \
     "$rc|$(q 'SELECT count(*) FROM "My Schema"."Kid;" k JOIN "My Schema"."Odd ""T""" t ON t."Key Col" = k."P Ref"')" "0|301"
