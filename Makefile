@@ -10,6 +10,7 @@
 #   make bench           benchmark table (docs/benchmarks.md)
 #   make bench-pg        PostgreSQL extension benchmark (docs/benchmarks.md)
 #   make bench-pk        primary-key kinds on PostgreSQL (docs/benchmarks.md)
+#   make bench-migrate   chronoid migrate's backfill and writers' latency (docs/benchmarks.md)
 #   make install PREFIX=/usr/local   library, headers, pkg-config files, the
 #                        command, its man page, the database tools
 #   make install-ext     the PostgreSQL extension, where pg_config says
@@ -376,6 +377,17 @@ bench-pk: setup all
 	@$(if $(HAVE_PGXS),$(MAKE) -s --no-print-directory -C pg install PG_CONFIG=$(PG_CONFIG) >/dev/null &&) \
 	CHRONOID_BIN=$(CLI_BIN) bench/pk/run.sh --rows $(BENCH_PK_ROWS) --clients 2 \
 		--repeat $(BENCH_PK_REPEAT) --out $(BUILD)/bench-pk
+
+# chronoid migrate's backfill on a throwaway cluster, alone and under
+# writers, and the writers' latencies against a baseline (docs/benchmarks.md;
+# as root, about 25 minutes at 5,000,000 rows and 3 repeats).
+BENCH_MIGRATE_ROWS   ?= 5000000
+BENCH_MIGRATE_REPEAT ?= 3
+.PHONY: bench-migrate
+bench-migrate: setup all
+	@$(if $(HAVE_PGXS),$(MAKE) -s --no-print-directory -C pg install PG_CONFIG=$(PG_CONFIG) >/dev/null &&) \
+	CHRONOID_BIN=$(CLI_BIN) BENCH_MIGRATE_ROWS=$(BENCH_MIGRATE_ROWS) BENCH_MIGRATE_REPEAT=$(BENCH_MIGRATE_REPEAT) \
+		bench/migrate/run.sh
 
 # The extension on PostgreSQL 15, 17 and 18 (docs/testing.md): builds the
 # servers missing from the cache (scripts/pgbuild.sh, about 15 min each on
