@@ -14,8 +14,10 @@
 #include "migrate_steps_internal.h"
 
 /*
- * Rates for the estimates, from make bench-migrate on a 2-core machine
- * (docs/benchmarks.md): deliberately round, the plan says "about".
+ * Rates for the estimates: make bench-migrate measured about 27,000 rows
+ * a second for the paced backfill of a 5,000,000-row table on a shared
+ * 2-core machine (docs/benchmarks.md); rounded down, and the plan says
+ * "about".
  */
 #define PLAN_BACKFILL_ROWS_PER_S 20000.0
 #define PLAN_SCAN_BYTES_PER_S (100.0 * 1024 * 1024)
