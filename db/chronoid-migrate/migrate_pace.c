@@ -15,6 +15,8 @@
 #define PACE_MAX 50000
 #define PACE_FIRST 1000
 #define PACE_TARGET_MS 200
+/* The adaptive pause never exceeds this: one batch stalled by something else must not stall the run. */
+#define PACE_MAX_PAUSE_MS 2000
 
 int64_t
 mig_now_ms(void)
@@ -70,8 +72,13 @@ mig_pace_after(mig_pace *p, int64_t rows, int64_t took_ms)
 			want = PACE_MAX;
 		p->batch = want;
 	}
-	/* By default as long a pause as the batch took: the writers get half the time at least. */
-	return p->pause_ms >= 0 ? p->pause_ms : took_ms;
+	/*
+	 * By default as long a pause as the batch took (the writers get half
+	 * the time at least), up to PACE_MAX_PAUSE_MS.
+	 */
+	if (p->pause_ms >= 0)
+		return p->pause_ms;
+	return took_ms < PACE_MAX_PAUSE_MS ? took_ms : PACE_MAX_PAUSE_MS;
 }
 
 void

@@ -228,8 +228,8 @@ mig_plan(mig_ctx *c)
 	if (at < MIG_BACKFILLED)
 	{
 		est(e, sizeof(e), t->rows_est > 0 ? (double) t->rows_est / PLAN_BACKFILL_ROWS_PER_S : 0);
-		printf("\n  %d. backfill %s  [row locks on one batch at a time (~200 ms each, then a pause as\n"
-			   "     long); %s%s]\n", k, t->qname, e,
+		printf("\n  %d. backfill %s  [row locks on one batch at a time (~200 ms each, then a pause as long,\n"
+			   "     at most 2 s); %s%s]\n", k, t->qname, e,
 			   c->o->max_lag_ms >= 0 ? "; pauses while replication lags more than --max-lag" : "");
 		if (t->ts_q[0] != '\0' && strcmp(c->o->to, "snowflake") == 0)
 		{

@@ -3,7 +3,8 @@
  * (db/chronoid-migrate/migrate_pace.c): batch sizes move towards the
  * target time but never by more than a factor of two per batch and stay
  * within their bounds; a fixed --batch and --pause are kept; the pause
- * defaults to the batch's own time; counts and durations as printed.
+ * defaults to the batch's own time, at most 2 s; counts and durations as
+ * printed.
  */
 #include <string.h>
 
@@ -26,8 +27,8 @@ test_adaptive_bounds(void)
 	for (i = 0; i < 20; i++)
 		(void) mig_pace_after(&p, p.batch, 1);
 	EXPECT_EQ_INT(p.batch, 50000);
-	/* One slow batch halves it at most. */
-	EXPECT_EQ_INT(mig_pace_after(&p, 50000, 60000), 60000);
+	/* One slow batch halves it at most, and its pause stops at 2 s. */
+	EXPECT_EQ_INT(mig_pace_after(&p, 50000, 60000), 2000);
 	EXPECT_EQ_INT(p.batch, 25000);
 	/* Very slow for long: the floor. */
 	for (i = 0; i < 20; i++)
