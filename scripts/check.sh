@@ -170,6 +170,9 @@ fi
 for extra in tests/scenarios/*.sh; do
     [ -x "$extra" ] && run_tap scenario "$extra"
 done
+# chronoid migrate again under ASan and UBSan (leaks included).
+[ -x build/asan/chronoid-migrate ] && BUILD=build/asan UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    run_tap migrate-asan tests/scenarios/migrate.sh
 
 # Last: the suites on newer servers already cached rebuild pg/ for them
 # (pg/.pg-build), which the suites above would otherwise undo.
