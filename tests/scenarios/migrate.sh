@@ -245,6 +245,20 @@ check "after the lost connection and the resumed run every row has exactly one n
     "$(q "SELECT rows_done = (SELECT count(*) FROM orders WHERE note <> 'x') FROM chronoid.migration")|$(q "SELECT count(*) FROM orders WHERE id_new IS NULL")" "t|0"
 mig rollback --table public.orders >/dev/null 2>&1
 
+# A server restart (immediate: as a crash) in the middle of the backfill.
+"$bin" migrate run --table public.orders --to snowflake --time-from created_at --batch 20 --pause 30ms \
+    --no-progress >"$work/run4" 2>&1 &
+pid=$!
+sleep 0.8
+pgc_pgctl -m immediate restart >/dev/null 2>&1
+wait "$pid"; rc=$?
+done4=$(q "SELECT rows_done FROM chronoid.migration")
+out=$(mig run --table public.orders 2>&1); rc2=$?
+check "a server crash mid-backfill: run exits 1, the next finishes, every row once, none doubled" \
+    "$rc|$rc2|$(q "SELECT rows_done FROM chronoid.migration")|$(q "SELECT count(*) FROM orders WHERE id_new IS NULL")|$(q "SELECT count(DISTINCT id_new) = count(*) FROM orders")" \
+    "1|0|$(q "SELECT count(*) FROM orders")|0|t" "before: $done4" "$(tail -2 "$work/run4")" "$out"
+mig rollback --table public.orders >/dev/null 2>&1
+
 # --- rollback before the swap ------------------------------------------------
 setup_orders 500
 before=$(catalog)
