@@ -137,18 +137,14 @@ build_map(mig_ctx *c)
 {
 	mig_buf		b = {0};
 	bool		ok;
-	char		relid[16];
-	const char *params[1] = {relid};
 	PGresult   *res;
 
-	snprintf(relid, sizeof(relid), "%u", c->t.relid);
 	/* Built in one transaction, so the map exists whole or not at all. */
 	res = mig_query(c, "SELECT pg_catalog.to_regclass($1) IS NOT NULL", 1, (const char *[]) {c->t.map_q});
 	if (res == NULL)
 		return false;
 	ok = strcmp(PQgetvalue(res, 0, 0), "t") == 0;
 	PQclear(res);
-	(void) params;
 	if (ok)
 		return true;
 	fprintf(stderr, "chronoid: %s: numbering the old rows of %s by %s (one pass over the table)\n",

@@ -410,6 +410,21 @@ mig_state_load(mig_ctx *c)
 	return true;
 }
 
+bool
+mig_set_step(mig_ctx *c, enum mig_step s)
+{
+	mig_buf		b = {0};
+	bool		ok;
+
+	mig_buf_printf(&b, "UPDATE %s.migration SET step = '%s', updated_at = pg_catalog.now() WHERE relid = %u",
+				   c->state_q, mig_step_name(s), c->t.relid);
+	ok = mig_do(c, b.s);
+	mig_buf_free(&b);
+	if (ok)
+		c->st.step = s;
+	return ok;
+}
+
 static const char *const step_names[] = {
 	"new", "added", "backfilled", "children", "checked", "indexed", "swapped", "done", "converted",
 	"rolling_back"

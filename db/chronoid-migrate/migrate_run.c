@@ -29,21 +29,6 @@ say(const mig_ctx *c, const char *fmt,...)
 	fputc('\n', stderr);
 }
 
-static bool
-set_step(mig_ctx *c, enum mig_step s)
-{
-	mig_buf		b = {0};
-	bool		ok;
-
-	mig_buf_printf(&b, "UPDATE %s.migration SET step = '%s', updated_at = pg_catalog.now() WHERE relid = %u",
-				   c->state_q, mig_step_name(s), c->t.relid);
-	ok = mig_do(c, b.s);
-	mig_buf_free(&b);
-	if (ok)
-		c->st.step = s;
-	return ok;
-}
-
 /* CREATE EXTENSION chronoid when it is missing (inspect checked the role may). */
 static bool
 ensure_extension(mig_ctx *c)
@@ -360,8 +345,6 @@ run_convert(mig_ctx *c)
 int
 mig_run(mig_ctx *c)
 {
-	bool		ok = true;
-
 	if (c->st.exists && c->st.step >= MIG_SWAPPED && c->st.step != MIG_ROLLING)
 	{
 		say(c, "%s: already %s; nothing to run", c->t.qname, mig_step_name(c->st.step));
@@ -386,28 +369,28 @@ mig_run(mig_ctx *c)
 	}
 	if (c->st.step < MIG_BACKFILLED)
 	{
-		if (!mig_backfill(c) || !set_step(c, MIG_BACKFILLED))
+		if (!mig_backfill(c) || !mig_set_step(c, MIG_BACKFILLED))
 			goto fail;
 	}
 	if (c->st.step < MIG_CHILDREN)
 	{
-		if (!mig_backfill_children(c) || !set_step(c, MIG_CHILDREN))
+		if (!mig_backfill_children(c) || !mig_set_step(c, MIG_CHILDREN))
 			goto fail;
 	}
 	if (c->st.step < MIG_CHECKED)
 	{
 		say(c, "proving %s NOT NULL (CHECK ... NOT VALID, then VALIDATE)", c->t.new_q);
-		if (!step_check(c) || !set_step(c, MIG_CHECKED))
+		if (!step_check(c) || !mig_set_step(c, MIG_CHECKED))
 			goto fail;
 	}
 	if (c->st.step < MIG_INDEXED)
 	{
-		if (!step_index(c) || !set_step(c, MIG_INDEXED))
+		if (!step_index(c) || !mig_set_step(c, MIG_INDEXED))
 			goto fail;
 	}
 	printf("%s: ready to swap (%lld rows backfilled); next: chronoid migrate swap --table %s\n",
 		   c->t.qname, (long long) c->st.rows_done, c->o->table);
-	return ok ? MIG_EXIT_OK : MIG_EXIT_FAIL;
+	return MIG_EXIT_OK;
 fail:
 	cli_error(c->o->sub, "%s", c->err);
 	return MIG_EXIT_FAIL;

@@ -193,6 +193,9 @@ bool		mig_state_setup(mig_ctx *c);
 bool		mig_state_trust(mig_ctx *c);
 bool		mig_state_load(mig_ctx *c);
 
+/* Record step s as done (and in c->st). */
+bool		mig_set_step(mig_ctx *c, enum mig_step s);
+
 /* Hold the per-table advisory lock (one migrate at a time per table). */
 bool		mig_lock_table(mig_ctx *c);
 

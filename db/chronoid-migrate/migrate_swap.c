@@ -40,19 +40,6 @@ validate_children(mig_ctx *c)
 	return true;
 }
 
-static bool
-set_step(mig_ctx *c, const char *step)
-{
-	mig_buf		b = {0};
-	bool		ok;
-
-	mig_buf_printf(&b, "UPDATE %s.migration SET step = '%s', updated_at = pg_catalog.now() WHERE relid = %u",
-				   c->state_q, step, c->t.relid);
-	ok = mig_do(c, b.s);
-	mig_buf_free(&b);
-	return ok;
-}
-
 int
 mig_swap(mig_ctx *c)
 {
@@ -111,7 +98,7 @@ mig_swap(mig_ctx *c)
 	}
 	if (c->st.step == MIG_SWAPPED)
 	{
-		if (!validate_children(c) || !set_step(c, "done"))
+		if (!validate_children(c) || !mig_set_step(c, MIG_DONE))
 			return failed(c);
 	}
 	printf("%s: %s is the primary key, with %s IDs; the old key is %s (indexed, unique)\n",
