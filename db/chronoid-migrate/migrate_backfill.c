@@ -135,7 +135,7 @@ wait_for_replicas(mig_ctx *c, mig_progress *pr)
 static bool
 build_map(mig_ctx *c)
 {
-	mig_buf		b = {0};
+	mig_script	s = {0};
 	bool		ok;
 	PGresult   *res;
 
@@ -149,27 +149,61 @@ build_map(mig_ctx *c)
 		return true;
 	fprintf(stderr, "chronoid: %s: numbering the old rows of %s by %s (one pass over the table)\n",
 			c->o->sub, c->t.qname, c->t.ts_q);
-	mig_buf_printf(&b, "BEGIN;\n");
-	mig_sql_map(c, &b);
-	mig_buf_printf(&b, "COMMIT;\n");
-	{
-		bool		broken;
-		PGresult   *r = cid_pq_script(c->conn, b.s, 0, &broken, c->err, sizeof(c->err));
-
-		ok = cid_pq_ok(r);
-		PQclear(r);
-		if (!ok)
-			(void) cid_pq_do(c->conn, "ROLLBACK", 0, NULL, 0);
-	}
-	mig_buf_free(&b);
+	mig_sql_map(c, &s);
+	ok = mig_ddl_script(c, "numbering the old rows", &s, false);
+	mig_script_free(&s);
 	return ok;
+}
+
+/*
+ * One batch: the owner's rows and the tool's cursor committed together.
+ * *got rows read, *set given an ID, cursor the last old key read.  false
+ * with c->err set.
+ */
+static bool
+one_batch(mig_ctx *c, const char *sql, const char *state_sql, int64_t batch, bool from_cursor,
+		  char *cursor, size_t cursorlen, int64_t *got, int64_t *set)
+{
+	char		n[24];
+	const char *args[2] = {n, cursor};
+	mig_txn		x;
+	PGresult   *res;
+
+	snprintf(n, sizeof(n), "%lld", (long long) batch);
+	if (!mig_txn_begin(&x, c->conn, false, -1, c->err, sizeof(c->err)))
+		return false;
+	res = mig_txn_rows(&x, &c->t.owner, sql, from_cursor ? 2 : 1, args);
+	if (res == NULL)
+	{
+		mig_txn_rollback(&x);
+		return false;
+	}
+	*got = strtoll(PQgetvalue(res, 0, 1), NULL, 10);
+	*set = strtoll(PQgetvalue(res, 0, 2), NULL, 10);
+	if (*got > 0)
+	{
+		const char *params[2] = {PQgetvalue(res, 0, 0), PQgetvalue(res, 0, 2)};
+		PGresult   *r2 = mig_query(c, state_sql, 2, params);
+
+		if (r2 == NULL)
+		{
+			PQclear(res);
+			mig_txn_rollback(&x);
+			return false;
+		}
+		PQclear(r2);
+		snprintf(cursor, cursorlen, "%s", PQgetvalue(res, 0, 0));
+	}
+	PQclear(res);
+	return mig_txn_commit(&x);
 }
 
 bool
 mig_backfill(mig_ctx *c)
 {
 	mig_buf		first = {0},
-				next = {0};
+				next = {0},
+				state = {0};
 	mig_pace	pace;
 	mig_progress pr;
 	char		cursor[256];
@@ -183,14 +217,12 @@ mig_backfill(mig_ctx *c)
 	snprintf(cursor, sizeof(cursor), "%s", c->st.cursor);
 	mig_sql_batch(c, &first, false);
 	mig_sql_batch(c, &next, true);
+	mig_sql_batch_state(c, &state);
 	mig_pace_init(&pace, c->o->batch, c->o->pause_ms);
 	snprintf(what, sizeof(what), "backfill %s", c->t.qname);
 	mig_progress_start(&pr, what, c->t.rows_est > done ? c->t.rows_est : done, done, c->o->progress == 1);
 	for (;;)
 	{
-		char		n[24];
-		const char *params[2] = {n, cursor};
-		PGresult   *res;
 		int64_t		t0,
 					took,
 					got,
@@ -211,10 +243,9 @@ mig_backfill(mig_ctx *c)
 			ok = false;
 			break;
 		}
-		snprintf(n, sizeof(n), "%lld", (long long) pace.batch);
 		t0 = mig_now_ms();
-		res = mig_query(c, have_cursor ? next.s : first.s, have_cursor ? 2 : 1, params);
-		if (res == NULL)
+		if (!one_batch(c, have_cursor ? next.s : first.s, state.s, pace.batch, have_cursor,
+					   cursor, sizeof(cursor), &got, &set))
 		{
 			mig_err_around(c, "backfill batch failed: ",
 						   " (run again to continue: the batches before it are kept)");
@@ -222,16 +253,9 @@ mig_backfill(mig_ctx *c)
 			break;
 		}
 		took = mig_now_ms() - t0;
-		got = strtoll(PQgetvalue(res, 0, 1), NULL, 10);
-		set = strtoll(PQgetvalue(res, 0, 2), NULL, 10);
 		if (got == 0)
-		{
-			PQclear(res);
 			break;
-		}
-		snprintf(cursor, sizeof(cursor), "%s", PQgetvalue(res, 0, 0));
 		have_cursor = true;
-		PQclear(res);
 		done += set;
 		if (pr.total < done)
 			pr.total = done;
@@ -243,6 +267,7 @@ mig_backfill(mig_ctx *c)
 	c->st.rows_done = done;
 	mig_buf_free(&first);
 	mig_buf_free(&next);
+	mig_buf_free(&state);
 	return ok;
 }
 
@@ -292,7 +317,8 @@ mig_backfill_children(mig_ctx *c)
 	for (i = 0; i < c->t.nchildren; i++)
 	{
 		mig_child  *ch = &c->t.children[i];
-		mig_buf		sql = {0};
+		mig_buf		sql = {0},
+					state = {0};
 		mig_pace	pace;
 		mig_progress pr;
 		char		what[300];
@@ -303,6 +329,7 @@ mig_backfill_children(mig_ctx *c)
 		if (ch->done)
 			continue;
 		mig_sql_child_batch(c, ch, &sql);
+		mig_sql_child_state(c, ch, &state);
 		/* A batch is a range of pages: about 50 rows each. */
 		mig_pace_init(&pace, c->o->batch, c->o->pause_ms);
 		snprintf(what, sizeof(what), "backfill %s.%s", ch->qname, ch->new_q);
@@ -311,7 +338,8 @@ mig_backfill_children(mig_ctx *c)
 		{
 			char		from[24],
 						to[24];
-			const char *params[3] = {from, to, ch->con_raw};
+			const char *args[2] = {from, to};
+			mig_txn		x;
 			PGresult   *res;
 			int64_t		t0,
 						took,
@@ -323,11 +351,13 @@ mig_backfill_children(mig_ctx *c)
 				mig_progress_end(&pr);
 				snprintf(c->err, sizeof(c->err), "interrupted in %s; run again to continue from there", ch->qname);
 				mig_buf_free(&sql);
+				mig_buf_free(&state);
 				return false;
 			}
 			if (!wait_for_replicas(c, &pr))
 			{
 				mig_buf_free(&sql);
+				mig_buf_free(&state);
 				if (c->err[0] == '\0')
 					snprintf(c->err, sizeof(c->err), "interrupted while waiting for replication");
 				return false;
@@ -335,6 +365,7 @@ mig_backfill_children(mig_ctx *c)
 			if (!child_blocks(c, ch, &nblocks, &next))
 			{
 				mig_buf_free(&sql);
+				mig_buf_free(&state);
 				return false;
 			}
 			if (next >= nblocks)
@@ -344,10 +375,30 @@ mig_backfill_children(mig_ctx *c)
 			next += pages;
 			snprintf(to, sizeof(to), "%lld", (long long) next);
 			t0 = mig_now_ms();
-			res = mig_query(c, sql.s, 3, params);
+			/* The owner's rows and the tool's page cursor, committed together. */
+			res = NULL;
+			if (mig_txn_begin(&x, c->conn, false, -1, c->err, sizeof(c->err)))
+			{
+				res = mig_txn_rows(&x, &ch->owner, sql.s, 2, args);
+				if (res != NULL)
+				{
+					const char *params[3] = {to, PQgetvalue(res, 0, 0), ch->con_raw};
+					PGresult   *r2 = mig_query(c, state.s, 3, params);
+
+					if (r2 == NULL || !mig_txn_commit(&x))
+					{
+						PQclear(res);
+						res = NULL;
+					}
+					PQclear(r2);
+				}
+				if (res == NULL)
+					mig_txn_rollback(&x);
+			}
 			if (res == NULL)
 			{
 				mig_buf_free(&sql);
+				mig_buf_free(&state);
 				return false;
 			}
 			took = mig_now_ms() - t0;
@@ -361,6 +412,7 @@ mig_backfill_children(mig_ctx *c)
 		}
 		mig_progress_end(&pr);
 		mig_buf_free(&sql);
+		mig_buf_free(&state);
 		{
 			PGresult   *res = child_state(c, ch, "UPDATE %s.migration_child SET done = true"
 										  " WHERE relid = $1::pg_catalog.oid AND child = $2::pg_catalog.oid"

@@ -69,6 +69,66 @@ mig_buf_free(mig_buf *b)
 	b->len = b->cap = 0;
 }
 
+void
+mig_script_as(mig_script *s, int who)
+{
+	if (s->n > 0 && s->seg[s->n - 1].who == who)
+		return;
+	if (s->n == s->cap)
+	{
+		int			cap = s->cap ? s->cap * 2 : 8;
+		mig_seg    *seg = realloc(s->seg, sizeof(*seg) * (size_t) cap);
+
+		if (seg == NULL)
+			return;				/* out of memory: the next printf goes to the last segment */
+		s->seg = seg;
+		s->cap = cap;
+	}
+	s->seg[s->n].who = who;
+	memset(&s->seg[s->n].sql, 0, sizeof(mig_buf));
+	s->n++;
+}
+
+void
+mig_script_printf(mig_script *s, const char *fmt,...)
+{
+	va_list		ap;
+	char	   *text = NULL;
+	int			n;
+
+	if (s->n == 0)
+		mig_script_as(s, MIG_AS_ME);
+	if (s->n == 0)
+		return;
+	va_start(ap, fmt);
+	n = vasprintf(&text, fmt, ap);
+	va_end(ap);
+	if (n >= 0)
+		mig_buf_printf(&s->seg[s->n - 1].sql, "%s", text);
+	free(text);
+}
+
+void
+mig_script_free(mig_script *s)
+{
+	int			i;
+
+	for (i = 0; i < s->n; i++)
+		mig_buf_free(&s->seg[i].sql);
+	free(s->seg);
+	memset(s, 0, sizeof(*s));
+}
+
+const mig_owner *
+mig_who(const mig_ctx *c, int who)
+{
+	if (who == MIG_AS_TABLE)
+		return &c->t.owner;
+	if (who >= 0 && who < c->t.nchildren)
+		return &c->t.children[who].owner;
+	return NULL;
+}
+
 static volatile sig_atomic_t interrupted;
 
 static void
@@ -101,6 +161,8 @@ mig_connect(mig_ctx *c)
 {
 	c->conn = cid_pq_connect(c->o->conninfo, "chronoid-migrate", 10000, c->err, sizeof(c->err));
 	if (c->conn == NULL)
+		return false;
+	if (!mig_check_session(c->conn, c->err, sizeof(c->err)))
 		return false;
 	/* The tool's own statements must not be cut short by a role's default. */
 	return mig_do(c, "SET statement_timeout = 0") &&
@@ -139,58 +201,73 @@ retryable(const char *state)
 }
 
 /*
- * One try of sql; *again tells whether a failure was a lock wait worth
- * retrying.  A script in a transaction when txn.
+ * One try of a script; *again tells whether a failure was a lock wait
+ * worth retrying.  In a transaction when txn (each segment as its role),
+ * else a statement alone (CREATE INDEX CONCURRENTLY, as the tool: the
+ * server builds an index as the table's owner).
  */
 static bool
-try_once(mig_ctx *c, const char *sql, bool txn, bool *again)
+try_once(mig_ctx *c, const mig_script *s, bool txn, bool strong, bool *again)
 {
-	bool		broken;
-	char		set[96];
-	PGresult   *res;
-	bool		ok;
-
 	*again = false;
-	if (txn && !mig_do(c, "BEGIN"))
-		return false;
-	/*
-	 * Only the strong locks are bounded: while one waits, every writer
-	 * queues behind it.  CREATE INDEX CONCURRENTLY and VALIDATE take SHARE
-	 * UPDATE EXCLUSIVE, which no writer waits for, and may wait as long as
-	 * the longest open transaction.
-	 */
-	snprintf(set, sizeof(set), "SET %slock_timeout = %lld", txn ? "LOCAL " : "",
-			 txn ? (long long) c->o->lock_timeout_ms : 0LL);
-	if (!mig_do(c, set))
-	{
-		if (txn)
-			(void) cid_pq_do(c->conn, "ROLLBACK", 0, NULL, 0);
-		return false;
-	}
-	res = cid_pq_script(c->conn, sql, MIG_STMT_TIMEOUT_MS, &broken, c->err, sizeof(c->err));
-	ok = cid_pq_ok(res);
-	if (!ok && res != NULL)
-		*again = retryable(cid_pq_sqlstate(res));
-	PQclear(res);
 	if (txn)
 	{
+		mig_txn		x;
+		int			i;
+		bool		ok;
+
+		/*
+		 * Only the strong locks are bounded: while one waits, every writer
+		 * queues behind it.  VALIDATE takes SHARE UPDATE EXCLUSIVE, which
+		 * no writer waits for, and may wait as long as the longest open
+		 * transaction.
+		 */
+		if (!mig_txn_begin(&x, c->conn, false, strong ? c->o->lock_timeout_ms : 0, c->err, sizeof(c->err)))
+			return false;
+		ok = true;
+		for (i = 0; ok && i < s->n; i++)
+		{
+			if (s->seg[i].sql.s == NULL)
+				continue;
+			ok = mig_txn_do(&x, mig_who(c, s->seg[i].who), s->seg[i].sql.s);
+		}
 		if (ok)
-			ok = mig_do(c, "COMMIT");
+			ok = mig_txn_commit(&x);
 		else
-			(void) cid_pq_do(c->conn, "ROLLBACK", 0, NULL, 0);
+		{
+			*again = retryable(x.sqlstate);
+			mig_txn_rollback(&x);
+		}
+		if (!ok && !*again)
+			*again = retryable(x.sqlstate);
+		return ok;
 	}
-	return ok;
+	else
+	{
+		bool		broken;
+		PGresult   *res;
+		bool		ok;
+
+		if (!mig_do(c, "SET lock_timeout = 0"))
+			return false;
+		res = cid_pq_script(c->conn, s->seg[0].sql.s, MIG_STMT_TIMEOUT_MS, &broken, c->err, sizeof(c->err));
+		ok = cid_pq_ok(res);
+		if (!ok && res != NULL)
+			*again = retryable(cid_pq_sqlstate(res));
+		PQclear(res);
+		return ok;
+	}
 }
 
 static bool
-with_retries(mig_ctx *c, const char *what, const char *sql, bool txn)
+with_retries(mig_ctx *c, const char *what, const mig_script *s, bool txn, bool strong)
 {
 	int			i;
 	bool		again;
 
 	for (i = 1;; i++)
 	{
-		if (try_once(c, sql, txn, &again))
+		if (try_once(c, s, txn, strong, &again))
 			return true;
 		if (!again || i >= c->o->retries || mig_interrupted())
 			break;
@@ -210,6 +287,19 @@ with_retries(mig_ctx *c, const char *what, const char *sql, bool txn)
 	return false;
 }
 
+/* sql as one segment of the tool's own. */
+static bool
+with_retries_sql(mig_ctx *c, const char *what, const char *sql, bool txn)
+{
+	mig_script	s = {0};
+	bool		ok;
+
+	mig_script_printf(&s, "%s", sql);
+	ok = s.n == 1 && with_retries(c, what, &s, txn, true);
+	mig_script_free(&s);
+	return ok;
+}
+
 void
 mig_err_around(mig_ctx *c, const char *before, const char *after)
 {
@@ -224,13 +314,32 @@ mig_err_around(mig_ctx *c, const char *before, const char *after)
 bool
 mig_ddl_txn(mig_ctx *c, const char *what, const char *sql)
 {
-	return with_retries(c, what, sql, true);
+	return with_retries_sql(c, what, sql, true);
 }
 
 bool
 mig_ddl_alone(mig_ctx *c, const char *what, const char *sql)
 {
-	return with_retries(c, what, sql, false);
+	return with_retries_sql(c, what, sql, false);
+}
+
+bool
+mig_ddl_script(mig_ctx *c, const char *what, const mig_script *s, bool strong)
+{
+	return with_retries(c, what, s, true, strong);
+}
+
+PGresult *
+mig_read_as(mig_ctx *c, int who, const char *sql, int nargs, const char *const *args)
+{
+	mig_txn		x;
+	PGresult   *res;
+
+	if (!mig_txn_begin(&x, c->conn, false, -1, c->err, sizeof(c->err)))
+		return NULL;
+	res = mig_txn_rows(&x, mig_who(c, who), sql, nargs, args);
+	mig_txn_rollback(&x);
+	return res;
 }
 
 /*

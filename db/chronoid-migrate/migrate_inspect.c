@@ -72,6 +72,51 @@ resolve(mig_ctx *c)
 }
 
 /*
+ * Whether k's owner runs its code in a function of its own: it is neither
+ * the role the tool logged in as nor a superuser.
+ */
+#define WRAP_SQL \
+"(k.relowner <> (SELECT r.oid FROM pg_catalog.pg_roles r WHERE r.rolname = SESSION_USER)" \
+" AND NOT (SELECT r.rolsuper FROM pg_catalog.pg_roles r WHERE r.oid = k.relowner))"
+
+/*
+ * What makes k impossible to move as its owner without lending the tool's
+ * rights: code that would run at COMMIT, after the owner's function
+ * returned (deferrable constraint triggers, deferrable constraints over
+ * expressions), and policies that would hide rows from the owner.
+ */
+#define OWNER_BLOCKERS_SQL \
+"COALESCE((SELECT pg_catalog.string_agg(w, '; ') FROM (" \
+"  SELECT pg_catalog.format('deferrable trigger %I', t.tgname) AS w FROM pg_catalog.pg_trigger t" \
+"   WHERE t.tgrelid = k.oid AND t.tgdeferrable AND NOT t.tgisinternal" \
+"  UNION ALL SELECT pg_catalog.format('deferrable constraint %I over an expression', n.conname)" \
+"    FROM pg_catalog.pg_constraint n JOIN pg_catalog.pg_index i ON i.indexrelid = n.conindid" \
+"   WHERE n.conrelid = k.oid AND n.condeferrable AND (i.indexprs IS NOT NULL OR i.indpred IS NOT NULL)" \
+"  UNION ALL SELECT 'FORCE ROW LEVEL SECURITY (its policies would hide rows from the backfill)'" \
+"   WHERE k.relforcerowsecurity) b), '')"
+
+/*
+ * The GRANTs a child's owner needs on the table ($1) when another role
+ * owns it: USAGE on its schema, SELECT and REFERENCES on its key ($3),
+ * "" when it has them.
+ */
+#define CHILD_GRANTS_SQL \
+"CASE WHEN k.relowner = (SELECT x.relowner FROM pg_catalog.pg_class x WHERE x.oid = $1::pg_catalog.oid)" \
+"       OR (SELECT r.rolsuper FROM pg_catalog.pg_roles r WHERE r.oid = k.relowner) THEN '' ELSE" \
+" pg_catalog.concat_ws(' '," \
+"  CASE WHEN NOT pg_catalog.has_schema_privilege(k.relowner, (SELECT x.relnamespace FROM pg_catalog.pg_class x" \
+"        WHERE x.oid = $1::pg_catalog.oid), 'USAGE')" \
+"   THEN pg_catalog.format('GRANT USAGE ON SCHEMA %I TO %I;', (SELECT n.nspname FROM pg_catalog.pg_class x" \
+"        JOIN pg_catalog.pg_namespace n ON n.oid = x.relnamespace WHERE x.oid = $1::pg_catalog.oid)," \
+"        pg_catalog.pg_get_userbyid(k.relowner)) END," \
+"  CASE WHEN NOT pg_catalog.has_column_privilege(k.relowner, $1::pg_catalog.oid, $2::pg_catalog.int2, 'SELECT')" \
+"        OR NOT pg_catalog.has_column_privilege(k.relowner, $1::pg_catalog.oid, $2::pg_catalog.int2, 'REFERENCES')" \
+"   THEN pg_catalog.format('GRANT SELECT (%I), REFERENCES (%I) ON %s TO %I;'," \
+"        (SELECT b.attname FROM pg_catalog.pg_attribute b WHERE b.attrelid = $1::pg_catalog.oid AND b.attnum = $2::pg_catalog.int2)," \
+"        (SELECT b.attname FROM pg_catalog.pg_attribute b WHERE b.attrelid = $1::pg_catalog.oid AND b.attnum = $2::pg_catalog.int2)," \
+"        $1::pg_catalog.oid::pg_catalog.regclass, pg_catalog.pg_get_userbyid(k.relowner)) END) END"
+
+/*
  * The facts about table, key and time column in one row.  The key named
  * by the state (after "added") wins over --column, which the user may
  * have left out.
@@ -138,7 +183,11 @@ static const char facts_sql[] =
 "          FROM pg_catalog.aclexplode(a.attacl) p), '') || COALESCE((SELECT pg_catalog.format(E'\\nCOMMENT ON COLUMN %s.%I IS %L;',"
 "          k.oid::pg_catalog.regclass, $2 || '_new', d.description) FROM pg_catalog.pg_description d"
 "          WHERE d.objoid = k.oid AND d.classoid = 'pg_catalog.pg_class'::pg_catalog.regclass AND d.objsubid = a.attnum), ''),"
-"       CURRENT_USER"
+"       CURRENT_USER,"
+/* 34: the owner, and whether its code must run in a function of its own (migrate_as_owner.c) */
+"       k.relowner, pg_catalog.quote_ident(pg_catalog.pg_get_userbyid(k.relowner)), " WRAP_SQL ","
+/* 37: what a wrapped owner lacks for the move (deferred code, FORCE RLS), "" when nothing */
+"       " OWNER_BLOCKERS_SQL ""
 "  FROM pg_catalog.pg_class k JOIN pg_catalog.pg_namespace n ON n.oid = k.relnamespace"
 "  LEFT JOIN pg_catalog.pg_attribute a ON a.attrelid = k.oid AND a.attname = $2 AND a.attnum > 0 AND NOT a.attisdropped"
 "  LEFT JOIN pg_catalog.pg_attrdef d ON d.adrelid = k.oid AND d.adnum = a.attnum"
@@ -165,7 +214,12 @@ static const char children_sql[] =
 "       COALESCE((SELECT pg_catalog.string_agg(pg_catalog.format('GRANT %s (%I) ON %s TO %s%s;', p.privilege_type, a.attname || '_new',"
 "          k.oid::pg_catalog.regclass, CASE WHEN p.grantee = 0 THEN 'PUBLIC' ELSE pg_catalog.quote_ident(pg_catalog.pg_get_userbyid(p.grantee)) END,"
 "          CASE WHEN p.is_grantable THEN ' WITH GRANT OPTION' ELSE '' END), E'\\n')"
-"          FROM pg_catalog.aclexplode(a.attacl) p), ''), 0, false"
+"          FROM pg_catalog.aclexplode(a.attacl) p), ''), 0, false,"
+/* 22 */
+"       k.relowner, pg_catalog.quote_ident(pg_catalog.pg_get_userbyid(k.relowner)), " WRAP_SQL ","
+"       " OWNER_BLOCKERS_SQL ","
+/* 26: what the child's owner lacks on the table (its sync function and backfill read it; its key is re-pointed) */
+"       " CHILD_GRANTS_SQL ""
 "  FROM pg_catalog.pg_constraint f JOIN pg_catalog.pg_class k ON k.oid = f.conrelid"
 "  JOIN pg_catalog.pg_attribute a ON a.attrelid = f.conrelid AND a.attnum = f.conkey[1]"
 " WHERE f.contype = 'f' AND f.confrelid = $1::pg_catalog.oid"
@@ -181,6 +235,16 @@ child_names(mig_child *ch, const char *tag, const char *state_q)
 	snprintf(ch->trig_q, sizeof(ch->trig_q), "chronoid_mig_%s_sync", tag);
 	snprintf(ch->fn_q, sizeof(ch->fn_q), "%s.chronoid_mig_%s_sync", state_q, tag);
 	snprintf(ch->tag, sizeof(ch->tag), "%s", tag);
+}
+
+/* Columns j (oid), j+1 (quoted name), j+2 (wrap) of row i into o, the owner of table. */
+static void
+owner_from_row(mig_owner *o, const PGresult *res, int i, int j, const char *table)
+{
+	o->oid = (uint32_t) strtoul(PQgetvalue(res, i, j), NULL, 10);
+	copy(o->name_q, sizeof(o->name_q), PQgetvalue(res, i, j + 1));
+	copy(o->table, sizeof(o->table), table);
+	o->wrap = strcmp(PQgetvalue(res, i, j + 2), "t") == 0;
 }
 
 /* One row of children_sql (or of the state, in the same columns) into ch. */
@@ -206,6 +270,8 @@ child_from_row(mig_child *ch, const PGresult *res, int i, const char *state_q)
 	copy(ch->grants, sizeof(ch->grants), V(19));
 	ch->done_rows = strtoll(V(20), NULL, 10);
 	ch->done = strcmp(V(21), "t") == 0;
+	owner_from_row(&ch->owner, res, i, 22, ch->qname);
+	copy(ch->blockers, sizeof(ch->blockers), V(25));
 #undef V
 }
 
@@ -266,6 +332,14 @@ children_from_catalog(mig_ctx *c, const char *keyattnum, bool for_new)
 			PQclear(res);
 			return false;
 		}
+		if (for_new && V(26)[0] != '\0')
+		{
+			snprintf(c->err, sizeof(c->err), "table %s references %s (foreign key %s) and belongs to %s, who "
+					 "cannot read or reference %s's key: the move runs %s's part as %s; grant it first: %s",
+					 V(1), c->t.qname, V(2), V(11), c->t.qname, V(1), V(11), V(26));
+			PQclear(res);
+			return false;
+		}
 		if (c->t.nchildren == MIG_MAX_CHILDREN)
 		{
 			snprintf(c->err, sizeof(c->err), "more than %d foreign keys reference %s",
@@ -298,9 +372,11 @@ mig_children_load(mig_ctx *c)
 				   " m.constraint_name, m.fk_column, pg_catalog.quote_ident(m.fk_column),"
 				   " pg_catalog.quote_ident(m.fk_column || '_new'), pg_catalog.quote_ident(m.fk_column || '_old'),"
 				   " m.fk_notnull, m.fk_indexed, true, '', true, m.actions, GREATEST(k.reltuples, -1)::pg_catalog.int8,"
-				   " false, false, k.relkind, m.tag, '', m.rows_done, m.done"
+				   " false, false, k.relkind, m.tag, '', m.rows_done, m.done,"
+				   " k.relowner, pg_catalog.quote_ident(pg_catalog.pg_get_userbyid(k.relowner)), %s, %s, ''"
 				   " FROM %s.migration_child m JOIN pg_catalog.pg_class k ON k.oid = m.child"
-				   " WHERE m.relid = $1::pg_catalog.oid ORDER BY m.child, m.constraint_name", c->state_q);
+				   " WHERE m.relid = $1::pg_catalog.oid ORDER BY m.child, m.constraint_name",
+				   WRAP_SQL, OWNER_BLOCKERS_SQL, c->state_q);
 	res = mig_query(c, b.s, 1, params);
 	mig_buf_free(&b);
 	if (res == NULL)
@@ -327,6 +403,37 @@ target_sql(mig_ctx *c)
 	else
 		copy(t->newtype, sizeof(t->newtype), "pg_catalog.int8");
 	snprintf(t->map_q, sizeof(t->map_q), "%.150s.migration_map_%u", c->state_q, t->relid);
+}
+
+/*
+ * A table whose owner's code must run apart from the tool's rights but
+ * cannot (code that would run at COMMIT, FORCE ROW LEVEL SECURITY): false
+ * with c->err naming it, its owner and the ways out.
+ */
+bool
+mig_owners_ok(mig_ctx *c)
+{
+	int			i;
+	const mig_owner *o = &c->t.owner;
+	const char *why = c->t.blockers;
+
+	for (i = -1; i < c->t.nchildren; i++)
+	{
+		if (i >= 0)
+		{
+			o = &c->t.children[i].owner;
+			why = c->t.children[i].blockers;
+		}
+		if (o->wrap && why[0] != '\0')
+		{
+			snprintf(c->err, sizeof(c->err), "%s belongs to %s, whose code the move runs as %s, never with "
+					 "your rights; but %s has %s: that would run after %s's part, with your rights. "
+					 "Run the move as %s, or change that for the move", o->table, o->name_q, o->name_q,
+					 o->table, why, o->name_q, o->name_q);
+			return false;
+		}
+	}
+	return true;
 }
 
 bool
@@ -356,6 +463,8 @@ mig_inspect(mig_ctx *c, bool for_new)
 #define V(j) PQgetvalue(res, 0, j)
 	copy(t->relname, sizeof(t->relname), V(0));
 	copy(t->nsp_q, sizeof(t->nsp_q), V(30));
+	owner_from_row(&t->owner, res, 0, 34, t->qname);
+	copy(t->blockers, sizeof(t->blockers), V(37));
 	if (strcmp(V(1), "r") != 0)
 	{
 		snprintf(c->err, sizeof(c->err), "%s is %s, not an ordinary table; chronoid migrate moves the key of "

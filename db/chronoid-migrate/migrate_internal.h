@@ -46,6 +46,74 @@ typedef struct mig_opts
 	bool		json;			/* status --json */
 } mig_opts;
 
+/*
+ * The role whose code a statement may run: the owner of the table it
+ * touches (docs/migrate.md "Trust").  wrap: the owner is neither the role
+ * the tool logged in as nor a superuser, so the statement runs inside a
+ * function owned by the owner (its rights, no SET ROLE back), never with
+ * the tool's own rights.
+ */
+typedef struct mig_owner
+{
+	uint32_t	oid;
+	char		name_q[200];	/* quoted */
+	char		table[200];		/* the table it owns, for messages */
+	bool		wrap;
+} mig_owner;
+
+/*
+ * One transaction in which table owners' code may run
+ * (migrate_as_owner.c).  Each statement sent as an owner runs in a
+ * SECURITY DEFINER function owned by that owner, created for that one call
+ * in the session's temporary schema and dropped right after it; then the
+ * session is checked for what such code could leave behind to run later
+ * with the tool's rights (a changed setting such as search_path, a cursor
+ * WITH HOLD, a deferred trigger or constraint of someone else's code).
+ * Anything found rolls the whole transaction back.
+ */
+typedef struct mig_txn
+{
+	PGconn	   *conn;
+	char	   *settings;		/* the session's settings when it began */
+	unsigned	calls;
+	bool		own_begin;		/* began here (else the caller's transaction) */
+	char		sqlstate[6];	/* of the last failure, "" when none */
+	char	   *err;
+	size_t		errlen;
+} mig_txn;
+
+/*
+ * BEGIN (unless in_txn: the caller's open transaction), then SET LOCAL
+ * lock_timeout (lock_timeout_ms < 0: left as it is) and a snapshot of
+ * the settings.  false with err set (and the transaction rolled back).
+ */
+bool		mig_txn_begin(mig_txn *x, PGconn *conn, bool in_txn, int64_t lock_timeout_ms,
+						  char *err, size_t errlen);
+
+/* A script as as (NULL: the tool itself); false with err set. */
+bool		mig_txn_do(mig_txn *x, const mig_owner *as, const char *sql);
+
+/*
+ * A statement returning one text[] column, as as, with args[] as its $1
+ * (text[]: $1[1], $1[2], ...): the result has the array's first eight
+ * elements as columns (NULL past its end).  NULL with err set.
+ */
+PGresult   *mig_txn_rows(mig_txn *x, const mig_owner *as, const char *sql,
+						 int nargs, const char *const *args);
+
+/* COMMIT; false with err set (then rolled back). */
+bool		mig_txn_commit(mig_txn *x);
+
+/* ROLLBACK (after a failure, or a plan's reads); frees the snapshot. */
+void		mig_txn_rollback(mig_txn *x);
+
+/*
+ * Refuse a session whose current role is not the one it logged in as
+ * (ALTER ROLE/DATABASE ... SET role, options=-crole=): code that runs as
+ * the current role could RESET ROLE to the login role.  false with err set.
+ */
+bool		mig_check_session(PGconn *conn, char *err, size_t errlen);
+
 /* Defaults filled in before parsing. */
 void		mig_opts_default(mig_opts *o);
 

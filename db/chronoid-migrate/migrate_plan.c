@@ -23,22 +23,6 @@
 #define PLAN_SCAN_BYTES_PER_S (100.0 * 1024 * 1024)
 
 static void
-indent(const char *sql)
-{
-	const char *p = sql;
-
-	while (*p != '\0')
-	{
-		const char *nl = strchr(p, '\n');
-		size_t		n = nl != NULL ? (size_t) (nl - p) : strlen(p);
-
-		if (n > 0)
-			printf("      %.*s\n", (int) n, p);
-		p += n + (nl != NULL ? 1 : 0);
-	}
-}
-
-static void
 est(char *buf, size_t len, double secs)
 {
 	char		s[32];
@@ -70,11 +54,12 @@ time_report(mig_ctx *c)
 	 * The epoch of chronoid's snowflakes (pgEdge's, snowflake.to_timestamp(0)),
 	 * spelled out: the plan may run before chronoid is installed.
 	 */
-	mig_buf_printf(&b, "SELECT pg_catalog.count(*) FILTER (WHERE %s IS NULL),"
+	/* Read as the table's owner: its column types are its own. */
+	mig_buf_printf(&b, "SELECT ARRAY[pg_catalog.count(*) FILTER (WHERE %s IS NULL),"
 				   " pg_catalog.count(*) FILTER (WHERE %s >= pg_catalog.now()),"
-				   " pg_catalog.count(*) FILTER (WHERE %s AND %s < '2023-01-01 00:00:00+00'::pg_catalog.timestamptz)"
+				   " pg_catalog.count(*) FILTER (WHERE %s AND %s < '2023-01-01 00:00:00+00'::pg_catalog.timestamptz)]::pg_catalog.text[]"
 				   " FROM ONLY %s", tsx, tsx, sf ? "true" : "false", tsx, c->t.qname);
-	res = mig_query(c, b.s, 0, NULL);
+	res = mig_read_as(c, MIG_AS_TABLE, b.s, 0, NULL);
 	mig_buf_reset(&b);
 	if (res == NULL)
 	{
@@ -92,11 +77,11 @@ time_report(mig_ctx *c)
 	PQclear(res);
 	if (sf)
 	{
-		mig_buf_printf(&b, "SELECT pg_catalog.count(*), COALESCE(pg_catalog.max(n), 0),"
-					   " COALESCE(pg_catalog.sum(n - 4096), 0) FROM (SELECT pg_catalog.count(*) AS n"
+		mig_buf_printf(&b, "SELECT ARRAY[pg_catalog.count(*), COALESCE(pg_catalog.max(n), 0),"
+					   " COALESCE(pg_catalog.sum(n - 4096), 0)]::pg_catalog.text[] FROM (SELECT pg_catalog.count(*) AS n"
 					   " FROM ONLY %s WHERE %s IS NOT NULL GROUP BY pg_catalog.date_trunc('milliseconds', %s)"
 					   " HAVING pg_catalog.count(*) > 4096) s", c->t.qname, tsx, tsx);
-		res = mig_query(c, b.s, 0, NULL);
+		res = mig_read_as(c, MIG_AS_TABLE, b.s, 0, NULL);
 		if (res == NULL)
 		{
 			mig_buf_free(&b);
@@ -220,9 +205,13 @@ mig_plan(mig_ctx *c)
 		printf("\n  %d. add the new columns  [ACCESS EXCLUSIVE on %s%s: milliseconds (no rewrite); waits at\n"
 			   "     most --lock-timeout %lld ms for it, %d tries]\n", k, t->qname,
 			   t->nchildren ? " and each child" : "", (long long) c->o->lock_timeout_ms, c->o->retries);
-		mig_sql_add(c, &b);
-		indent(b.s);
-		mig_buf_reset(&b);
+		{
+			mig_script	s = {0};
+
+			mig_sql_add(c, &s);
+			mig_script_print(c, &s);
+			mig_script_free(&s);
+		}
 	}
 	k++;
 	if (at < MIG_BACKFILLED)
@@ -234,14 +223,27 @@ mig_plan(mig_ctx *c)
 		if (t->ts_q[0] != '\0' && strcmp(c->o->to, "snowflake") == 0)
 		{
 			printf("     first, one pass numbering the old rows within each millisecond:\n");
-			mig_sql_map(c, &b);
-			indent(b.s);
-			mig_buf_reset(&b);
+			mig_script	s = {0};
+
+			mig_sql_map(c, &s);
+			mig_script_print(c, &s);
+			mig_script_free(&s);
 			printf("     then, per batch:\n");
 		}
-		mig_sql_batch(c, &b, true);
-		indent(b.s);
-		mig_buf_reset(&b);
+		{
+			mig_script	s = {0};
+
+			mig_sql_batch(c, &b, true);
+			mig_script_as(&s, MIG_AS_TABLE);
+			mig_script_printf(&s, "%s;\n", b.s);
+			mig_buf_reset(&b);
+			mig_script_as(&s, MIG_AS_ME);
+			mig_sql_batch_state(c, &b);
+			mig_script_printf(&s, "%s;  -- $1, $2: the last key and the count above, same transaction\n", b.s);
+			mig_buf_reset(&b);
+			mig_script_print(c, &s);
+			mig_script_free(&s);
+		}
 	}
 	k++;
 	if (at < MIG_CHILDREN && t->nchildren > 0)
@@ -249,9 +251,14 @@ mig_plan(mig_ctx *c)
 		printf("\n  %d. backfill the children by join  [row locks on one range of pages at a time]\n", k);
 		for (i = 0; i < t->nchildren; i++)
 		{
+			mig_script	s = {0};
+
 			mig_sql_child_batch(c, &t->children[i], &b);
-			indent(b.s);
+			mig_script_as(&s, i);
+			mig_script_printf(&s, "%s;\n", b.s);
 			mig_buf_reset(&b);
+			mig_script_print(c, &s);
+			mig_script_free(&s);
 		}
 	}
 	k++;
@@ -286,9 +293,13 @@ mig_plan(mig_ctx *c)
 		printf("\n  %d. swap (chronoid migrate swap)  [ACCESS EXCLUSIVE on %s%s: milliseconds (nothing is\n"
 			   "     scanned); waits at most --lock-timeout for it, then gives way and tries again]\n", k,
 			   t->qname, t->nchildren ? " and each child" : "");
-		mig_sql_swap(c, &b);
-		indent(b.s);
-		mig_buf_reset(&b);
+		{
+			mig_script	s = {0};
+
+			mig_sql_swap(c, &s);
+			mig_script_print(c, &s);
+			mig_script_free(&s);
+		}
 	}
 	k++;
 	if (at < MIG_DONE && t->nchildren > 0)

@@ -46,12 +46,13 @@ ensure_extension(mig_ctx *c)
 static bool
 step_add(mig_ctx *c)
 {
+	mig_script	s = {0};
 	mig_buf		b = {0};
 	int			i;
 	bool		ok;
 	char	   *lit;
 
-	mig_sql_add(c, &b);
+	mig_sql_add(c, &s);
 	lit = PQescapeLiteral(c->conn, c->t.qname, strlen(c->t.qname));
 	mig_buf_printf(&b, "INSERT INTO %s.migration (relid, table_name, key_column, target, time_from, step, cutoff, node)"
 				   " VALUES (%u, %s, ", c->state_q, c->t.relid, lit != NULL ? lit : "''");
@@ -89,8 +90,11 @@ step_add(mig_ctx *c)
 		PQfreemem(fk);
 		PQfreemem(act);
 	}
-	ok = mig_ddl_txn(c, "adding the new columns", b.s);
+	mig_script_as(&s, MIG_AS_ME);
+	mig_script_printf(&s, "%s", b.s);
+	ok = mig_ddl_script(c, "adding the new columns", &s, true);
 	mig_buf_free(&b);
+	mig_script_free(&s);
 	return ok && mig_state_load(c);
 }
 
@@ -105,24 +109,35 @@ mig_catch_up(mig_ctx *c)
 	char		eqb[MIG_NAME + 16];
 	const char *eq = mig_sql_op(c, c->t.keytype, "=", eqb, sizeof(eqb));
 
-	mig_buf_printf(&b, "WITH b AS (SELECT r.%s AS k FROM ONLY %s r WHERE r.%s IS NULL LIMIT 10000)\n"
-				   "UPDATE ONLY %s r SET %s = ", c->t.key_q, c->t.qname, c->t.new_q, c->t.qname, c->t.new_q);
+	mig_buf_printf(&b, "WITH b AS (SELECT r.%s AS k FROM ONLY %s r WHERE r.%s IS NULL LIMIT 10000),\n"
+				   " u AS (UPDATE ONLY %s r SET %s = ", c->t.key_q, c->t.qname, c->t.new_q, c->t.qname, c->t.new_q);
 	mig_sql_backfill_value(c, &b);
 	mig_buf_printf(&b, " FROM b");
 	if (map)
-		mig_buf_printf(&b, " LEFT JOIN %s m ON m.k %s b.k", c->t.map_q, eq);
-	mig_buf_printf(&b, " WHERE r.%s %s b.k AND r.%s IS NULL", c->t.key_q, eq, c->t.new_q);
+		mig_buf_printf(&b, " LEFT JOIN %s m ON m.k = b.k::pg_catalog.text", c->t.map_q);
+	mig_buf_printf(&b, " WHERE r.%s %s b.k AND r.%s IS NULL RETURNING 1)\n"
+				   "SELECT ARRAY[(SELECT pg_catalog.count(*) FROM u)::pg_catalog.text]", c->t.key_q, eq, c->t.new_q);
 	for (;;)
 	{
-		PGresult   *res = mig_query(c, b.s, 0, NULL);
+		mig_txn		x;
+		PGresult   *res;
 		long		n;
 
-		if (res == NULL)
+		if (!mig_txn_begin(&x, c->conn, false, -1, c->err, sizeof(c->err)))
 		{
 			ok = false;
 			break;
 		}
-		n = strtol(PQcmdTuples(res), NULL, 10);
+		res = mig_txn_rows(&x, &c->t.owner, b.s, 0, NULL);
+		if (res == NULL || !mig_txn_commit(&x))
+		{
+			if (res == NULL)
+				mig_txn_rollback(&x);
+			PQclear(res);
+			ok = false;
+			break;
+		}
+		n = strtol(PQgetvalue(res, 0, 0), NULL, 10);
 		PQclear(res);
 		if (n == 0)
 			break;
@@ -132,12 +147,14 @@ mig_catch_up(mig_ctx *c)
 	for (i = 0; ok && i < c->t.nchildren; i++)
 	{
 		const mig_child *ch = &c->t.children[i];
+		mig_script	s = {0};
 
-		mig_buf_printf(&b, "UPDATE ONLY %s c SET %s = p.%s FROM ONLY %s p WHERE c.%s IS NULL AND c.%s IS NOT NULL"
-					   " AND p.%s %s c.%s", ch->qname, ch->new_q, c->t.new_q, c->t.qname, ch->new_q, ch->fk_q,
-					   c->t.key_q, eq, ch->fk_q);
-		ok = mig_do(c, b.s);
-		mig_buf_free(&b);
+		mig_script_as(&s, i);
+		mig_script_printf(&s, "UPDATE ONLY %s c SET %s = p.%s FROM ONLY %s p WHERE c.%s IS NULL AND c.%s IS NOT NULL"
+						  " AND p.%s %s c.%s", ch->qname, ch->new_q, c->t.new_q, c->t.qname, ch->new_q, ch->fk_q,
+						  c->t.key_q, eq, ch->fk_q);
+		ok = mig_ddl_script(c, "giving child rows their parent's new ID", &s, false);
+		mig_script_free(&s);
 	}
 	return ok;
 }
@@ -163,11 +180,11 @@ has_constraint(mig_ctx *c, uint32_t relid, const char *name, bool *validated, bo
 
 /* CHECK ... NOT VALID (a short strong lock), then VALIDATE (a scan that blocks no writer). */
 static bool
-prove_not_null(mig_ctx *c, uint32_t relid, const char *qname, const char *chk, const char *expr)
+prove_not_null(mig_ctx *c, int who, uint32_t relid, const char *qname, const char *chk, const char *expr)
 {
 	bool		exists,
 				valid;
-	mig_buf		b = {0};
+	mig_script	s = {0};
 	bool		ok;
 	char		what[300];
 
@@ -177,17 +194,20 @@ prove_not_null(mig_ctx *c, uint32_t relid, const char *qname, const char *chk, c
 		return true;
 	if (!exists)
 	{
-		mig_buf_printf(&b, "ALTER TABLE %s ADD CONSTRAINT %s CHECK (%s) NOT VALID", qname, chk, expr);
+		mig_script_as(&s, who);
+		mig_script_printf(&s, "ALTER TABLE %s ADD CONSTRAINT %s CHECK (%s) NOT VALID", qname, chk, expr);
 		snprintf(what, sizeof(what), "adding CHECK (%s) to %s", expr, qname);
-		ok = mig_ddl_txn(c, what, b.s);
-		mig_buf_free(&b);
+		ok = mig_ddl_script(c, what, &s, true);
+		mig_script_free(&s);
 		if (!ok)
 			return false;
 	}
-	mig_buf_printf(&b, "ALTER TABLE %s VALIDATE CONSTRAINT %s", qname, chk);
+	/* As the owner: a constraint of that name is whatever the owner made it since. */
+	mig_script_as(&s, who);
+	mig_script_printf(&s, "ALTER TABLE %s VALIDATE CONSTRAINT %s", qname, chk);
 	snprintf(what, sizeof(what), "validating CHECK (%s) on %s", expr, qname);
-	ok = mig_ddl_alone(c, what, b.s);
-	mig_buf_free(&b);
+	ok = mig_ddl_script(c, what, &s, false);
+	mig_script_free(&s);
 	return ok;
 }
 
@@ -205,7 +225,7 @@ step_check(mig_ctx *c)
 			return false;
 		mig_buf_reset(&e);
 		mig_buf_printf(&e, "%s IS NOT NULL", c->t.new_q);
-		ok = prove_not_null(c, c->t.relid, c->t.qname, c->t.chk_q, e.s);
+		ok = prove_not_null(c, MIG_AS_TABLE, c->t.relid, c->t.qname, c->t.chk_q, e.s);
 		for (i = 0; ok && i < c->t.nchildren; i++)
 		{
 			const mig_child *ch = &c->t.children[i];
@@ -215,7 +235,7 @@ step_check(mig_ctx *c)
 				mig_buf_printf(&e, "%s IS NOT NULL", ch->new_q);
 			else
 				mig_buf_printf(&e, "%s IS NULL OR %s IS NOT NULL", ch->fk_q, ch->new_q);
-			ok = prove_not_null(c, ch->relid, ch->qname, ch->chk_q, e.s);
+			ok = prove_not_null(c, i, ch->relid, ch->qname, ch->chk_q, e.s);
 		}
 		/* A row that slipped through (23514) fails the validation: catch up and try again. */
 	}
@@ -295,10 +315,11 @@ step_index(mig_ctx *c)
 static int
 run_convert(mig_ctx *c)
 {
-	mig_buf		b = {0};
+	mig_script	s = {0};
 	bool		ok;
 	char	   *seq,
-			   *lit;
+			   *lit,
+			   *key;
 
 	if (c->st.exists && c->st.step == MIG_CONVERTED)
 	{
@@ -307,31 +328,20 @@ run_convert(mig_ctx *c)
 	}
 	seq = PQescapeLiteral(c->conn, c->t.keyseq, strlen(c->t.keyseq));
 	lit = PQescapeLiteral(c->conn, c->t.qname, strlen(c->t.qname));
-	mig_buf_printf(&b, "SELECT snowflake.convert_sequence_to_snowflake(%s::pg_catalog.regclass, %s);\n"
-				   "INSERT INTO %s.migration (relid, table_name, key_column, target, step)"
-				   " VALUES (%u, %s, %s, 'snowflake', 'converted');\n",
-				   seq ? seq : "''", c->t.identity ? "true" : "false", c->state_q, c->t.relid,
-				   lit ? lit : "''", "pg_catalog.quote_ident('x')");
+	key = PQescapeLiteral(c->conn, c->t.key_raw, strlen(c->t.key_raw));
+	/* As the owner: widening integer columns re-checks their CHECKs and rebuilds their indexes. */
+	mig_script_as(&s, MIG_AS_TABLE);
+	mig_script_printf(&s, "SELECT snowflake.convert_sequence_to_snowflake(%s::pg_catalog.regclass, %s);\n",
+					  seq ? seq : "''", c->t.identity ? "true" : "false");
+	mig_script_as(&s, MIG_AS_ME);
+	mig_script_printf(&s, "INSERT INTO %s.migration (relid, table_name, key_column, target, step)"
+					  " VALUES (%u, %s, %s, 'snowflake', 'converted');\n",
+					  c->state_q, c->t.relid, lit ? lit : "''", key ? key : "''");
 	PQfreemem(seq);
 	PQfreemem(lit);
-	{
-		/* The key's name as a literal. */
-		char	   *k = PQescapeLiteral(c->conn, c->t.key_raw, strlen(c->t.key_raw));
-		char	   *at = strstr(b.s, "pg_catalog.quote_ident('x')");
-
-		if (k != NULL && at != NULL)
-		{
-			mig_buf		x = {0};
-
-			mig_buf_printf(&x, "%.*s%s%s", (int) (at - b.s), b.s, k, at + strlen("pg_catalog.quote_ident('x')"));
-			mig_buf_reset(&b);
-			mig_buf_printf(&b, "%s", x.s);
-			mig_buf_free(&x);
-		}
-		PQfreemem(k);
-	}
-	ok = mig_ddl_txn(c, "converting the key's sequence to snowflakes", b.s);
-	mig_buf_free(&b);
+	PQfreemem(key);
+	ok = mig_ddl_script(c, "converting the key's sequence to snowflakes", &s, true);
+	mig_script_free(&s);
 	if (!ok)
 	{
 		cli_error(c->o->sub, "%s", c->err);
@@ -458,6 +468,8 @@ mig_table_action(const mig_opts *o)
 		goto out;
 	}
 	if (!mig_inspect(c, !c->st.exists))
+		goto fail;
+	if (!is_status && !mig_owners_ok(c))
 		goto fail;
 	if (is_plan)
 	{

@@ -4,6 +4,7 @@
  * Every name in it came back from the server quoted; every function is
  * schema-qualified (the connection's search path is pg_catalog only).
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "migrate_steps_internal.h"
@@ -67,10 +68,18 @@ tsx(const mig_ctx *c, mig_buf *b)
 		mig_buf_printf(b, "pg_catalog.timezone('UTC', r.%s)", c->t.ts_q);
 }
 
+/*
+ * The cutoff as a literal: the statements that use it run as the table's
+ * owner, who cannot read the state table.  Before run has taken it (plan)
+ * it reads as a psql variable.
+ */
 static void
 cutoff(const mig_ctx *c, mig_buf *b)
 {
-	mig_buf_printf(b, "(SELECT g.cutoff FROM %s.migration g WHERE g.relid = %u)", c->state_q, c->t.relid);
+	if (c->st.cutoff[0] == '\0')
+		mig_buf_printf(b, "CAST(:'cutoff' AS pg_catalog.timestamptz)");
+	else
+		mig_buf_printf(b, "CAST('%s' AS pg_catalog.timestamptz)", c->st.cutoff);
 }
 
 void
@@ -130,7 +139,7 @@ mig_sql_backfill_value(const mig_ctx *c, mig_buf *b)
 
 /* The child's trigger function: before the swap it fills <fk>_new from the parent's new key. */
 static void
-child_fn(const mig_ctx *c, const mig_child *ch, mig_buf *b, bool swapped)
+child_fn(const mig_ctx *c, const mig_child *ch, mig_script *s, bool swapped)
 {
 	const mig_table *t = &c->t;
 	/*
@@ -151,12 +160,17 @@ child_fn(const mig_ctx *c, const mig_child *ch, mig_buf *b, bool swapped)
 	const char *ne = mig_sql_op(c, ktype, "<>", neb, sizeof(neb));
 
 	/*
-	 * SECURITY DEFINER with the search path pinned to pg_catalog: a ulid's
-	 * operators are named with their schema instead of widening the path
-	 * (IS DISTINCT FROM cannot name its operator, hence the spelled-out
-	 * test; NEW's fk is not NULL there).
+	 * SECURITY DEFINER, owned by the child's owner (never by the tool's
+	 * role: the child's owner controls the column's type, its domain
+	 * checks and casts, which run inside), so that a writer who may insert
+	 * into the child but not read the parent keeps working.  The search
+	 * path is pinned to pg_catalog: a ulid's operators are named with
+	 * their schema instead of widening the path (IS DISTINCT FROM cannot
+	 * name its operator, hence the spelled-out test; NEW's fk is not NULL
+	 * there).  CREATE OR REPLACE keeps the owner it has.
 	 */
-	mig_buf_printf(b,
+	mig_script_as(s, MIG_AS_ME);
+	mig_script_printf(s,
 				   "CREATE OR REPLACE FUNCTION %s() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER"
 				   " SET search_path = pg_catalog, pg_temp AS $chronoid$\n"
 				   "BEGIN\n"
@@ -170,57 +184,87 @@ child_fn(const mig_ctx *c, const mig_child *ch, mig_buf *b, bool swapped)
 				   "COMMENT ON FUNCTION %s() IS 'chronoid migrate: keeps %s.%s in step with %s (dropped by swap''s end or rollback)';\n",
 				   ch->fn_q, src, dst, dst, src, src, ne, src, dst, pget, t->qname, pkey, eq, src,
 				   ch->fn_q, ch->qname, dst, t->qname);
+	if (ch->owner.wrap)
+		mig_script_printf(s, "ALTER FUNCTION %s() OWNER TO %s;\n", ch->fn_q, ch->owner.name_q);
 }
 
 void
-mig_sql_add(const mig_ctx *c, mig_buf *b)
+mig_sql_add(const mig_ctx *c, mig_script *s)
 {
 	const mig_table *t = &c->t;
+	mig_buf		live = {0};
 	int			i;
 
+	mig_sql_live(c, &live);
 	/* No default value stored with the column (no rewrite); the default then applies to new rows. */
-	mig_buf_printf(b, "ALTER TABLE %s ADD COLUMN %s %s;\n", t->qname, t->new_q, t->newtype);
-	mig_buf_printf(b, "ALTER TABLE %s ALTER COLUMN %s SET DEFAULT ", t->qname, t->new_q);
-	mig_sql_live(c, b);
-	mig_buf_printf(b, ";\n");
+	mig_script_as(s, MIG_AS_TABLE);
+	mig_script_printf(s, "ALTER TABLE %s ADD COLUMN %s %s;\n", t->qname, t->new_q, t->newtype);
+	mig_script_printf(s, "ALTER TABLE %s ALTER COLUMN %s SET DEFAULT %s;\n", t->qname, t->new_q, live.s);
 	/* Column privileges and the comment follow a column's number: give the new one the key's. */
 	if (t->grants[0] != '\0')
-		mig_buf_printf(b, "%s\n", t->grants[0] == '\n' ? t->grants + 1 : t->grants);
+		mig_script_printf(s, "%s\n", t->grants[0] == '\n' ? t->grants + 1 : t->grants);
+	mig_buf_free(&live);
 	for (i = 0; i < t->nchildren; i++)
 	{
 		const mig_child *ch = &t->children[i];
 
-		mig_buf_printf(b, "ALTER TABLE %s ADD COLUMN %s %s;\n", ch->qname, ch->new_q, t->newtype);
+		mig_script_as(s, i);
+		mig_script_printf(s, "ALTER TABLE %s ADD COLUMN %s %s;\n", ch->qname, ch->new_q, t->newtype);
 		if (ch->grants[0] != '\0')
-			mig_buf_printf(b, "%s\n", ch->grants);
-		child_fn(c, ch, b, false);
-		mig_buf_printf(b, "CREATE TRIGGER %s BEFORE INSERT OR UPDATE ON %s FOR EACH ROW EXECUTE FUNCTION %s();\n",
-					   ch->trig_q, ch->qname, ch->fn_q);
+			mig_script_printf(s, "%s\n", ch->grants);
+		/*
+		 * The trigger is created by the tool (it runs nothing; the owner
+		 * could not name a function in the state schema); its function
+		 * belongs to the child's owner.
+		 */
+		child_fn(c, ch, s, false);
+		mig_script_printf(s, "CREATE TRIGGER %s BEFORE INSERT OR UPDATE ON %s FOR EACH ROW EXECUTE FUNCTION %s();\n",
+						  ch->trig_q, ch->qname, ch->fn_q);
 	}
 }
 
 void
-mig_sql_map(const mig_ctx *c, mig_buf *b)
+mig_sql_map(const mig_ctx *c, mig_script *s)
 {
 	const mig_table *t = &c->t;
+	mig_buf		b = {0};
 
-	mig_buf_printf(b, "DROP TABLE IF EXISTS %s;\n"
-				   "CREATE TABLE %s AS\n"
-				   "SELECT s.k, CASE WHEN s.rn <= 4096 THEN s.base | (%lld::pg_catalog.int8 << 12) | (s.rn - 1) END AS sf\n"
+	/*
+	 * The map is the tool's table; the owner, who reads its own rows into
+	 * it, may insert while it is built and read it during the backfill.
+	 * Keyed by the old key's text form: no cast to a type the owner
+	 * controls runs with the tool's rights.
+	 */
+	mig_script_as(s, MIG_AS_ME);
+	mig_script_printf(s, "DROP TABLE IF EXISTS %s;\n"
+					  "CREATE TABLE %s (k pg_catalog.text NOT NULL, sf pg_catalog.int8);\n",
+					  t->map_q, t->map_q);
+	if (t->owner.wrap)
+		mig_script_printf(s, "GRANT USAGE ON SCHEMA %s TO %s;\nGRANT SELECT, INSERT ON %s TO %s;\n",
+						  c->state_q, t->owner.name_q, t->map_q, t->owner.name_q);
+	mig_script_as(s, MIG_AS_TABLE);
+	mig_buf_printf(&b, "INSERT INTO %s (k, sf)\n"
+				   "SELECT s.k::pg_catalog.text, CASE WHEN s.rn <= 4096 THEN s.base | (%lld::pg_catalog.int8 << 12) | (s.rn - 1) END\n"
 				   "  FROM (SELECT r.%s AS k, snowflake.from_timestamp(",
-				   t->map_q, t->map_q, (long long) (c->st.node > 0 ? c->st.node : 0), t->key_q);
-	tsx(c, b);
-	mig_buf_printf(b, ") AS base,\n               pg_catalog.row_number() OVER (PARTITION BY snowflake.from_timestamp(");
-	tsx(c, b);
-	mig_buf_printf(b, ") ORDER BY ");
-	tsx(c, b);
-	mig_buf_printf(b, ", r.%s) AS rn\n          FROM ONLY %s r\n         WHERE ", t->key_q, t->qname);
-	tsx(c, b);
-	mig_buf_printf(b, " >= snowflake.to_timestamp(0)\n           AND ");
-	tsx(c, b);
-	mig_buf_printf(b, " < pg_catalog.date_trunc('milliseconds', ");
-	cutoff(c, b);
-	mig_buf_printf(b, ")) s;\nALTER TABLE %s ADD PRIMARY KEY (k);\n", t->map_q);
+				   t->map_q, (long long) (c->st.node > 0 ? c->st.node : 0), t->key_q);
+	tsx(c, &b);
+	mig_buf_printf(&b, ") AS base,\n               pg_catalog.row_number() OVER (PARTITION BY snowflake.from_timestamp(");
+	tsx(c, &b);
+	mig_buf_printf(&b, ") ORDER BY ");
+	tsx(c, &b);
+	mig_buf_printf(&b, ", r.%s) AS rn\n          FROM ONLY %s r\n         WHERE ", t->key_q, t->qname);
+	tsx(c, &b);
+	mig_buf_printf(&b, " >= snowflake.to_timestamp(0)\n           AND ");
+	tsx(c, &b);
+	mig_buf_printf(&b, " < pg_catalog.date_trunc('milliseconds', ");
+	cutoff(c, &b);
+	mig_buf_printf(&b, ")) s;\n");
+	mig_script_printf(s, "%s", b.s);
+	mig_buf_free(&b);
+	mig_script_as(s, MIG_AS_ME);
+	if (t->owner.wrap)
+		mig_script_printf(s, "REVOKE INSERT ON %s FROM %s;\n", t->map_q, t->owner.name_q);
+	mig_script_printf(s, "ALTER TABLE %s ADD PRIMARY KEY (k);\n", t->map_q);
 }
 
 void
@@ -232,24 +276,30 @@ mig_sql_batch(const mig_ctx *c, mig_buf *b, bool from_cursor)
 				gtb[MIG_NAME + 16];
 	const char *eq = mig_sql_op(c, t->keytype, "=", eqb, sizeof(eqb));
 
-	/* $1 the batch size; $2 the last old key done (text, typed by the comparison). */
 	mig_buf_printf(b, "WITH b AS (SELECT r.%s AS k FROM ONLY %s r", t->key_q, t->qname);
 	if (from_cursor)
-		mig_buf_printf(b, " WHERE r.%s %s $2", t->key_q, mig_sql_op(c, t->keytype, ">", gtb, sizeof(gtb)));
-	mig_buf_printf(b, " ORDER BY r.%s LIMIT $1),\n u AS (UPDATE ONLY %s r SET %s = ", t->key_q, t->qname, t->new_q);
+		mig_buf_printf(b, " WHERE r.%s %s CAST($1[2] AS %s)", t->key_q,
+					   mig_sql_op(c, t->keytype, ">", gtb, sizeof(gtb)), t->keytype);
+	mig_buf_printf(b, " ORDER BY r.%s LIMIT $1[1]::pg_catalog.int8),\n u AS (UPDATE ONLY %s r SET %s = ",
+				   t->key_q, t->qname, t->new_q);
 	mig_sql_backfill_value(c, b);
 	mig_buf_printf(b, "\n        FROM b");
 	/* The snowflake map joins beside b (LEFT: rows it does not hold are minted now). */
 	if (map)
-		mig_buf_printf(b, " LEFT JOIN %s m ON m.k %s b.k", t->map_q, eq);
+		mig_buf_printf(b, " LEFT JOIN %s m ON m.k = b.k::pg_catalog.text", t->map_q);
 	mig_buf_printf(b, " WHERE r.%s %s b.k AND r.%s IS NULL RETURNING 1),\n"
-				   " l AS (SELECT b.k::pg_catalog.text AS k FROM b ORDER BY b.k DESC LIMIT 1),\n"
-				   " s AS (UPDATE %s.migration SET backfill_cursor = (SELECT l.k FROM l),"
-				   " rows_done = rows_done + (SELECT pg_catalog.count(*) FROM u), updated_at = pg_catalog.now()"
-				   " WHERE relid = %u AND EXISTS (SELECT 1 FROM l) RETURNING 1)\n"
-				   "SELECT (SELECT l.k FROM l), (SELECT pg_catalog.count(*) FROM b), (SELECT pg_catalog.count(*) FROM u),"
-				   " (SELECT pg_catalog.count(*) FROM s)",
-				   t->key_q, eq, t->new_q, c->state_q, t->relid);
+				   " l AS (SELECT b.k::pg_catalog.text AS k FROM b ORDER BY b.k DESC LIMIT 1)\n"
+				   "SELECT ARRAY[(SELECT l.k FROM l), (SELECT pg_catalog.count(*) FROM b)::pg_catalog.text,"
+				   " (SELECT pg_catalog.count(*) FROM u)::pg_catalog.text]",
+				   t->key_q, eq, t->new_q);
+}
+
+void
+mig_sql_batch_state(const mig_ctx *c, mig_buf *b)
+{
+	/* $1 the last old key done, $2 the rows set: committed with the batch. */
+	mig_buf_printf(b, "UPDATE %s.migration SET backfill_cursor = $1, rows_done = rows_done + $2::pg_catalog.int8,"
+				   " updated_at = pg_catalog.now() WHERE relid = %u", c->state_q, c->t.relid);
 }
 
 void
@@ -259,96 +309,146 @@ mig_sql_child_batch(const mig_ctx *c, const mig_child *ch, mig_buf *b)
 	char		eqb[MIG_NAME + 16];
 
 	mig_buf_printf(b, "WITH u AS (UPDATE ONLY %s c SET %s = p.%s FROM ONLY %s p\n"
-				   "   WHERE c.ctid >= pg_catalog.format('(%%s,0)', $1::pg_catalog.int8)::pg_catalog.tid"
-				   " AND c.ctid < pg_catalog.format('(%%s,0)', $2::pg_catalog.int8)::pg_catalog.tid\n"
-				   "     AND c.%s IS NULL AND c.%s IS NOT NULL AND p.%s %s c.%s RETURNING 1),\n"
-				   " s AS (UPDATE %s.migration_child SET next_block = $2::pg_catalog.int8,"
-				   " rows_done = rows_done + (SELECT pg_catalog.count(*) FROM u)"
-				   " WHERE relid = %u AND child = %u AND constraint_name = $3 RETURNING 1)\n"
-				   "SELECT (SELECT pg_catalog.count(*) FROM u), (SELECT pg_catalog.count(*) FROM s)",
+				   "   WHERE c.ctid >= pg_catalog.format('(%%s,0)', $1[1]::pg_catalog.int8)::pg_catalog.tid"
+				   " AND c.ctid < pg_catalog.format('(%%s,0)', $1[2]::pg_catalog.int8)::pg_catalog.tid\n"
+				   "     AND c.%s IS NULL AND c.%s IS NOT NULL AND p.%s %s c.%s RETURNING 1)\n"
+				   "SELECT ARRAY[(SELECT pg_catalog.count(*) FROM u)::pg_catalog.text]",
 				   ch->qname, ch->new_q, t->new_q, t->qname, ch->new_q, ch->fk_q, t->key_q,
-				   mig_sql_op(c, t->keytype, "=", eqb, sizeof(eqb)), ch->fk_q, c->state_q, t->relid, ch->relid);
+				   mig_sql_op(c, t->keytype, "=", eqb, sizeof(eqb)), ch->fk_q);
 }
 
 void
-mig_sql_swap(const mig_ctx *c, mig_buf *b)
+mig_sql_child_state(const mig_ctx *c, const mig_child *ch, mig_buf *b)
+{
+	mig_buf_printf(b, "UPDATE %s.migration_child SET next_block = $1::pg_catalog.int8,"
+				   " rows_done = rows_done + $2::pg_catalog.int8"
+				   " WHERE relid = %u AND child = %u AND constraint_name = $3", c->state_q, c->t.relid, ch->relid);
+}
+
+void
+mig_sql_swap(const mig_ctx *c, mig_script *s)
 {
 	const mig_table *t = &c->t;
 	int			i;
 
-	mig_buf_printf(b, "LOCK TABLE ONLY %s IN ACCESS EXCLUSIVE MODE;\n", t->qname);
+	mig_script_as(s, MIG_AS_ME);
+	mig_script_printf(s, "LOCK TABLE ONLY %s IN ACCESS EXCLUSIVE MODE;\n", t->qname);
 	for (i = 0; i < t->nchildren; i++)
-		mig_buf_printf(b, "LOCK TABLE ONLY %s IN ACCESS EXCLUSIVE MODE;\n", t->children[i].qname);
+		mig_script_printf(s, "LOCK TABLE ONLY %s IN ACCESS EXCLUSIVE MODE;\n", t->children[i].qname);
 	/* The validated CHECK proves it: no scan under the lock. */
-	mig_buf_printf(b, "ALTER TABLE %s ALTER COLUMN %s SET NOT NULL;\n", t->qname, t->new_q);
+	mig_script_as(s, MIG_AS_TABLE);
+	mig_script_printf(s, "ALTER TABLE %s ALTER COLUMN %s SET NOT NULL;\n", t->qname, t->new_q);
 	for (i = 0; i < t->nchildren; i++)
-		mig_buf_printf(b, "ALTER TABLE %s DROP CONSTRAINT %s;\n", t->children[i].qname, t->children[i].con_q);
-	mig_buf_printf(b, "ALTER TABLE %s DROP CONSTRAINT %s;\n", t->qname, t->pk_q);
-	mig_buf_printf(b, "ALTER TABLE %s RENAME COLUMN %s TO %s;\n", t->qname, t->key_q, t->old_q);
-	mig_buf_printf(b, "ALTER TABLE %s RENAME COLUMN %s TO %s;\n", t->qname, t->new_q, t->key_q);
-	mig_buf_printf(b, "ALTER TABLE %s ADD CONSTRAINT %s PRIMARY KEY USING INDEX %s;\n",
-				   t->qname, t->pk_q, t->idx_new_q);
-	mig_buf_printf(b, "ALTER TABLE %s DROP CONSTRAINT %s;\n", t->qname, t->chk_q);
+	{
+		mig_script_as(s, i);
+		mig_script_printf(s, "ALTER TABLE %s DROP CONSTRAINT %s;\n", t->children[i].qname, t->children[i].con_q);
+	}
+	mig_script_as(s, MIG_AS_TABLE);
+	mig_script_printf(s, "ALTER TABLE %s DROP CONSTRAINT %s;\n", t->qname, t->pk_q);
+	mig_script_printf(s, "ALTER TABLE %s RENAME COLUMN %s TO %s;\n", t->qname, t->key_q, t->old_q);
+	mig_script_printf(s, "ALTER TABLE %s RENAME COLUMN %s TO %s;\n", t->qname, t->new_q, t->key_q);
+	mig_script_printf(s, "ALTER TABLE %s ADD CONSTRAINT %s PRIMARY KEY USING INDEX %s;\n",
+					  t->qname, t->pk_q, t->idx_new_q);
+	mig_script_printf(s, "ALTER TABLE %s DROP CONSTRAINT %s;\n", t->qname, t->chk_q);
 	if (t->keydefault[0] == '\0' && !t->identity)
 	{
 		/* Nothing fills the old key of rows the application writes from now on. */
-		mig_buf_printf(b, "ALTER TABLE %s ALTER COLUMN %s DROP NOT NULL;\n", t->qname, t->old_q);
+		mig_script_printf(s, "ALTER TABLE %s ALTER COLUMN %s DROP NOT NULL;\n", t->qname, t->old_q);
 	}
 	for (i = 0; i < t->nchildren; i++)
 	{
 		const mig_child *ch = &t->children[i];
 
-		mig_buf_printf(b, "ALTER TABLE %s RENAME COLUMN %s TO %s;\n", ch->qname, ch->fk_q, ch->old_q);
-		mig_buf_printf(b, "ALTER TABLE %s RENAME COLUMN %s TO %s;\n", ch->qname, ch->new_q, ch->fk_q);
+		mig_script_as(s, i);
+		mig_script_printf(s, "ALTER TABLE %s RENAME COLUMN %s TO %s;\n", ch->qname, ch->fk_q, ch->old_q);
+		mig_script_printf(s, "ALTER TABLE %s RENAME COLUMN %s TO %s;\n", ch->qname, ch->new_q, ch->fk_q);
 		if (ch->notnull)
-			mig_buf_printf(b, "ALTER TABLE %s ALTER COLUMN %s SET NOT NULL;\n", ch->qname, ch->fk_q);
-		mig_buf_printf(b, "ALTER TABLE %s DROP CONSTRAINT %s;\n", ch->qname, ch->chk_q);
-		mig_buf_printf(b, "ALTER TABLE %s ADD CONSTRAINT %s FOREIGN KEY (%s) REFERENCES %s (%s) %s NOT VALID;\n",
-					   ch->qname, ch->con_q, ch->fk_q, t->qname, t->key_q, ch->actions);
-		child_fn(c, ch, b, true);
+			mig_script_printf(s, "ALTER TABLE %s ALTER COLUMN %s SET NOT NULL;\n", ch->qname, ch->fk_q);
+		mig_script_printf(s, "ALTER TABLE %s DROP CONSTRAINT %s;\n", ch->qname, ch->chk_q);
+		mig_script_printf(s, "ALTER TABLE %s ADD CONSTRAINT %s FOREIGN KEY (%s) REFERENCES %s (%s) %s NOT VALID;\n",
+						  ch->qname, ch->con_q, ch->fk_q, t->qname, t->key_q, ch->actions);
+		child_fn(c, ch, s, true);
 	}
-	mig_buf_printf(b, "UPDATE %s.migration SET step = 'swapped', swapped_at = pg_catalog.now(),"
-				   " updated_at = pg_catalog.now() WHERE relid = %u;\n", c->state_q, t->relid);
+	mig_script_as(s, MIG_AS_ME);
+	mig_script_printf(s, "UPDATE %s.migration SET step = 'swapped', swapped_at = pg_catalog.now(),"
+					  " updated_at = pg_catalog.now() WHERE relid = %u;\n", c->state_q, t->relid);
 }
 
 void
-mig_sql_unswap(const mig_ctx *c, mig_buf *b)
+mig_sql_unswap(const mig_ctx *c, mig_script *s)
 {
 	const mig_table *t = &c->t;
 	int			i;
 
-	mig_buf_printf(b, "LOCK TABLE ONLY %s IN ACCESS EXCLUSIVE MODE;\n", t->qname);
+	mig_script_as(s, MIG_AS_ME);
+	mig_script_printf(s, "LOCK TABLE ONLY %s IN ACCESS EXCLUSIVE MODE;\n", t->qname);
 	for (i = 0; i < t->nchildren; i++)
-		mig_buf_printf(b, "LOCK TABLE ONLY %s IN ACCESS EXCLUSIVE MODE;\n", t->children[i].qname);
+		mig_script_printf(s, "LOCK TABLE ONLY %s IN ACCESS EXCLUSIVE MODE;\n", t->children[i].qname);
 	for (i = 0; i < t->nchildren; i++)
 	{
 		const mig_child *ch = &t->children[i];
 		char		eqb[MIG_NAME + 16];
 
-		mig_buf_printf(b, "ALTER TABLE %s DROP CONSTRAINT %s;\n", ch->qname, ch->con_q);
+		mig_script_as(s, i);
+		mig_script_printf(s, "ALTER TABLE %s DROP CONSTRAINT %s;\n", ch->qname, ch->con_q);
 		/* After the swap the key is the new column, compared with the new type's operator. */
 		/* The trigger kept the old column filled; a row it missed gets its value here. */
-		mig_buf_printf(b, "UPDATE ONLY %s c SET %s = p.%s FROM ONLY %s p WHERE c.%s IS NULL AND c.%s IS NOT NULL"
-					   " AND p.%s %s c.%s;\n", ch->qname, ch->old_q, t->old_q, t->qname, ch->old_q, ch->fk_q,
-					   t->key_q, mig_sql_op(c, t->newtype, "=", eqb, sizeof(eqb)), ch->fk_q);
-		mig_buf_printf(b, "ALTER TABLE %s RENAME COLUMN %s TO %s;\n", ch->qname, ch->fk_q, ch->new_q);
-		mig_buf_printf(b, "ALTER TABLE %s RENAME COLUMN %s TO %s;\n", ch->qname, ch->old_q, ch->fk_q);
-		mig_buf_printf(b, "ALTER TABLE %s ALTER COLUMN %s DROP NOT NULL;\n", ch->qname, ch->new_q);
+		mig_script_printf(s, "UPDATE ONLY %s c SET %s = p.%s FROM ONLY %s p WHERE c.%s IS NULL AND c.%s IS NOT NULL"
+						  " AND p.%s %s c.%s;\n", ch->qname, ch->old_q, t->old_q, t->qname, ch->old_q, ch->fk_q,
+						  t->key_q, mig_sql_op(c, t->newtype, "=", eqb, sizeof(eqb)), ch->fk_q);
+		mig_script_printf(s, "ALTER TABLE %s RENAME COLUMN %s TO %s;\n", ch->qname, ch->fk_q, ch->new_q);
+		mig_script_printf(s, "ALTER TABLE %s RENAME COLUMN %s TO %s;\n", ch->qname, ch->old_q, ch->fk_q);
+		mig_script_printf(s, "ALTER TABLE %s ALTER COLUMN %s DROP NOT NULL;\n", ch->qname, ch->new_q);
 	}
-	mig_buf_printf(b, "ALTER TABLE %s DROP CONSTRAINT %s;\n", t->qname, t->pk_q);
-	mig_buf_printf(b, "ALTER TABLE %s RENAME COLUMN %s TO %s;\n", t->qname, t->key_q, t->new_q);
-	mig_buf_printf(b, "ALTER TABLE %s RENAME COLUMN %s TO %s;\n", t->qname, t->old_q, t->key_q);
-	mig_buf_printf(b, "ALTER TABLE %s ADD CONSTRAINT %s PRIMARY KEY USING INDEX %s;\n",
-				   t->qname, t->pk_q, t->idx_old_q);
-	mig_buf_printf(b, "ALTER TABLE %s ALTER COLUMN %s DROP NOT NULL;\n", t->qname, t->new_q);
+	mig_script_as(s, MIG_AS_TABLE);
+	mig_script_printf(s, "ALTER TABLE %s DROP CONSTRAINT %s;\n", t->qname, t->pk_q);
+	mig_script_printf(s, "ALTER TABLE %s RENAME COLUMN %s TO %s;\n", t->qname, t->key_q, t->new_q);
+	mig_script_printf(s, "ALTER TABLE %s RENAME COLUMN %s TO %s;\n", t->qname, t->old_q, t->key_q);
+	mig_script_printf(s, "ALTER TABLE %s ADD CONSTRAINT %s PRIMARY KEY USING INDEX %s;\n",
+					  t->qname, t->pk_q, t->idx_old_q);
+	mig_script_printf(s, "ALTER TABLE %s ALTER COLUMN %s DROP NOT NULL;\n", t->qname, t->new_q);
 	for (i = 0; i < t->nchildren; i++)
 	{
 		const mig_child *ch = &t->children[i];
 
-		mig_buf_printf(b, "ALTER TABLE %s ADD CONSTRAINT %s FOREIGN KEY (%s) REFERENCES %s (%s) %s NOT VALID;\n",
-					   ch->qname, ch->con_q, ch->fk_q, t->qname, t->key_q, ch->actions);
-		mig_buf_printf(b, "DROP TRIGGER %s ON %s;\nDROP FUNCTION %s();\n", ch->trig_q, ch->qname, ch->fn_q);
+		mig_script_as(s, i);
+		mig_script_printf(s, "ALTER TABLE %s ADD CONSTRAINT %s FOREIGN KEY (%s) REFERENCES %s (%s) %s NOT VALID;\n",
+						  ch->qname, ch->con_q, ch->fk_q, t->qname, t->key_q, ch->actions);
+		mig_script_printf(s, "DROP TRIGGER %s ON %s;\n", ch->trig_q, ch->qname);
+		mig_script_as(s, MIG_AS_ME);
+		mig_script_printf(s, "DROP FUNCTION %s();\n", ch->fn_q);
 	}
-	mig_buf_printf(b, "UPDATE %s.migration SET step = 'rolling_back', updated_at = pg_catalog.now()"
-				   " WHERE relid = %u;\n", c->state_q, t->relid);
+	mig_script_as(s, MIG_AS_ME);
+	mig_script_printf(s, "UPDATE %s.migration SET step = 'rolling_back', updated_at = pg_catalog.now()"
+					  " WHERE relid = %u;\n", c->state_q, t->relid);
+}
+
+/* The role above a segment, for plan. */
+void
+mig_script_print(const mig_ctx *c, const mig_script *s)
+{
+	int			i;
+
+	for (i = 0; i < s->n; i++)
+	{
+		const mig_owner *o = mig_who(c, s->seg[i].who);
+		const char *p = s->seg[i].sql.s != NULL ? s->seg[i].sql.s : "";
+
+		if (o == NULL)
+			printf("      -- as yourself\n");
+		else if (o->wrap)
+			printf("      -- as %s, the owner of %s (in a function of %s's: its code never runs with your rights)\n",
+				   o->name_q, o->table, o->name_q);
+		else
+			printf("      -- as yourself (%s owns %s)\n", o->name_q, o->table);
+		while (*p != '\0')
+		{
+			const char *nl = strchr(p, '\n');
+			size_t		n = nl != NULL ? (size_t) (nl - p) : strlen(p);
+
+			if (n > 0)
+				printf("      %.*s\n", (int) n, p);
+			p += n + (nl != NULL ? 1 : 0);
+		}
+	}
 }

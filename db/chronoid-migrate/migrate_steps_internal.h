@@ -57,6 +57,34 @@ void		mig_buf_printf(mig_buf *b, const char *fmt,...) MIG_PRINTF(2, 3);
 void		mig_buf_reset(mig_buf *b);
 void		mig_buf_free(mig_buf *b);
 
+/*
+ * A script whose parts run as different roles (docs/migrate.md "Trust"):
+ * each segment as the tool itself (MIG_AS_ME), as the owner of the table
+ * (MIG_AS_TABLE) or as the owner of child i (i >= 0).  Built in order;
+ * run in one transaction (mig_ddl_script); plan prints it with the role
+ * above each segment.
+ */
+#define MIG_AS_ME (-1)
+#define MIG_AS_TABLE (-2)
+
+typedef struct mig_seg
+{
+	int			who;
+	mig_buf		sql;
+} mig_seg;
+
+typedef struct mig_script
+{
+	mig_seg    *seg;
+	int			n;
+	int			cap;
+} mig_script;
+
+/* What follows runs as who (a new segment when who changes). */
+void		mig_script_as(mig_script *s, int who);
+void		mig_script_printf(mig_script *s, const char *fmt,...) MIG_PRINTF(2, 3);
+void		mig_script_free(mig_script *s);
+
 #define MIG_NAME 200			/* a quoted identifier, or schema.name */
 #define MIG_MAX_CHILDREN 64
 
@@ -93,6 +121,8 @@ typedef struct mig_child
 	char		trig_q[MIG_NAME];	/* the sync trigger's name */
 	char		fn_q[MIG_NAME];		/* its function, in the state schema */
 	char		tag[32];		/* child OID _ fk attnum when the migration began */
+	mig_owner	owner;
+	char		blockers[512];
 	char		actions[160];		/* ON UPDATE/DELETE, MATCH, DEFERRABLE */
 	char		grants[1024];	/* column GRANTs for <fk>_new, as <fk> has */
 	bool		notnull;
@@ -131,6 +161,8 @@ typedef struct mig_table
 	bool		ext_may_create;
 	char		newtype[MIG_NAME];	/* uuid, <ext>.ulid or bigint */
 	char		map_q[MIG_NAME];	/* snowflake --time-from: old key -> ID */
+	mig_owner	owner;
+	char		blockers[512];	/* why its owner's code cannot be run apart (migrate_as_owner.c), "" */
 	int64_t		rows_est;		/* reltuples; -1 when never analyzed */
 	int64_t		bytes;
 	bool		in_pub;			/* published for logical replication */
@@ -163,7 +195,7 @@ typedef struct mig_ctx
 	char		state_q[MIG_NAME];	/* the state schema, quoted */
 	mig_table	t;
 	mig_state	st;
-	char		err[1024];
+	char		err[4096];
 } mig_ctx;
 
 /* --- migrate_db.c: statements, locks, retries ------------------------- */
@@ -188,6 +220,22 @@ bool		mig_ddl_txn(mig_ctx *c, const char *what, const char *sql);
 /* A statement that cannot run in a transaction (CREATE INDEX CONCURRENTLY), retried likewise. */
 bool		mig_ddl_alone(mig_ctx *c, const char *what, const char *sql);
 
+/*
+ * A script whose segments run as their roles, in one transaction, retried
+ * like mig_ddl_txn; strong: its locks wait at most --lock-timeout (else
+ * as long as needed: VALIDATE blocks no writer).
+ */
+bool		mig_ddl_script(mig_ctx *c, const char *what, const mig_script *s, bool strong);
+
+/* The owner a segment runs as (NULL: the tool itself). */
+const mig_owner *mig_who(const mig_ctx *c, int who);
+
+/*
+ * A read of a table as its owner (one text[] column; args as its $1), in a
+ * transaction of its own that is rolled back: plan and rollback's checks.
+ */
+PGresult   *mig_read_as(mig_ctx *c, int who, const char *sql, int nargs, const char *const *args);
+
 /* The state table: created when missing, trusted only if ours. */
 bool		mig_state_setup(mig_ctx *c);
 bool		mig_state_trust(mig_ctx *c);
@@ -211,6 +259,12 @@ bool		mig_interrupted(void);
  * false with c->err naming the object and the fix.
  */
 bool		mig_inspect(mig_ctx *c, bool for_new);
+
+/*
+ * Whether every owner whose code the move runs apart can have it run so
+ * (no deferred code, no FORCE ROW LEVEL SECURITY); false with c->err.
+ */
+bool		mig_owners_ok(mig_ctx *c);
 
 /* Read the recorded children (after "added") into c->t.children. */
 bool		mig_children_load(mig_ctx *c);
@@ -238,12 +292,29 @@ void		mig_sql_live(const mig_ctx *c, mig_buf *b);
  * freshly minted one.
  */
 void		mig_sql_backfill_value(const mig_ctx *c, mig_buf *b);
-void		mig_sql_add(const mig_ctx *c, mig_buf *b);
-void		mig_sql_map(const mig_ctx *c, mig_buf *b);
+void		mig_sql_add(const mig_ctx *c, mig_script *s);
+void		mig_sql_map(const mig_ctx *c, mig_script *s);
+
+/*
+ * A batch of the backfill, as the table's owner: $1[1] the batch size,
+ * $1[2] the last old key done (from_cursor); returns {last key, rows
+ * read, rows set}.  The tool then records the cursor (mig_sql_batch_state).
+ */
 void		mig_sql_batch(const mig_ctx *c, mig_buf *b, bool from_cursor);
+void		mig_sql_batch_state(const mig_ctx *c, mig_buf *b);
+
+/*
+ * A range of the child's pages, as its owner: $1[1] the first page, $1[2]
+ * the page after the last; returns {rows set}.  The state's row for it:
+ * mig_sql_child_state ($1 the next page, $2 rows set, $3 the constraint).
+ */
 void		mig_sql_child_batch(const mig_ctx *c, const mig_child *ch, mig_buf *b);
-void		mig_sql_swap(const mig_ctx *c, mig_buf *b);
-void		mig_sql_unswap(const mig_ctx *c, mig_buf *b);
+void		mig_sql_child_state(const mig_ctx *c, const mig_child *ch, mig_buf *b);
+void		mig_sql_swap(const mig_ctx *c, mig_script *s);
+void		mig_sql_unswap(const mig_ctx *c, mig_script *s);
+
+/* Plan: each segment under the role it runs as, indented. */
+void		mig_script_print(const mig_ctx *c, const mig_script *s);
 
 /* --- migrate_run.c / migrate_backfill.c / migrate_swap.c -------------- */
 

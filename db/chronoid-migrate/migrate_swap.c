@@ -28,12 +28,13 @@ validate_children(mig_ctx *c)
 	for (i = 0; i < c->t.nchildren; i++)
 	{
 		const mig_child *ch = &c->t.children[i];
-		mig_buf		b = {0};
+		mig_script	s = {0};
 		bool		ok;
 
-		mig_buf_printf(&b, "ALTER TABLE %s VALIDATE CONSTRAINT %s", ch->qname, ch->con_q);
-		ok = mig_ddl_alone(c, "validating a foreign key", b.s);
-		mig_buf_free(&b);
+		mig_script_as(&s, i);
+		mig_script_printf(&s, "ALTER TABLE %s VALIDATE CONSTRAINT %s", ch->qname, ch->con_q);
+		ok = mig_ddl_script(c, "validating a foreign key", &s, false);
+		mig_script_free(&s);
 		if (!ok)
 			return false;
 	}
@@ -43,7 +44,7 @@ validate_children(mig_ctx *c)
 int
 mig_swap(mig_ctx *c)
 {
-	mig_buf		b = {0};
+	mig_script	b = {0};
 	bool		ok;
 
 	if (c->st.step == MIG_CONVERTED)
@@ -90,8 +91,8 @@ mig_swap(mig_ctx *c)
 		mig_sql_swap(c, &b);
 		fprintf(stderr, "chronoid: %s: swapping %s's key (lock_timeout %lld ms, up to %d tries)\n",
 				c->o->sub, c->t.qname, (long long) c->o->lock_timeout_ms, c->o->retries);
-		ok = mig_ddl_txn(c, "swapping the key", b.s);
-		mig_buf_free(&b);
+		ok = mig_ddl_script(c, "swapping the key", &b, true);
+		mig_script_free(&b);
 		if (!ok)
 			return failed(c);
 		c->st.step = MIG_SWAPPED;
@@ -110,6 +111,7 @@ mig_swap(mig_ctx *c)
 static bool
 drop_leftovers(mig_ctx *c, bool swapped_back)
 {
+	mig_script	s = {0};
 	mig_buf		b = {0};
 	int			i;
 	bool		ok;
@@ -118,18 +120,23 @@ drop_leftovers(mig_ctx *c, bool swapped_back)
 	{
 		const mig_child *ch = &c->t.children[i];
 
-		mig_buf_printf(&b, "DROP TRIGGER IF EXISTS %s ON %s;\n", ch->trig_q, ch->qname);
-		mig_buf_printf(&b, "DROP FUNCTION IF EXISTS %s();\n", ch->fn_q);
-		mig_buf_printf(&b, "ALTER TABLE %s DROP CONSTRAINT IF EXISTS %s;\n", ch->qname, ch->chk_q);
-		mig_buf_printf(&b, "ALTER TABLE %s DROP COLUMN IF EXISTS %s;\n", ch->qname, ch->new_q);
+		mig_script_as(&s, i);
+		mig_script_printf(&s, "DROP TRIGGER IF EXISTS %s ON %s;\n", ch->trig_q, ch->qname);
+		mig_script_as(&s, MIG_AS_ME);
+		mig_script_printf(&s, "DROP FUNCTION IF EXISTS %s();\n", ch->fn_q);
+		mig_script_as(&s, i);
+		mig_script_printf(&s, "ALTER TABLE %s DROP CONSTRAINT IF EXISTS %s;\n", ch->qname, ch->chk_q);
+		mig_script_printf(&s, "ALTER TABLE %s DROP COLUMN IF EXISTS %s;\n", ch->qname, ch->new_q);
 	}
-	mig_buf_printf(&b, "ALTER TABLE %s DROP CONSTRAINT IF EXISTS %s;\n", c->t.qname, c->t.chk_q);
-	mig_buf_printf(&b, "ALTER TABLE %s DROP COLUMN IF EXISTS %s;\n", c->t.qname, c->t.new_q);
-	mig_buf_printf(&b, "DROP TABLE IF EXISTS %s;\n", c->t.map_q);
-	mig_buf_printf(&b, "DELETE FROM %s.migration_child WHERE relid = %u;\n", c->state_q, c->t.relid);
-	mig_buf_printf(&b, "DELETE FROM %s.migration WHERE relid = %u;\n", c->state_q, c->t.relid);
-	ok = mig_ddl_txn(c, "dropping what the migration added", b.s);
-	mig_buf_free(&b);
+	mig_script_as(&s, MIG_AS_TABLE);
+	mig_script_printf(&s, "ALTER TABLE %s DROP CONSTRAINT IF EXISTS %s;\n", c->t.qname, c->t.chk_q);
+	mig_script_printf(&s, "ALTER TABLE %s DROP COLUMN IF EXISTS %s;\n", c->t.qname, c->t.new_q);
+	mig_script_as(&s, MIG_AS_ME);
+	mig_script_printf(&s, "DROP TABLE IF EXISTS %s;\n", c->t.map_q);
+	mig_script_printf(&s, "DELETE FROM %s.migration_child WHERE relid = %u;\n", c->state_q, c->t.relid);
+	mig_script_printf(&s, "DELETE FROM %s.migration WHERE relid = %u;\n", c->state_q, c->t.relid);
+	ok = mig_ddl_script(c, "dropping what the migration added", &s, true);
+	mig_script_free(&s);
 	if (ok && !swapped_back)
 	{
 		/* Outside the transaction: DROP INDEX CONCURRENTLY. */
@@ -155,7 +162,7 @@ mig_rollback(mig_ctx *c)
 	}
 	if (c->st.step == MIG_SWAPPED || c->st.step == MIG_DONE)
 	{
-		mig_buf		b = {0};
+		mig_script	b = {0};
 		bool		ok;
 
 		{
@@ -164,10 +171,10 @@ mig_rollback(mig_ctx *c)
 			PGresult   *res;
 			long		n;
 
-			mig_buf_printf(&q, "SELECT pg_catalog.count(*) FROM ONLY %s WHERE %s IS NULL"
+			mig_buf_printf(&q, "SELECT ARRAY[pg_catalog.count(*)::pg_catalog.text] FROM ONLY %s WHERE %s IS NULL"
 						   " AND NOT (SELECT a.attnotnull FROM pg_catalog.pg_attribute a WHERE a.attrelid = %u"
-						   " AND a.attname = $1)", c->t.qname, c->t.old_q, c->t.relid);
-			res = mig_query(c, q.s, 1, (const char *[]) {c->t.old_raw});
+						   " AND a.attname = $1[1])", c->t.qname, c->t.old_q, c->t.relid);
+			res = mig_read_as(c, MIG_AS_TABLE, q.s, 1, (const char *[]) {c->t.old_raw});
 			mig_buf_free(&q);
 			if (res == NULL)
 				return failed(c);
@@ -184,8 +191,8 @@ mig_rollback(mig_ctx *c)
 		mig_sql_unswap(c, &b);
 		fprintf(stderr, "chronoid: %s: restoring %s's old key (lock_timeout %lld ms)\n",
 				c->o->sub, c->t.qname, (long long) c->o->lock_timeout_ms);
-		ok = mig_ddl_txn(c, "restoring the old key", b.s);
-		mig_buf_free(&b);
+		ok = mig_ddl_script(c, "restoring the old key", &b, true);
+		mig_script_free(&b);
 		if (!ok)
 			return failed(c);
 		c->st.step = MIG_ROLLING;
@@ -207,7 +214,7 @@ mig_rollback(mig_ctx *c)
 int
 mig_finish(mig_ctx *c)
 {
-	mig_buf		b = {0};
+	mig_script	b = {0};
 	int			i;
 	bool		ok;
 
@@ -222,16 +229,19 @@ mig_finish(mig_ctx *c)
 	{
 		const mig_child *ch = &c->t.children[i];
 
-		mig_buf_printf(&b, "DROP TRIGGER IF EXISTS %s ON %s;\n", ch->trig_q, ch->qname);
-		mig_buf_printf(&b, "DROP FUNCTION IF EXISTS %s();\n", ch->fn_q);
+		mig_script_as(&b, i);
+		mig_script_printf(&b, "DROP TRIGGER IF EXISTS %s ON %s;\n", ch->trig_q, ch->qname);
 		if (ch->notnull)
-			mig_buf_printf(&b, "ALTER TABLE %s ALTER COLUMN %s DROP NOT NULL;\n", ch->qname, ch->old_q);
+			mig_script_printf(&b, "ALTER TABLE %s ALTER COLUMN %s DROP NOT NULL;\n", ch->qname, ch->old_q);
+		mig_script_as(&b, MIG_AS_ME);
+		mig_script_printf(&b, "DROP FUNCTION IF EXISTS %s();\n", ch->fn_q);
 	}
-	mig_buf_printf(&b, "DROP TABLE IF EXISTS %s;\n", c->t.map_q);
-	mig_buf_printf(&b, "DELETE FROM %s.migration_child WHERE relid = %u;\n", c->state_q, c->t.relid);
-	mig_buf_printf(&b, "DELETE FROM %s.migration WHERE relid = %u;\n", c->state_q, c->t.relid);
-	ok = mig_ddl_txn(c, "finishing the migration", b.s);
-	mig_buf_free(&b);
+	mig_script_as(&b, MIG_AS_ME);
+	mig_script_printf(&b, "DROP TABLE IF EXISTS %s;\n", c->t.map_q);
+	mig_script_printf(&b, "DELETE FROM %s.migration_child WHERE relid = %u;\n", c->state_q, c->t.relid);
+	mig_script_printf(&b, "DELETE FROM %s.migration WHERE relid = %u;\n", c->state_q, c->t.relid);
+	ok = mig_ddl_script(c, "finishing the migration", &b, true);
+	mig_script_free(&b);
 	if (!ok)
 		return failed(c);
 	if (c->st.step == MIG_CONVERTED)
