@@ -271,6 +271,16 @@ static bool
 fx_run_steps(fx_run *r, PGresult *steps)
 {
 	int			n = PQntuples(steps);
+	mig_txn		x;
+
+	/*
+	 * In the transaction begun by the caller.  A step that runs a table
+	 * owner's code (a rewrite re-checks CHECKs and domains, an index
+	 * evaluates its expressions, a foreign key its check) runs as that
+	 * owner (migrate_as_owner.c).
+	 */
+	if (!mig_txn_begin(&x, r->conn, true, -1, r->err, sizeof(r->err)))
+		return false;
 
 	printf("\nSwitching:\n");
 	for (int i = 0; i < n; i++)
@@ -282,13 +292,28 @@ fx_run_steps(fx_run *r, PGresult *steps)
 		bool		broken = false;
 		PGresult   *res;
 		char		line[512];
+		mig_owner	as;
 
+		memset(&as, 0, sizeof(as));
+		as.oid = (uint32_t) strtoul(PQgetvalue(steps, i, 5), NULL, 10);
+		snprintf(as.name_q, sizeof(as.name_q), "%s", PQgetvalue(steps, i, 6));
+		as.wrap = strcmp(PQgetvalue(steps, i, 7), "t") == 0;
+		snprintf(as.table, sizeof(as.table), "%s", PQgetvalue(steps, i, 8));
 		fflush(stdout);
-		res = cid_pq_script(r->conn, sql, 0, &broken, r->err, sizeof(r->err));
+		if (as.wrap)
+		{
+			/* A statement, no rows: the checks run as the tool. */
+			res = mig_txn_do(&x, &as, sql) ? PQmakeEmptyPGresult(r->conn, PGRES_COMMAND_OK) : NULL;
+			if (res == NULL)
+				res = PQmakeEmptyPGresult(r->conn, PGRES_FATAL_ERROR);
+		}
+		else
+			res = cid_pq_script(r->conn, sql, 0, &broken, r->err, sizeof(r->err));
 		if (res == NULL || !cid_pq_ok(res))
 		{
 			char		msg[2048];
-			bool		timeout = res != NULL && strcmp(cid_pq_sqlstate(res), "55P03") == 0;
+			bool		timeout = res != NULL && (strcmp(cid_pq_sqlstate(res), "55P03") == 0 ||
+											  strcmp(x.sqlstate, "55P03") == 0);
 
 			snprintf(msg, sizeof(msg), "%.2000s", r->err);
 			snprintf(r->err, sizeof(r->err), "step %d of %d (%s) failed: %s%s", i + 1, n,
@@ -296,6 +321,7 @@ fx_run_steps(fx_run *r, PGresult *steps)
 					 timeout ? "; another session holds a lock it needs: run it when that "
 					 "table is quiet, or give it longer (--lock-timeout)" : "");
 			PQclear(res);
+			free(x.settings);
 			return false;
 		}
 		if (expect && (PQntuples(res) != 1 || strcmp(PQgetvalue(res, 0, 0), "t") != 0))
@@ -304,11 +330,14 @@ fx_run_steps(fx_run *r, PGresult *steps)
 					 i + 1, n, one_line(line, sizeof(line), what),
 					 PQntuples(res) == 1 && !PQgetisnull(res, 0, 0) ? PQgetvalue(res, 0, 0) : "no row");
 			PQclear(res);
+			free(x.settings);
 			return false;
 		}
 		PQclear(res);
 		printf("  %3d. %s (%" PRId64 " ms)\n", i + 1, one_line(line, sizeof(line), what), now_ms() - t0);
 	}
+	/* The caller commits. */
+	free(x.settings);
 	return true;
 }
 
@@ -363,9 +392,10 @@ mig_from_extension(const mig_opts *o)
 	}
 	r.conn = cid_pq_connect(o->conninfo, "chronoid migrate from-extension", 10000,
 							r.err, sizeof(r.err));
-	if (r.conn == NULL)
+	if (r.conn == NULL || !mig_check_session(r.conn, r.err, sizeof(r.err)))
 	{
 		cli_error(FX_SUB, "%s", r.err);
+		PQfinish(r.conn);
 		return MIG_EXIT_FAIL;
 	}
 	rc = fx_preflight(&r, &preloaded_old);

@@ -49,6 +49,9 @@ fx_print_plan(PGresult *summary, PGresult *objects, PGresult *steps,
 		printf("       %s\n", flat(c, sizeof(c), PQgetvalue(steps, i, 1)));
 		printf("       lock: %s; expected: %s\n", flat(a, sizeof(a), PQgetvalue(steps, i, 2)),
 			   flat(b, sizeof(b), PQgetvalue(steps, i, 3)));
+		if (strcmp(PQgetvalue(steps, i, 7), "t") == 0)
+			printf("       as %s, the owner of %s (in a function of its own: its code never runs with your rights)\n",
+				   flat(a, sizeof(a), PQgetvalue(steps, i, 6)), flat(b, sizeof(b), PQgetvalue(steps, i, 8)));
 	}
 
 	printf("\nExpected duration: ");

@@ -309,7 +309,19 @@ const char	fx_objects_sql[] =
  * lock it takes, its expected duration, and whether it is a check that
  * must return true.
  */
-#define STEP_COLS "what, sql, lock, duration, expect_true"
+/*
+ * The last columns: the owner of the table a step's statement runs code
+ * on (a rewrite re-checks CHECKs and domains, an index evaluates its
+ * expressions, a foreign key its check), whose code runs as that owner
+ * (migrate_as_owner.c): its OID, quoted name, whether it is another role
+ * than the one logged in and no superuser, and the table; 0, '', false,
+ * '' for the others.
+ */
+#define STEP_COLS "what, sql, lock, duration, expect_true," \
+	" COALESCE(ow.relowner, 0), COALESCE(pg_catalog.quote_ident(pg_catalog.pg_get_userbyid(ow.relowner)), '')," \
+	" COALESCE(ow.relowner <> (SELECT r.oid FROM pg_catalog.pg_roles r WHERE r.rolname = SESSION_USER)" \
+	"   AND NOT (SELECT r.rolsuper FROM pg_catalog.pg_roles r WHERE r.oid = ow.relowner), false)," \
+	" COALESCE(s.orel, '')"
 #define EST(bytes) \
 	"CASE WHEN " bytes " < 52428800 THEN 'about a second or less' ELSE" \
 	" pg_catalog.format('about %s s (at 50 MB/s)', pg_catalog.round(" bytes " / " FX_RATE "))" \
@@ -320,47 +332,47 @@ const char	fx_steps_sql[] =
 /* 10: the defaults go first, so that nothing needs CASCADE */
 " SELECT 10 AS p, 0 AS n, rel || attname AS k, pg_catalog.format('drop the default of %s.%I', rel, attname) AS what,"
 "   pg_catalog.format('ALTER TABLE %s ALTER COLUMN %I DROP DEFAULT', rel, attname) AS sql,"
-"   'ACCESS EXCLUSIVE on table ' || rel AS lock, 'milliseconds (catalog only)' AS duration, false AS expect_true"
+"   'ACCESS EXCLUSIVE on table ' || rel AS lock, 'milliseconds (catalog only)' AS duration, false AS expect_true, NULL::pg_catalog.text AS orel"
 "   FROM pg_temp.fx_default WHERE attgenerated = '' AND relkind IN ('r', 'p')"
 /* 20: foreign keys between converted columns */
 " UNION ALL SELECT 20, 0, rel || conname, pg_catalog.format('drop foreign key %I on %s', conname, rel),"
 "   pg_catalog.format('ALTER TABLE %s DROP CONSTRAINT %I', rel, conname),"
-"   'ACCESS EXCLUSIVE on table ' || rel || ' and table ' || refrel, 'milliseconds (catalog only)', false"
+"   'ACCESS EXCLUSIVE on table ' || rel || ' and table ' || refrel, 'milliseconds (catalog only)', false, NULL"
 "   FROM pg_temp.fx_fk"
 /* 30: indexes on the old extension's code */
 " UNION ALL SELECT 30, 0, name, 'drop index ' || name, 'DROP INDEX ' || name,"
-"   'ACCESS EXCLUSIVE on table ' || rel, 'milliseconds (catalog only)', false FROM pg_temp.fx_index"
+"   'ACCESS EXCLUSIVE on table ' || rel, 'milliseconds (catalog only)', false, NULL FROM pg_temp.fx_index"
 /* 40: views, those on other views first */
 " UNION ALL SELECT 40, -depth, name, 'drop view ' || name, 'DROP VIEW ' || name,"
-"   'ACCESS EXCLUSIVE on view ' || name, 'milliseconds (catalog only)', false FROM pg_temp.fx_view"
+"   'ACCESS EXCLUSIVE on view ' || name, 'milliseconds (catalog only)', false, NULL FROM pg_temp.fx_view"
 /* 45: pgEdge: each sequence's last ID, now that no default mints */
 " UNION ALL SELECT 45, 0, '', 'read the last ID of every pgEdge sequence',"
 "   'UPDATE pg_temp.fx_seq SET last_id = pg_catalog.pg_sequence_last_value(seq::pg_catalog.regclass)',"
-"   'none (reads the sequences)', 'milliseconds', false FROM pg_temp.fx_ctx WHERE kind = 'pgedge'"
+"   'none (reads the sequences)', 'milliseconds', false, NULL FROM pg_temp.fx_ctx WHERE kind = 'pgedge'"
 " UNION ALL SELECT 45, 1, rel || attname, pg_catalog.format('read the highest ID in %s.%I', rel, attname),"
 "   pg_catalog.format('INSERT INTO pg_temp.fx_top SELECT pg_catalog.max(%I) FROM %s', attname, rel),"
 "   'ACCESS SHARE on table ' || rel || ' (already held)',"
-"   'milliseconds with an index on the column, else a scan of the table', false"
+"   'milliseconds with an index on the column, else a scan of the table', false, NULL"
 "   FROM pg_temp.fx_default, pg_temp.fx_ctx x"
 "  WHERE x.kind = 'pgedge' AND attgenerated = '' AND relkind IN ('r', 'p')"
 "    AND atttypid = 'pg_catalog.int8'::pg_catalog.regtype"
 /* 50: no column to convert: the old extension goes now */
 " UNION ALL SELECT 50, 0, '', pg_catalog.format('drop extension %I', extname),"
 "   pg_catalog.format('DROP EXTENSION %I', extname),"
-"   'ACCESS EXCLUSIVE on the extension''s objects', 'milliseconds (catalog only)', false"
+"   'ACCESS EXCLUSIVE on the extension''s objects', 'milliseconds (catalog only)', false, NULL"
 "   FROM pg_temp.fx_ctx WHERE NOT EXISTS (SELECT 1 FROM pg_temp.fx_column)"
 " UNION ALL SELECT 50, 1, '', 'drop schema snowflake (pgEdge''s, now empty)', 'DROP SCHEMA snowflake',"
-"   'ACCESS EXCLUSIVE on schema snowflake', 'milliseconds (catalog only)', false"
+"   'ACCESS EXCLUSIVE on schema snowflake', 'milliseconds (catalog only)', false, NULL"
 "   FROM pg_temp.fx_ctx WHERE kind = 'pgedge'"
 /* 50: columns to convert: the old extension's objects step aside until they are */
 " UNION ALL SELECT 50, 0, '', pg_catalog.format('create schema %I for the old extension''s objects', scratch),"
-"   pg_catalog.format('CREATE SCHEMA %I', scratch), 'none', 'milliseconds (catalog only)', false"
+"   pg_catalog.format('CREATE SCHEMA %I', scratch), 'none', 'milliseconds (catalog only)', false, NULL"
 "   FROM pg_temp.fx_ctx WHERE EXISTS (SELECT 1 FROM pg_temp.fx_column)"
 " UNION ALL SELECT 50, 1, '', pg_catalog.format('move the old extension''s %s objects in schema %I to schema %I',"
 "     pg_catalog.count(*), x.target, x.scratch),"
 "   pg_catalog.string_agg(pg_catalog.format('ALTER %s %s SET SCHEMA %I', pg_catalog.upper(o.type), o.identity, x.scratch),"
 "     '; ' ORDER BY o.type = 'type', o.type, o.identity),"
-"   'ACCESS EXCLUSIVE on each of those objects', 'milliseconds (catalog only)', false"
+"   'ACCESS EXCLUSIVE on each of those objects', 'milliseconds (catalog only)', false, NULL"
 "   FROM pg_temp.fx_member m, pg_catalog.pg_identify_object(m.classid, m.objid, 0) o, pg_temp.fx_ctx x"
 "  WHERE EXISTS (SELECT 1 FROM pg_temp.fx_column) AND o.schema = pg_catalog.quote_ident(x.target)"
 "    AND o.type IN ('function', 'procedure', 'aggregate', 'type', 'operator', 'operator class', 'operator family')"
@@ -370,7 +382,7 @@ const char	fx_steps_sql[] =
 /* 60: chronoid */
 " UNION ALL SELECT 60, 0, '', pg_catalog.format('create extension chronoid in schema %I', target),"
 "   pg_catalog.format('CREATE EXTENSION chronoid SCHEMA %I', target),"
-"   'none on tables', 'milliseconds (catalog only)', false FROM pg_temp.fx_ctx"
+"   'none on tables', 'milliseconds (catalog only)', false, NULL FROM pg_temp.fx_ctx"
 /* 70: one rewrite per table for all its converted columns */
 " UNION ALL SELECT 70, 0, rel, pg_catalog.format('convert %s of %s to chronoid''s type',"
 "     pg_catalog.string_agg(pg_catalog.quote_ident(attname), ', ' ORDER BY attnum), rel),"
@@ -379,59 +391,59 @@ const char	fx_steps_sql[] =
 "   pg_catalog.format('ACCESS EXCLUSIVE on table %s: rewrite of %s rows, %s, and of its indexes', rel,"
 "     CASE WHEN pg_catalog.min(rows) < 0 THEN 'unknown (never analyzed)' ELSE pg_catalog.min(rows)::pg_catalog.text END,"
 "     pg_catalog.pg_size_pretty(pg_catalog.min(bytes))),"
-"   " EST("pg_catalog.min(bytes)") ", false"
+"   " EST("pg_catalog.min(bytes)") ", false, rel"
 "   FROM pg_temp.fx_column GROUP BY rel"
 " UNION ALL SELECT 75, 0, '', pg_catalog.format('drop extension %I', extname),"
 "   pg_catalog.format('DROP EXTENSION %I', extname),"
-"   'ACCESS EXCLUSIVE on the extension''s objects', 'milliseconds (catalog only)', false"
+"   'ACCESS EXCLUSIVE on the extension''s objects', 'milliseconds (catalog only)', false, NULL"
 "   FROM pg_temp.fx_ctx WHERE EXISTS (SELECT 1 FROM pg_temp.fx_column)"
 " UNION ALL SELECT 75, 1, '', pg_catalog.format('drop schema %I', scratch), pg_catalog.format('DROP SCHEMA %I', scratch),"
-"   'none', 'milliseconds (catalog only)', false"
+"   'none', 'milliseconds (catalog only)', false, NULL"
 "   FROM pg_temp.fx_ctx WHERE EXISTS (SELECT 1 FROM pg_temp.fx_column)"
 /* 80: views again, as they were */
 " UNION ALL SELECT 80, depth * 10, name, 'create view ' || name,"
 "   pg_catalog.format('CREATE VIEW %s%s AS %s', name, CASE WHEN reloptions IS NULL THEN '' ELSE"
 "     pg_catalog.format(' WITH (%s)', pg_catalog.array_to_string(reloptions, ', ')) END, def),"
-"   'ACCESS EXCLUSIVE on view ' || name, 'milliseconds (catalog only)', false FROM pg_temp.fx_view"
+"   'ACCESS EXCLUSIVE on view ' || name, 'milliseconds (catalog only)', false, NULL FROM pg_temp.fx_view"
 " UNION ALL SELECT 80, depth * 10 + 1, name, pg_catalog.format('give view %s to %I', name, owner),"
 "   pg_catalog.format('ALTER VIEW %s OWNER TO %I', name, owner),"
-"   'ACCESS EXCLUSIVE on view ' || name, 'milliseconds (catalog only)', false FROM pg_temp.fx_view"
+"   'ACCESS EXCLUSIVE on view ' || name, 'milliseconds (catalog only)', false, NULL FROM pg_temp.fx_view"
 " UNION ALL SELECT 80, v.depth * 10 + 2, v.name || a.privilege_type,"
 "   pg_catalog.format('grant %s on view %s', a.privilege_type, v.name),"
 "   pg_catalog.format('GRANT %s ON %s TO %s%s', a.privilege_type, v.name,"
 "     CASE WHEN a.grantee = 0 THEN 'PUBLIC' ELSE pg_catalog.quote_ident(pg_catalog.pg_get_userbyid(a.grantee)) END,"
 "     CASE WHEN a.is_grantable THEN ' WITH GRANT OPTION' ELSE '' END),"
-"   'ACCESS EXCLUSIVE on view ' || v.name, 'milliseconds (catalog only)', false"
+"   'ACCESS EXCLUSIVE on view ' || v.name, 'milliseconds (catalog only)', false, NULL"
 "   FROM pg_temp.fx_view v, pg_catalog.pg_class c, pg_catalog.aclexplode(c.relacl) a"
 "  WHERE c.oid = v.oid AND a.grantee <> c.relowner"
 " UNION ALL SELECT 80, depth * 10 + 3, name, 'comment on view ' || name,"
 "   pg_catalog.format('COMMENT ON VIEW %s IS %L', name, comment),"
-"   'ACCESS EXCLUSIVE on view ' || name, 'milliseconds (catalog only)', false"
+"   'ACCESS EXCLUSIVE on view ' || name, 'milliseconds (catalog only)', false, NULL"
 "   FROM pg_temp.fx_view WHERE comment IS NOT NULL"
 " UNION ALL SELECT 80, v.depth * 10 + 4, v.name || a.attname,"
 "   pg_catalog.format('comment on column %s.%I', v.name, a.attname),"
 "   pg_catalog.format('COMMENT ON COLUMN %s.%I IS %L', v.name, a.attname, pg_catalog.col_description(v.oid, a.attnum)),"
-"   'ACCESS EXCLUSIVE on view ' || v.name, 'milliseconds (catalog only)', false"
+"   'ACCESS EXCLUSIVE on view ' || v.name, 'milliseconds (catalog only)', false, NULL"
 "   FROM pg_temp.fx_view v JOIN pg_catalog.pg_attribute a ON a.attrelid = v.oid AND a.attnum > 0"
 "  WHERE pg_catalog.col_description(v.oid, a.attnum) IS NOT NULL"
 " UNION ALL SELECT 80, depth * 10 + 5, name, pg_catalog.format('check the privileges of view %s', name),"
 "   pg_catalog.format('SELECT (SELECT pg_catalog.array_agg(a::pg_catalog.text ORDER BY a::pg_catalog.text)"
 " FROM pg_catalog.pg_class c, pg_catalog.unnest(COALESCE(c.relacl, pg_catalog.acldefault(''r'', c.relowner))) a"
 " WHERE c.oid = %L::pg_catalog.regclass) = %L::pg_catalog.text[]', name, acl),"
-"   'none', 'milliseconds', true FROM pg_temp.fx_view"
+"   'none', 'milliseconds', true, NULL FROM pg_temp.fx_view"
 /* 85: indexes again */
 " UNION ALL SELECT 85, 0, name, 'create index ' || name, def,"
 "   'SHARE on table ' || rel || ' (writes wait; reads go on): a scan of '"
 "     || CASE WHEN rows < 0 THEN 'unknown' ELSE rows::pg_catalog.text END || ' rows, '"
 "     || pg_catalog.pg_size_pretty(bytes),"
-"   " EST("bytes") ", false FROM pg_temp.fx_index"
+"   " EST("bytes") ", false, rel FROM pg_temp.fx_index"
 " UNION ALL SELECT 85, 1, name, 'comment on index ' || name,"
 "   pg_catalog.format('COMMENT ON INDEX %s IS %L', name, comment),"
-"   'ACCESS EXCLUSIVE on index ' || name, 'milliseconds (catalog only)', false"
+"   'ACCESS EXCLUSIVE on index ' || name, 'milliseconds (catalog only)', false, NULL"
 "   FROM pg_temp.fx_index WHERE comment IS NOT NULL"
 " UNION ALL SELECT 85, 2, name, pg_catalog.format('mark %s for CLUSTER', name),"
 "   pg_catalog.format('ALTER TABLE %s CLUSTER ON %I', rel, iname),"
-"   'ACCESS EXCLUSIVE on table ' || rel, 'milliseconds (catalog only)', false"
+"   'ACCESS EXCLUSIVE on table ' || rel, 'milliseconds (catalog only)', false, NULL"
 "   FROM pg_temp.fx_index WHERE indisclustered"
 /* 87: foreign keys again, validated */
 " UNION ALL SELECT 87, 0, rel || conname, pg_catalog.format('add foreign key %I on %s again', conname, rel),"
@@ -439,30 +451,30 @@ const char	fx_steps_sql[] =
 "   'SHARE ROW EXCLUSIVE on table ' || rel || ' and table ' || refrel || ': a check of '"
 "     || CASE WHEN rows < 0 THEN 'unknown' ELSE rows::pg_catalog.text END || ' rows, '"
 "     || pg_catalog.pg_size_pretty(bytes),"
-"   " EST("bytes") ", false FROM pg_temp.fx_fk"
+"   " EST("bytes") ", false, rel FROM pg_temp.fx_fk"
 " UNION ALL SELECT 87, 1, rel || conname, pg_catalog.format('comment on foreign key %I', conname),"
 "   pg_catalog.format('COMMENT ON CONSTRAINT %I ON %s IS %L', conname, rel, comment),"
-"   'ACCESS EXCLUSIVE on table ' || rel, 'milliseconds (catalog only)', false"
+"   'ACCESS EXCLUSIVE on table ' || rel, 'milliseconds (catalog only)', false, NULL"
 "   FROM pg_temp.fx_fk WHERE comment IS NOT NULL"
 /* 90: the defaults again, now resolving to chronoid's functions */
 " UNION ALL SELECT 90, 0, rel || attname, pg_catalog.format('set the default of %s.%I again', rel, attname),"
 "   pg_catalog.format('ALTER TABLE %s ALTER COLUMN %I SET DEFAULT %s', rel, attname, expr),"
-"   'ACCESS EXCLUSIVE on table ' || rel, 'milliseconds (catalog only)', false"
+"   'ACCESS EXCLUSIVE on table ' || rel, 'milliseconds (catalog only)', false, NULL"
 "   FROM pg_temp.fx_default WHERE attgenerated = '' AND relkind IN ('r', 'p')"
 /* 95: pgEdge's sequences, as docs/postgresql.md */
 " UNION ALL SELECT 95, 0, '', 'repair sequences pgEdge 2.4 and earlier left with a small MAXVALUE',"
-"   'SELECT snowflake.repair_sequences()', 'ROW EXCLUSIVE on each sequence it alters', 'milliseconds', false"
+"   'SELECT snowflake.repair_sequences()', 'ROW EXCLUSIVE on each sequence it alters', 'milliseconds', false, NULL"
 "   FROM pg_temp.fx_ctx WHERE kind = 'pgedge'"
 " UNION ALL SELECT 95, 1, '', 'continue every sequence above the highest old ID',"
 "   'SELECT pg_catalog.setval(s.seq::pg_catalog.regclass, (t.top >> 22 << 12) | (t.top & 4095))"
 " FROM pg_temp.fx_seq s, (SELECT GREATEST(pg_catalog.max(last_id), (SELECT pg_catalog.max(top) FROM pg_temp.fx_top)) AS top"
 " FROM pg_temp.fx_seq) t WHERE t.top IS NOT NULL',"
-"   'none (each sequence''s value)', 'milliseconds', false FROM pg_temp.fx_ctx WHERE kind = 'pgedge'"
+"   'none (each sequence''s value)', 'milliseconds', false, NULL FROM pg_temp.fx_ctx WHERE kind = 'pgedge'"
 " UNION ALL SELECT 95, 2, '', 'check: a new ID lies above every old one',"
 "   'SELECT snowflake.nextval() > (SELECT COALESCE(GREATEST(pg_catalog.max(last_id),"
 " (SELECT pg_catalog.max(top) FROM pg_temp.fx_top)), 0) FROM pg_temp.fx_seq)',"
-"   'none', 'milliseconds', true FROM pg_temp.fx_ctx WHERE kind = 'pgedge'"
-") s ORDER BY p, n, k";
+"   'none', 'milliseconds', true, NULL FROM pg_temp.fx_ctx WHERE kind = 'pgedge'"
+") s LEFT JOIN pg_catalog.pg_class ow ON ow.oid = s.orel::pg_catalog.regclass ORDER BY p, n, k";
 
 const char	fx_summary_sql[] =
 "SELECT x.extname, x.extversion, x.extnsp, x.target, pg_catalog.current_database(),"
