@@ -96,6 +96,14 @@ resolve(mig_ctx *c)
 "   WHERE k.relforcerowsecurity) b), '')"
 
 /*
+ * Rules that would turn the tool's UPDATEs into something else: the
+ * backfill would report rows it never set.
+ */
+#define INSTEAD_RULES_SQL \
+"COALESCE((SELECT pg_catalog.string_agg(pg_catalog.quote_ident(w.rulename), ', ') FROM pg_catalog.pg_rewrite w" \
+"   WHERE w.ev_class = k.oid AND w.is_instead AND w.ev_type IN ('2', '3')), '')"
+
+/*
  * The GRANTs a child's owner needs on the table ($1) when another role
  * owns it: USAGE on its schema, SELECT and REFERENCES on its key ($3),
  * "" when it has them.
@@ -187,7 +195,9 @@ static const char facts_sql[] =
 /* 34: the owner, and whether its code must run in a function of its own (migrate_as_owner.c) */
 "       k.relowner, pg_catalog.quote_ident(pg_catalog.pg_get_userbyid(k.relowner)), " WRAP_SQL ","
 /* 37: what a wrapped owner lacks for the move (deferred code, FORCE RLS), "" when nothing */
-"       " OWNER_BLOCKERS_SQL ""
+"       " OWNER_BLOCKERS_SQL ","
+/* 38 */
+"       " INSTEAD_RULES_SQL ""
 "  FROM pg_catalog.pg_class k JOIN pg_catalog.pg_namespace n ON n.oid = k.relnamespace"
 "  LEFT JOIN pg_catalog.pg_attribute a ON a.attrelid = k.oid AND a.attname = $2 AND a.attnum > 0 AND NOT a.attisdropped"
 "  LEFT JOIN pg_catalog.pg_attrdef d ON d.adrelid = k.oid AND d.adnum = a.attnum"
@@ -480,6 +490,12 @@ mig_inspect(mig_ctx *c, bool for_new)
 	}
 	t->rows_est = strtoll(V(4), NULL, 10);
 	t->bytes = strtoll(V(5), NULL, 10);
+	if (V(38)[0] != '\0')
+	{
+		snprintf(c->err, sizeof(c->err), "%s has rules that replace UPDATE or INSERT (DO INSTEAD: %s): the "
+				 "backfill's UPDATEs would not reach the table; drop them for the move", t->qname, V(38));
+		goto out;
+	}
 	if (for_new && strcmp(V(6), "t") == 0)
 	{
 		snprintf(c->err, sizeof(c->err), "%s takes part in table inheritance; not supported (docs/migrate.md)",
