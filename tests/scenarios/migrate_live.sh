@@ -22,6 +22,9 @@
 #     its new ID from the default at insert is in that log;
 #   - old rows' IDs carry created_at to the millisecond and sort below
 #     every ID minted live;
+#   - the tables, their triggers and sequences belong to an application
+#     role (app), the tool runs as the superuser: every step on them runs
+#     as app (docs/migrate.md "Trust"), as a DBA's move does;
 #   - writers are never blocked longer than the bound derived from
 #     --lock-timeout (the swap locks the parent and the child, each with
 #     lock_timeout: 2 x 500 ms, plus MIGRATE_SLACK_MS, default 1000, for a
@@ -185,6 +188,16 @@ INSERT INTO $s.parent (created_at)
 INSERT INTO $s.child (parent_id, v)
   SELECT id, 0 FROM $s.parent WHERE seq % 3 <> 0 UNION ALL SELECT id, 1 FROM $s.parent WHERE seq % 3 = 1;
 ANALYZE $s.parent, $s.child;
+-- The application's role owns it all; the tool (postgres) acts as it.
+DO \$\$BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'app') THEN CREATE ROLE app; END IF; END\$\$;
+DO \$\$DECLARE r record; BEGIN
+  FOR r IN SELECT c.oid::regclass AS n FROM pg_class c WHERE c.relnamespace = '$s'::regnamespace AND c.relkind = 'r' LOOP
+    EXECUTE format('ALTER TABLE %s OWNER TO app', r.n); END LOOP;
+  FOR r IN SELECT p.oid::regprocedure AS n FROM pg_proc p WHERE p.pronamespace = '$s'::regnamespace LOOP
+    EXECUTE format('ALTER FUNCTION %s OWNER TO app', r.n); END LOOP;
+END\$\$;
+ALTER SEQUENCE $s.parent_seq OWNER TO app;
+ALTER SCHEMA $s OWNER TO app;
 SQL
 }
 
