@@ -413,7 +413,7 @@ SQL
         snowflake) want="snowflake.get_node(o.id) = 9" ;;
         esac
         check "$to/$g: moved: every row has its new $to ID, every child joins it, the foreign key is validated" \
-            "$(q -d "$db" -c "SELECT format_type(a.atttypid, NULL) FROM pg_attribute a WHERE a.attrelid = '$T'::regclass AND a.attname = 'id'")|$(q -d "$db" -c "SET search_path = pg_catalog, public; SELECT bool_and($want) FROM $T o")|$(q -d "$db" -c "SELECT count(*) FROM $C c JOIN $T o ON o.id = c.order_id")|$(q -d "$db" -c "SELECT bool_and(convalidated) FROM pg_constraint WHERE conrelid = '$C'::regclass AND contype = 'f'")" \
+            "$(q -d "$db" -c "SELECT format_type(a.atttypid, NULL) FROM pg_attribute a WHERE a.attrelid = '$T'::regclass AND a.attname = 'id'")|$(q -d "$db" -c "SET search_path = pg_catalog, public; SELECT bool_and($want) FROM $T o")|$(q -d "$db" -c "SET search_path = pg_catalog, public; SELECT count(*) FROM $C c JOIN $T o ON o.id = c.order_id")|$(q -d "$db" -c "SELECT bool_and(convalidated) FROM pg_constraint WHERE conrelid = '$C'::regclass AND contype = 'f'")" \
             "$(case $to in uuidv7) echo uuid ;; ulid) echo public.ulid ;; snowflake) echo bigint ;; esac)|t|$(q -d "$db" -c "SELECT count(*) FROM $C WHERE order_id IS NOT NULL")|t"
     fi
 }
@@ -522,7 +522,7 @@ SQL
     out=$(as evil "$db" "ALTER TABLE shop.t ADD CONSTRAINT fx_check CHECK (id IS NOT NULL AND evil_s.rec('fx_check'));
         CREATE INDEX fx_idx ON shop.t ((evil_s.imm('fx_idx', id)));
         CREATE INDEX fx_pred ON shop.t (n) WHERE evil_s.imm('fx_pred', id);
-        ALTER TABLE shop.t ADD COLUMN fx_gen text GENERATED ALWAYS AS (evil_s.immt('fx_generated', id)) STORED;
+        ALTER TABLE shop.t ADD COLUMN fx_gen text GENERATED ALWAYS AS (evil_s.immt('fx_generated', n)) STORED;
         CREATE TRIGGER fx_trg BEFORE UPDATE ON shop.t FOR EACH ROW EXECUTE FUNCTION evil_s.trg('fx_trg')") &&
     out=$(as kid "$db" "ALTER TABLE shop.tc ADD CONSTRAINT fx_check_child CHECK (t_id IS NOT NULL AND kid_s.rec('fx_check_child'));
         CREATE INDEX fx_idx_child ON shop.tc ((kid_s.imm('fx_idx_child', t_id)))") ||
