@@ -167,6 +167,8 @@ if [ -x pg/test/run.sh ]; then
 fi
 [ -x pg/test/cluster/run.sh ] && run_tap cluster pg/test/cluster/run.sh
 
+# Each scenario runs what modes it needs itself (migrate_privilege.sh: the
+# server without and with chronoid preloaded, on one cluster).
 for extra in tests/scenarios/*.sh; do
     [ -x "$extra" ] && run_tap scenario "$extra"
 done

@@ -23,7 +23,7 @@
 # database owner who sets the database's role, and issue 21's three
 # reproductions as they are written.  Both modes: a server without and
 # with chronoid in shared_preload_libraries (pgEdge's stand-in in the
-# first only).  TAP; about 60 s per mode.  Binaries from $BUILD (default
+# first only).  TAP; about 130 s per mode on 2 CPUs.  Binaries from $BUILD (default
 # build/).  MIGRATE_PRIV_SEED repeats a run; MIGRATE_PRIV_MODES="plain"
 # runs one mode.
 set -uo pipefail
