@@ -467,9 +467,9 @@ ALTER TABLE shop.s OWNER TO evil; ALTER TABLE shop.sc OWNER TO kid; GRANT REFERE
 SQL
     as evil "$db" "CREATE TRIGGER serial_trg_upd BEFORE UPDATE ON shop.s FOR EACH ROW EXECUTE FUNCTION evil_s.trg('serial_trg_upd');
         ALTER TABLE shop.s ADD COLUMN serial_gen text GENERATED ALWAYS AS (evil_s.immt('serial_generated', n)) STORED;
-        ALTER TABLE shop.s ADD CONSTRAINT serial_check CHECK (evil_s.rec('serial_check'));
+        ALTER TABLE shop.s ADD CONSTRAINT serial_check CHECK (id IS NOT NULL AND evil_s.rec('serial_check'));
         CREATE INDEX serial_idx ON shop.s ((evil_s.imm('serial_idx', id)))" >/dev/null &&
-    as kid "$db" "ALTER TABLE shop.sc ADD CONSTRAINT serial_check_child CHECK (kid_s.rec('serial_check_child'));
+    as kid "$db" "ALTER TABLE shop.sc ADD CONSTRAINT serial_check_child CHECK (s_id IS NULL OR kid_s.rec('serial_check_child'));
         CREATE INDEX serial_idx_child ON shop.sc ((kid_s.imm('serial_idx_child', s_id)));
         ALTER TABLE shop.sc ADD COLUMN serial_gen_child text GENERATED ALWAYS AS (kid_s.immt('serial_generated_child', qty)) STORED" >/dev/null ||
         { not_ok "serial: hooks planted"; return; }
