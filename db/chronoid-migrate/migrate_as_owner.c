@@ -46,9 +46,9 @@ static const char settings_sql[] =
 "  FROM pg_catalog.pg_settings s WHERE pg_catalog.strpos(s.name, '.') OPERATOR(pg_catalog.=) 0";
 
 /*
- * What would run at COMMIT, after the owner's function returned: cursors
- * WITH HOLD, and deferrable triggers or constraints carrying code that is
- * not a superuser's, on tables written in this transaction (all tables
+ * What would run at COMMIT, after the owner's function returned:
+ * deferrable triggers or constraints carrying code that is not a
+ * superuser's, on tables written in this transaction (all tables
  * when the server does not count writes).  Foreign keys are absent on
  * purpose: PostgreSQL checks them as the referenced table's owner.
  */
@@ -56,9 +56,6 @@ static const char leftovers_sql[] =
 "WITH written AS (SELECT x.relid FROM pg_catalog.pg_stat_xact_all_tables x"
 "                  WHERE x.n_tup_ins + x.n_tup_upd + x.n_tup_del > 0),"
 "     su AS (SELECT r.oid FROM pg_catalog.pg_roles r WHERE r.rolsuper)"
-" SELECT pg_catalog.format('a cursor WITH HOLD (%s) is open, whose query would run at COMMIT', c.name)"
-"   FROM pg_catalog.pg_cursors c WHERE c.is_holdable"
-" UNION ALL"
 " SELECT pg_catalog.format('deferrable trigger %I on %s (owner %I) may run at COMMIT',"
 "        t.tgname, k.oid::pg_catalog.regclass, pg_catalog.pg_get_userbyid(k.relowner))"
 "   FROM pg_catalog.pg_trigger t JOIN pg_catalog.pg_class k ON k.oid = t.tgrelid"
@@ -75,6 +72,19 @@ static const char leftovers_sql[] =
 "    AND (i.indexprs IS NOT NULL OR i.indpred IS NOT NULL)"
 "    AND k.relowner NOT IN (SELECT oid FROM su)"
 "    AND (k.oid IN (SELECT relid FROM written) OR pg_catalog.current_setting('track_counts') = 'off')";
+
+/* Said once per run: an owner's code sets a session setting (restored each time). */
+static void
+restored_note(const mig_owner *as, const char *name)
+{
+	static bool said;
+
+	if (said)
+		return;
+	said = true;
+	fprintf(stderr, "chronoid: migrate: note: code of %s (owner of %s) changes the session's setting %s; "
+			"the tool sets it back after each of its statements\n", as->name_q, as->table, name);
+}
 
 static void
 set_err(mig_txn *x, const PGresult *res)
@@ -137,33 +147,123 @@ mig_txn_begin(mig_txn *x, PGconn *conn, bool in_txn, int64_t lock_timeout_ms, ch
 	return true;
 }
 
-/* The first line of a that differs from b's, as "name=value" (for the message). */
-static void
-first_change(char *out, size_t len, const char *before, const char *after)
+/* The value of setting name (a line "name=value") in snapshot, or NULL. */
+static const char *
+value_in(const char *snapshot, const char *name, size_t namelen, size_t *vlen)
 {
-	const char *a = after,
-			   *b = before;
+	const char *p = snapshot;
 
-	while (*a != '\0')
+	while (*p != '\0')
 	{
-		size_t		na = strcspn(a, "\n"),
-					nb = strcspn(b, "\n");
+		size_t		n = strcspn(p, "\n");
 
-		if (na != nb || strncmp(a, b, na) != 0)
+		if (n > namelen && p[namelen] == '=' && strncmp(p, name, namelen) == 0)
 		{
-			snprintf(out, len, "%.*s", (int) (na < 200 ? na : 200), a);
-			return;
+			*vlen = n - namelen - 1;
+			return p + namelen + 1;
 		}
-		a += na + (a[na] == '\n');
-		b += nb + (b[nb] == '\n');
+		p += n + (p[n] == '\n');
 	}
-	snprintf(out, len, "a setting");
+	return NULL;
 }
 
 /*
- * After as's code ran: the settings as they were, the wrapper dropped,
- * nothing left to run at COMMIT.  false with err set; the caller rolls
- * back.
+ * Every setting of now that differs from before set back to before's value
+ * (set_config: a qualified function, no operator, safe whatever the
+ * search path is); *changed receives the first one's name.  false with
+ * err set when one cannot be.
+ */
+static bool
+restore_settings(mig_txn *x, const mig_owner *as, const char *now, char *changed, size_t changedlen)
+{
+	const char *p = now;
+
+	changed[0] = '\0';
+	while (*p != '\0')
+	{
+		size_t		n = strcspn(p, "\n");
+		size_t		namelen = strcspn(p, "=");
+		size_t		vlen = 0;
+		const char *was;
+
+		if (namelen < n)
+		{
+			was = value_in(x->settings, p, namelen, &vlen);
+			if (was == NULL || vlen != n - namelen - 1 || strncmp(was, p + namelen + 1, vlen) != 0)
+			{
+				char	   *name = strndup(p, namelen);
+				char	   *value = was != NULL ? strndup(was, vlen) : NULL;
+				const char *params[2] = {name, value};
+				bool		broken;
+				PGresult   *res;
+
+				if (changed[0] == '\0')
+					snprintf(changed, changedlen, "%s", name != NULL ? name : "?");
+				res = value == NULL ? NULL :
+					cid_pq_exec(x->conn, "SELECT pg_catalog.set_config($1, $2, false)", 2, params, 0,
+								&broken, x->err, x->errlen);
+				if (!cid_pq_ok(res))
+				{
+					char		msg[512];
+
+					snprintf(msg, sizeof(msg), "%s", value == NULL ? "it was not set before" : x->err);
+					snprintf(x->err, x->errlen, "code of %s (owner of %s) changed the session's setting %s, "
+							 "which cannot be set back (%s); nothing of this step was kept",
+							 as->name_q, as->table, name != NULL ? name : "?", msg);
+					snprintf(x->sqlstate, sizeof(x->sqlstate), "42501");
+					PQclear(res);
+					free(name);
+					free(value);
+					return false;
+				}
+				PQclear(res);
+				free(name);
+				free(value);
+			}
+		}
+		p += n + (p[n] == '\n');
+	}
+	return true;
+}
+
+/*
+ * Cursors WITH HOLD the owner's code left open: closed (their query would
+ * go on at COMMIT with the tool's rights).  false with err set.
+ */
+static bool
+close_held_cursors(mig_txn *x)
+{
+	bool		broken;
+	PGresult   *res = cid_pq_exec(x->conn, "SELECT pg_catalog.quote_ident(c.name) FROM pg_catalog.pg_cursors c"
+								  " WHERE c.is_holdable", 0, NULL, 0, &broken, x->err, x->errlen);
+	int			i;
+
+	if (!cid_pq_ok(res))
+	{
+		set_err(x, res);
+		PQclear(res);
+		return false;
+	}
+	for (i = 0; i < PQntuples(res); i++)
+	{
+		char		sql[300];
+
+		snprintf(sql, sizeof(sql), "CLOSE %s", PQgetvalue(res, i, 0));
+		if (!cid_pq_do(x->conn, sql, 0, x->err, x->errlen))
+		{
+			PQclear(res);
+			return false;
+		}
+	}
+	PQclear(res);
+	return true;
+}
+
+/*
+ * After as's code ran, before anything of the tool's is parsed: every
+ * setting it changed set back, the wrapper dropped, its cursors WITH HOLD
+ * closed, and nothing of someone else's code left to run at COMMIT.
+ * false with err set; the caller rolls back.
  */
 static bool
 after_owner_code(mig_txn *x, const mig_owner *as, const char *fn)
@@ -177,18 +277,28 @@ after_owner_code(mig_txn *x, const mig_owner *as, const char *fn)
 		return false;
 	if (strcmp(now, x->settings) != 0)
 	{
-		char		what[256];
+		char		changed[128];
+		bool		ok = restore_settings(x, as, now, changed, sizeof(changed));
 
-		first_change(what, sizeof(what), x->settings, now);
 		free(now);
-		snprintf(x->err, x->errlen, "code of %s (owner of %s) changed the session's setting %s: the tool's "
-				 "next statements would have run under it with the tool's rights; nothing of this step "
-				 "was kept (find the trigger, default, CHECK or policy that sets it)",
-				 as->name_q, as->table, what);
-		snprintf(x->sqlstate, sizeof(x->sqlstate), "42501");
-		return false;
+		if (!ok)
+			return false;
+		now = settings_now(x);
+		if (now == NULL)
+			return false;
+		if (strcmp(now, x->settings) != 0)
+		{
+			free(now);
+			snprintf(x->err, x->errlen, "code of %s (owner of %s) changed the session's setting %s, which "
+					 "could not be set back; nothing of this step was kept", as->name_q, as->table, changed);
+			snprintf(x->sqlstate, sizeof(x->sqlstate), "42501");
+			return false;
+		}
+		restored_note(as, changed);
 	}
 	free(now);
+	if (!close_held_cursors(x))
+		return false;
 	if (asprintf(&sql, "DROP FUNCTION %s(pg_catalog.text, pg_catalog.text[]);\n%s", fn, leftovers_sql) < 0)
 	{
 		snprintf(x->err, x->errlen, "out of memory");

@@ -96,12 +96,14 @@ resolve(mig_ctx *c)
 "   WHERE k.relforcerowsecurity) b), '')"
 
 /*
- * Rules that would turn the tool's UPDATEs into something else: the
- * backfill would report rows it never set.
+ * Rules on UPDATE: an INSTEAD rule turns the tool's UPDATEs into something
+ * else (the backfill would count rows it never set), and PostgreSQL
+ * refuses any rule on a table that a WITH ... UPDATE writes, which is how
+ * every batch is sent.
  */
-#define INSTEAD_RULES_SQL \
+#define UPDATE_RULES_SQL \
 "COALESCE((SELECT pg_catalog.string_agg(pg_catalog.quote_ident(w.rulename), ', ') FROM pg_catalog.pg_rewrite w" \
-"   WHERE w.ev_class = k.oid AND w.is_instead AND w.ev_type IN ('2', '3')), '')"
+"   WHERE w.ev_class = k.oid AND w.ev_type = '2'), '')"
 
 /*
  * The GRANTs a child's owner needs on the table ($1) when another role
@@ -122,6 +124,11 @@ resolve(mig_ctx *c)
 "   THEN pg_catalog.format('GRANT SELECT (%I), REFERENCES (%I) ON %s TO %I;'," \
 "        (SELECT b.attname FROM pg_catalog.pg_attribute b WHERE b.attrelid = $1::pg_catalog.oid AND b.attnum = $2::pg_catalog.int2)," \
 "        (SELECT b.attname FROM pg_catalog.pg_attribute b WHERE b.attrelid = $1::pg_catalog.oid AND b.attnum = $2::pg_catalog.int2)," \
+"        $1::pg_catalog.oid::pg_catalog.regclass, pg_catalog.pg_get_userbyid(k.relowner)) END," \
+"  CASE WHEN (SELECT x.relrowsecurity FROM pg_catalog.pg_class x WHERE x.oid = $1::pg_catalog.oid)" \
+"        AND NOT (SELECT r.rolbypassrls FROM pg_catalog.pg_roles r WHERE r.oid = k.relowner)" \
+"   THEN pg_catalog.format('a policy that lets %I read every row of %s, which has row level security" \
+" (CREATE POLICY ... FOR SELECT TO %I USING (true))', pg_catalog.pg_get_userbyid(k.relowner)," \
 "        $1::pg_catalog.oid::pg_catalog.regclass, pg_catalog.pg_get_userbyid(k.relowner)) END) END"
 
 /*
@@ -197,7 +204,7 @@ static const char facts_sql[] =
 /* 37: what a wrapped owner lacks for the move (deferred code, FORCE RLS), "" when nothing */
 "       " OWNER_BLOCKERS_SQL ","
 /* 38 */
-"       " INSTEAD_RULES_SQL ""
+"       " UPDATE_RULES_SQL ""
 "  FROM pg_catalog.pg_class k JOIN pg_catalog.pg_namespace n ON n.oid = k.relnamespace"
 "  LEFT JOIN pg_catalog.pg_attribute a ON a.attrelid = k.oid AND a.attname = $2 AND a.attnum > 0 AND NOT a.attisdropped"
 "  LEFT JOIN pg_catalog.pg_attrdef d ON d.adrelid = k.oid AND d.adnum = a.attnum"
@@ -229,7 +236,9 @@ static const char children_sql[] =
 "       k.relowner, pg_catalog.quote_ident(pg_catalog.pg_get_userbyid(k.relowner)), " WRAP_SQL ","
 "       " OWNER_BLOCKERS_SQL ","
 /* 26: what the child's owner lacks on the table (its sync function and backfill read it; its key is re-pointed) */
-"       " CHILD_GRANTS_SQL ""
+"       " CHILD_GRANTS_SQL ","
+/* 27 */
+"       " UPDATE_RULES_SQL ""
 "  FROM pg_catalog.pg_constraint f JOIN pg_catalog.pg_class k ON k.oid = f.conrelid"
 "  JOIN pg_catalog.pg_attribute a ON a.attrelid = f.conrelid AND a.attnum = f.conkey[1]"
 " WHERE f.contype = 'f' AND f.confrelid = $1::pg_catalog.oid"
@@ -342,10 +351,19 @@ children_from_catalog(mig_ctx *c, const char *keyattnum, bool for_new)
 			PQclear(res);
 			return false;
 		}
-		if (for_new && V(26)[0] != '\0')
+		if (for_new && !c->t.convert && V(27)[0] != '\0')
+		{
+			snprintf(c->err, sizeof(c->err), "table %s (owner %s), which references %s, has rules on UPDATE "
+					 "(%s): filling its new column cannot go through them; drop them for the move (as %s), "
+					 "and create them again after it", V(1), V(11), c->t.qname, V(27), V(11));
+			PQclear(res);
+			return false;
+		}
+		/* The sequence road reads no child: its grants do not matter there. */
+		if (for_new && !c->t.convert && V(26)[0] != '\0')
 		{
 			snprintf(c->err, sizeof(c->err), "table %s references %s (foreign key %s) and belongs to %s, who "
-					 "cannot read or reference %s's key: the move runs %s's part as %s; grant it first: %s",
+					 "cannot read or reference %s's key: the move runs %s's part as %s, which needs first: %s",
 					 V(1), c->t.qname, V(2), V(11), c->t.qname, V(1), V(11), V(26));
 			PQclear(res);
 			return false;
@@ -490,10 +508,11 @@ mig_inspect(mig_ctx *c, bool for_new)
 	}
 	t->rows_est = strtoll(V(4), NULL, 10);
 	t->bytes = strtoll(V(5), NULL, 10);
-	if (V(38)[0] != '\0')
+	if (V(38)[0] != '\0' && (!c->st.exists || c->st.step < MIG_CHILDREN))
 	{
-		snprintf(c->err, sizeof(c->err), "%s has rules that replace UPDATE or INSERT (DO INSTEAD: %s): the "
-				 "backfill's UPDATEs would not reach the table; drop them for the move", t->qname, V(38));
+		snprintf(c->err, sizeof(c->err), "%s (owner %s) has rules on UPDATE (%s): the backfill's UPDATEs "
+				 "cannot go through them; drop them for the move (as %s), and create them again after it",
+				 t->qname, V(35), V(38), V(35));
 		goto out;
 	}
 	if (for_new && strcmp(V(6), "t") == 0)
@@ -626,6 +645,31 @@ mig_inspect(mig_ctx *c, bool for_new)
 		ok = mig_children_load(c);
 	else
 		ok = children_from_catalog(c, keyattnum, for_new);
+	if (ok && for_new && t->convert && strcmp(t->keytype, "integer") == 0)
+	{
+		int			i;
+
+		/*
+		 * convert_sequence_to_snowflake() widens the key and every foreign
+		 * key to it in one call, which runs as the table's owner: a child
+		 * of another role's it could not alter, and must not as you.
+		 */
+		for (i = 0; i < t->nchildren; i++)
+		{
+			const mig_child *ch = &t->children[i];
+
+			if (ch->owner.oid != t->owner.oid && (ch->owner.wrap || t->owner.wrap))
+			{
+				snprintf(c->err, sizeof(c->err), "%s is integer: moving it to snowflakes widens it and %s.%s "
+						 "to bigint in one call, run as %s (the owner of %s), but %s belongs to %s; widen it "
+						 "first as %s (ALTER TABLE %s ALTER COLUMN %s TYPE bigint), or give both tables one owner",
+						 t->key_q, ch->qname, ch->fk_q, t->owner.name_q, t->qname, ch->qname, ch->owner.name_q,
+						 ch->owner.name_q, ch->qname, ch->fk_q);
+				ok = false;
+				break;
+			}
+		}
+	}
 out:
 	PQclear(res);
 	return ok;

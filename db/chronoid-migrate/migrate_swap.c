@@ -107,6 +107,57 @@ mig_swap(mig_ctx *c)
 	return MIG_EXIT_OK;
 }
 
+/*
+ * What the owner made since run that depends on a column the rollback
+ * drops (a generated column, a view): named, with its owner, before
+ * anything is dropped.  false with c->err set.
+ */
+static bool
+nothing_depends_on_new(mig_ctx *c, uint32_t relid, const char *qname, const char *col, const mig_owner *o)
+{
+	char		r[16];
+	const char *params[2] = {r, col};
+	PGresult   *res;
+	bool		ok;
+
+	snprintf(r, sizeof(r), "%u", relid);
+	res = mig_query(c, "SELECT pg_catalog.string_agg(pg_catalog.pg_describe_object(d.classid, d.objid, d.objsubid), ', ')"
+					" FROM pg_catalog.pg_depend d JOIN pg_catalog.pg_attribute a"
+					"   ON a.attrelid = d.refobjid AND a.attnum = d.refobjsubid"
+					" WHERE d.refclassid = 'pg_catalog.pg_class'::pg_catalog.regclass AND d.refobjid = $1::pg_catalog.oid"
+					"   AND a.attname = $2 AND d.deptype = 'n'"
+					/*
+					 * Not the foreign keys rollback re-points itself, nor the
+					 * table's own constraints, which DROP COLUMN drops with it
+					 * (said below).
+					 */
+					"   AND NOT (d.classid = 'pg_catalog.pg_constraint'::pg_catalog.regclass AND d.objid IN"
+					"        (SELECT f.oid FROM pg_catalog.pg_constraint f WHERE f.contype = 'f' OR f.conrelid = $1::pg_catalog.oid))",
+					2, params);
+	if (res == NULL)
+		return false;
+	ok = PQgetisnull(res, 0, 0);
+	if (!ok)
+		snprintf(c->err, sizeof(c->err), "%s depends on %s.%s, which rollback drops (the migration added it); "
+				 "%s made it since run: drop or change it first (as %s), then roll back",
+				 PQgetvalue(res, 0, 0), qname, col, o->name_q, o->name_q);
+	PQclear(res);
+	if (!ok)
+		return false;
+	res = mig_query(c, "SELECT pg_catalog.string_agg(pg_catalog.quote_ident(n.conname), ', ')"
+					" FROM pg_catalog.pg_constraint n JOIN pg_catalog.pg_attribute a"
+					"   ON a.attrelid = n.conrelid AND a.attnum = ANY (n.conkey)"
+					" WHERE n.conrelid = $1::pg_catalog.oid AND a.attname = $2 AND n.contype <> 'f'"
+					"   AND n.conname !~ '^chronoid_mig_'", 2, params);
+	if (res == NULL)
+		return false;
+	if (!PQgetisnull(res, 0, 0))
+		fprintf(stderr, "chronoid: %s: note: %s's constraints on %s.%s (%s) go with the column, as DROP COLUMN does\n",
+				c->o->sub, o->name_q, qname, col, PQgetvalue(res, 0, 0));
+	PQclear(res);
+	return true;
+}
+
 /* Everything run added, gone; each statement safe to repeat. */
 static bool
 drop_leftovers(mig_ctx *c, bool swapped_back)
@@ -115,6 +166,18 @@ drop_leftovers(mig_ctx *c, bool swapped_back)
 	mig_buf		b = {0};
 	int			i;
 	bool		ok;
+
+	if (!nothing_depends_on_new(c, c->t.relid, c->t.qname, c->t.new_raw, &c->t.owner))
+		return false;
+	for (i = 0; i < c->t.nchildren; i++)
+	{
+		char		col[MIG_NAME + 8];
+
+		snprintf(col, sizeof(col), "%s_new", c->t.children[i].fk_raw);
+		if (!nothing_depends_on_new(c, c->t.children[i].relid, c->t.children[i].qname, col,
+									&c->t.children[i].owner))
+			return false;
+	}
 
 	for (i = 0; i < c->t.nchildren; i++)
 	{
@@ -188,6 +251,9 @@ mig_rollback(mig_ctx *c)
 				return failed(c);
 			}
 		}
+		/* After the swap the column rollback drops is the key (it becomes <key>_new again). */
+		if (!nothing_depends_on_new(c, c->t.relid, c->t.qname, c->t.key_raw, &c->t.owner))
+			return failed(c);
 		mig_sql_unswap(c, &b);
 		fprintf(stderr, "chronoid: %s: restoring %s's old key (lock_timeout %lld ms)\n",
 				c->o->sub, c->t.qname, (long long) c->o->lock_timeout_ms);
