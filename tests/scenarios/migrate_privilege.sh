@@ -199,10 +199,10 @@ for ev in INSERT UPDATE DELETE TRUNCATE; do
     done
 done
 HOOKS+=$(cat <<'ROWS'
-ctrg_deferred_parent|parent|ctrg|both|moved|CREATE CONSTRAINT TRIGGER @X@ AFTER INSERT OR UPDATE OR DELETE ON @T@ DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION @O@.trg('@X@')
-ctrg_deferred_child|child|ctrg|both|moved|CREATE CONSTRAINT TRIGGER @X@ AFTER INSERT OR UPDATE OR DELETE ON @T@ DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION @O@.trg('@X@')
-ctrg_immediate_parent|parent|ctrg|both|moved|CREATE CONSTRAINT TRIGGER @X@ AFTER INSERT OR UPDATE OR DELETE ON @T@ DEFERRABLE INITIALLY IMMEDIATE FOR EACH ROW EXECUTE FUNCTION @O@.trg('@X@')
-ctrg_immediate_child|child|ctrg|both|moved|CREATE CONSTRAINT TRIGGER @X@ AFTER INSERT OR UPDATE OR DELETE ON @T@ DEFERRABLE INITIALLY IMMEDIATE FOR EACH ROW EXECUTE FUNCTION @O@.trg('@X@')
+ctrg_deferred_parent|parent|ctrg|both|refused|CREATE CONSTRAINT TRIGGER @X@ AFTER INSERT OR UPDATE OR DELETE ON @T@ DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION @O@.trg('@X@')
+ctrg_deferred_child|child|ctrg|both|refused|CREATE CONSTRAINT TRIGGER @X@ AFTER INSERT OR UPDATE OR DELETE ON @T@ DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION @O@.trg('@X@')
+ctrg_immediate_parent|parent|ctrg|both|refused|CREATE CONSTRAINT TRIGGER @X@ AFTER INSERT OR UPDATE OR DELETE ON @T@ DEFERRABLE INITIALLY IMMEDIATE FOR EACH ROW EXECUTE FUNCTION @O@.trg('@X@')
+ctrg_immediate_child|child|ctrg|both|refused|CREATE CONSTRAINT TRIGGER @X@ AFTER INSERT OR UPDATE OR DELETE ON @T@ DEFERRABLE INITIALLY IMMEDIATE FOR EACH ROW EXECUTE FUNCTION @O@.trg('@X@')
 idx_expr_parent|parent|idx|both|moved|CREATE INDEX @X@ ON @T@ ((@O@.imm('@X@', @C@)))
 idx_expr_child|child|idx|both|moved|CREATE INDEX @X@ ON @T@ ((@O@.imm('@X@', @C@)))
 idx_key_parent|parent|idx|both|moved|CREATE INDEX @X@ ON @T@ ((@O@.imm('@X@', @KN@)))
@@ -223,10 +223,10 @@ generated_parent|parent|col|both|moved|ALTER TABLE @T@ ADD COLUMN @X@ text GENER
 generated_child|child|col|both|moved|ALTER TABLE @T@ ADD COLUMN @X@ text GENERATED ALWAYS AS (@O@.immt('@X@', note)) STORED
 generated_keynew_parent|parent|genkey|mid|refused|ALTER TABLE @T@ ADD COLUMN @X@ text GENERATED ALWAYS AS (@O@.immt('@X@', @KN@)) STORED
 generated_keynew_child|child|genkey|mid|refused|ALTER TABLE @T@ ADD COLUMN @X@ text GENERATED ALWAYS AS (@O@.immt('@X@', @KN@)) STORED
-rls_parent|parent|rls|both|moved|ALTER TABLE @T@ ENABLE ROW LEVEL SECURITY; CREATE POLICY @X@ ON @T@ USING (@O@.rec('@X@')) WITH CHECK (@O@.rec('@X@'))
-rls_child|child|rls|both|moved|ALTER TABLE @T@ ENABLE ROW LEVEL SECURITY; CREATE POLICY @X@ ON @T@ USING (@O@.rec('@X@')) WITH CHECK (@O@.rec('@X@'))
-rls_force_parent|parent|rlsforce|both|moved|ALTER TABLE @T@ ENABLE ROW LEVEL SECURITY, FORCE ROW LEVEL SECURITY; CREATE POLICY @X@ ON @T@ USING (@O@.rec('@X@')) WITH CHECK (@O@.rec('@X@'))
-rls_force_child|child|rlsforce|both|moved|ALTER TABLE @T@ ENABLE ROW LEVEL SECURITY, FORCE ROW LEVEL SECURITY; CREATE POLICY @X@ ON @T@ USING (@O@.rec('@X@')) WITH CHECK (@O@.rec('@X@'))
+rls_parent|parent|rls|both|refused|ALTER TABLE @T@ ENABLE ROW LEVEL SECURITY; CREATE POLICY @X@ ON @T@ USING (@O@.rec('@X@')) WITH CHECK (@O@.rec('@X@'))
+rls_child|child|rlschild|both|moved|ALTER TABLE @T@ ENABLE ROW LEVEL SECURITY; CREATE POLICY @X@ ON @T@ USING (@O@.rec('@X@')) WITH CHECK (@O@.rec('@X@'))
+rls_force_parent|parent|rlsforce|both|refused|ALTER TABLE @T@ ENABLE ROW LEVEL SECURITY, FORCE ROW LEVEL SECURITY; CREATE POLICY @X@ ON @T@ USING (@O@.rec('@X@')) WITH CHECK (@O@.rec('@X@'))
+rls_force_child|child|rlsforce|both|refused|ALTER TABLE @T@ ENABLE ROW LEVEL SECURITY, FORCE ROW LEVEL SECURITY; CREATE POLICY @X@ ON @T@ USING (@O@.rec('@X@')) WITH CHECK (@O@.rec('@X@'))
 rule_update_parent|parent|rule|both|refused|CREATE RULE @X@ AS ON UPDATE TO @T@ DO ALSO SELECT @O@.rec('@X@')
 rule_update_child|child|rule|both|refused|CREATE RULE @X@ AS ON UPDATE TO @T@ DO ALSO SELECT @O@.rec('@X@')
 rule_insert_child|child|rule|both|refused|CREATE RULE @X@ AS ON INSERT TO @T@ DO ALSO SELECT @O@.rec('@X@')
@@ -456,46 +456,78 @@ expect_db_rows() {
 }
 
 # --- the serial road -----------------------------------------------------------
+# serial_case DB CHILD_OWNER EXPECT: an integer serial key (evil's) and a
+# child of CHILD_OWNER's referencing it, both with hooks, moved --to
+# snowflake: convert_sequence_to_snowflake() widens both to bigint in one
+# call, as evil, so a child of kid's is refused (naming kid) and one of
+# evil's moves.
 serial_case() {
-    local db=$1 out rc off sub
-    q -d "$db" <<'SQL' >"$work/serial.log" || { not_ok "serial: tables"; diag <"$work/serial.log"; return; }
-CREATE TABLE shop.s (id serial PRIMARY KEY, n int, note text);
-INSERT INTO shop.s (n, note) SELECT g, 'o' || g FROM generate_series(1, 12) g;
-CREATE TABLE shop.sc (k serial PRIMARY KEY, s_id int REFERENCES shop.s, qty int);
-INSERT INTO shop.sc (s_id, qty) SELECT id, n FROM shop.s;
-ALTER TABLE shop.s OWNER TO evil; ALTER TABLE shop.sc OWNER TO kid; GRANT REFERENCES (id) ON shop.s TO kid;
+    local db=$1 co=$2 expect=$3 S=shop.s_$2 SC=shop.sc_$2 out rc off sub
+    q -d "$db" <<SQL >"$work/serial.log" || { not_ok "serial/$co: tables"; diag <"$work/serial.log"; return; }
+CREATE TABLE $S (id serial PRIMARY KEY, n int, note text);
+INSERT INTO $S (n, note) SELECT g, 'o' || g FROM generate_series(1, 12) g;
+CREATE TABLE $SC (k serial PRIMARY KEY, s_id int REFERENCES $S, qty int);
+INSERT INTO $SC (s_id, qty) SELECT id, n FROM $S;
+ALTER TABLE $S OWNER TO evil; ALTER TABLE $SC OWNER TO $co; GRANT REFERENCES (id) ON $S TO $co;
 SQL
-    as evil "$db" "CREATE TRIGGER serial_trg_upd BEFORE UPDATE ON shop.s FOR EACH ROW EXECUTE FUNCTION evil_s.trg('serial_trg_upd');
-        ALTER TABLE shop.s ADD COLUMN serial_gen text GENERATED ALWAYS AS (evil_s.immt('serial_generated', n)) STORED;
-        ALTER TABLE shop.s ADD CONSTRAINT serial_check CHECK (id IS NOT NULL AND evil_s.rec('serial_check'));
-        CREATE INDEX serial_idx ON shop.s ((evil_s.imm('serial_idx', id)))" >/dev/null &&
-    as kid "$db" "ALTER TABLE shop.sc ADD CONSTRAINT serial_check_child CHECK (s_id IS NULL OR kid_s.rec('serial_check_child'));
-        CREATE INDEX serial_idx_child ON shop.sc ((kid_s.imm('serial_idx_child', s_id)));
-        ALTER TABLE shop.sc ADD COLUMN serial_gen_child text GENERATED ALWAYS AS (kid_s.immt('serial_generated_child', qty)) STORED" >/dev/null ||
-        { not_ok "serial: hooks planted"; return; }
+    as evil "$db" "CREATE TRIGGER serial_trg_upd BEFORE UPDATE ON $S FOR EACH ROW EXECUTE FUNCTION evil_s.trg('serial_trg_upd');
+        ALTER TABLE $S ADD COLUMN serial_gen text GENERATED ALWAYS AS (evil_s.immt('serial_generated', n)) STORED;
+        ALTER TABLE $S ADD CONSTRAINT serial_check CHECK (id IS NOT NULL AND evil_s.rec('serial_check'));
+        CREATE INDEX ON $S ((evil_s.imm('serial_idx', id)))" >/dev/null &&
+    as "$co" "$db" "ALTER TABLE $SC ADD CONSTRAINT serial_check_child CHECK (s_id IS NULL OR ${co}_s.rec('serial_check_child'));
+        CREATE INDEX ON $SC ((${co}_s.imm('serial_idx_child', s_id)));
+        ALTER TABLE $SC ADD COLUMN serial_gen_child text GENERATED ALWAYS AS (${co}_s.immt('serial_generated_child', qty)) STORED" >/dev/null ||
+        { not_ok "serial/$co: hooks planted"; return; }
     outcome=moved
     for sub in plan run status swap rollback finish; do
         off=$(logsize)
         if [ "$sub" = plan ] || [ "$sub" = run ]; then
-            out=$(mig "$sub" --table shop.s --to snowflake --no-progress -d "dbname=$db"); rc=$?
+            out=$(mig "$sub" --table "$S" --to snowflake --no-progress -d "dbname=$db"); rc=$?
         else
-            out=$(mig "$sub" --table shop.s -d "dbname=$db"); rc=$?
+            out=$(mig "$sub" --table "$S" -d "dbname=$db"); rc=$?
         fi
-        verdict "serial/$sub" "$db" "$off"
-        if [ "$sub" = run ] && [ $rc -ne 0 ]; then
-            if [ $rc -eq 1 ] && grep -qwE "evil|kid" <<<"$out"; then outcome=refused; else outcome="failed (exit $rc)"; fi
-            diag "serial: run: exit $rc: $(tail -n 3 <<<"$out")"
+        verdict "serial/$co/$sub" "$db" "$off"
+        if { [ "$sub" = plan ] || [ "$sub" = run ]; } && [ $rc -ne 0 ]; then
+            if [ $rc -eq 1 ] && grep -qw "$co" <<<"$out"; then outcome=refused; else outcome="failed (exit $rc)"; fi
+            diag "serial/$co: $sub: exit $rc: $(tail -n 3 <<<"$out")"
             break
         fi
     done
-    check "serial: every row and child row still there" \
-        "$(q -d "$db" -c "SELECT count(*) FROM shop.s")|$(q -d "$db" -c "SELECT count(*) FROM shop.sc c JOIN shop.s s ON s.id = c.s_id")" "12|12"
+    check "serial/$co: every row and child row still there" \
+        "$(q -d "$db" -c "SELECT count(*) FROM $S")|$(q -d "$db" -c "SELECT count(*) FROM $SC c JOIN $S s ON s.id = c.s_id")" "12|12"
     if [ "$outcome" = moved ]; then
-        check "serial: moved: bigint keys, new rows get snowflakes (inserted by evil)" \
-            "$(q -d "$db" -c "SELECT format_type(atttypid, NULL) FROM pg_attribute WHERE attrelid = 'shop.s'::regclass AND attname = 'id'")|$(as evil "$db" "SET search_path = pg_catalog, public; INSERT INTO shop.s (n, note) VALUES (0, 'new') RETURNING snowflake.get_node(id)" | head -n 1)" "bigint|9"
-    else
-        not_ok "serial: outcome $outcome (expected moved)"
+        check "serial/$co: moved: bigint keys, new rows get snowflakes (inserted by evil)" \
+            "$(q -d "$db" -c "SELECT format_type(atttypid, NULL) FROM pg_attribute WHERE attrelid = '$S'::regclass AND attname = 'id'")|$(as evil "$db" "SET search_path = pg_catalog, public; INSERT INTO $S (n, note) VALUES (0, 'new') RETURNING snowflake.get_node(id)" | head -n 1)" "bigint|9"
     fi
+    if [ "${outcome%% *}" = "$expect" ]; then
+        ok "serial/$co: outcome $outcome (expected $expect)"
+    else
+        not_ok "serial/$co: outcome $outcome (expected $expect)"
+    fi
+}
+
+# noselect_case: kid owns a child but may not read the parent's key: plan
+# refuses, naming kid and the GRANT it needs; nothing changes.
+noselect_case() {
+    local db=priv_noselect out rc before
+    newdb "$db" >/dev/null || { not_ok "noselect: a database"; return; }
+    q -d "$db" -c "CREATE TABLE shop.o (id uuid PRIMARY KEY DEFAULT gen_random_uuid(), n int);
+        INSERT INTO shop.o (n) SELECT g FROM generate_series(1, 12) g;
+        CREATE TABLE shop.i (k serial PRIMARY KEY, order_id uuid REFERENCES shop.o);
+        INSERT INTO shop.i (order_id) SELECT id FROM shop.o;
+        ALTER TABLE shop.o OWNER TO evil; ALTER TABLE shop.i OWNER TO kid; GRANT REFERENCES (id) ON shop.o TO kid" >/dev/null
+    before=$(q -d "$db" -c "SELECT count(*) FROM pg_attribute WHERE attrelid IN ('shop.o'::regclass, 'shop.i'::regclass) AND attnum > 0")
+    for sub in plan run; do
+        out=$(mig "$sub" --table shop.o --to uuidv7 --no-progress -d "dbname=$db"); rc=$?
+        if [ $rc -eq 1 ] && grep -q "kid" <<<"$out" && grep -q "GRANT SELECT (id)" <<<"$out"; then
+            ok "noselect: $sub refused, naming kid and the GRANT it needs"
+        else
+            not_ok "noselect: $sub refused, naming kid and the GRANT it needs" "exit $rc: $out"
+        fi
+    done
+    check "noselect: nothing changed" \
+        "$(q -d "$db" -c "SELECT count(*) FROM pg_attribute WHERE attrelid IN ('shop.o'::regclass, 'shop.i'::regclass) AND attnum > 0")" "$before"
+    dropdb "$db" >/dev/null 2>&1
 }
 
 # --- from-extension -------------------------------------------------------------
@@ -643,12 +675,12 @@ for mode in $modes; do
     first=
     M="$mode: "
     diag "=== mode $mode"
-    # uuidv7: a pair per group (kid may read the parents' keys); ulid and
-    # snowflake: every hook expected to move, on one pair (kid may not).
+    # uuidv7: a pair per group; ulid and snowflake: every hook expected to
+    # move, on one pair.  kid may read the parents' keys (noselect_case: not).
     for to in uuidv7 ulid snowflake; do
         db=priv_$to
         rm -f "$work/$db.hooks" "$work/$db.select"
-        if ! out=$(newdb "$db" "$([ "$to" = uuidv7 ] && echo select)"); then
+        if ! out=$(newdb "$db" select); then
             not_ok "$mode/$to: a database owned by dbo with its hooks" "$out"
             continue
         fi
@@ -663,7 +695,10 @@ for mode in $modes; do
             pair "$db" "$g" "$to"
             expect_rows "$db" "$g" "$to"
         done
-        [ "$to" = uuidv7 ] && serial_case "$db"
+        if [ "$to" = uuidv7 ]; then
+            serial_case "$db" kid refused
+            serial_case "$db" evil moved
+        fi
         expect_db_rows "$db" "$to"
         dropdb "$db" >/dev/null 2>&1
     done
@@ -671,6 +706,7 @@ for mode in $modes; do
     fx_case pgx_ulid
     if [ "$mode" = plain ]; then fx_case pgedge; else skip "fx/pgedge" "chronoid is preloaded: pgEdge's library cannot load beside it"; fi
     dborole_case
+    noselect_case
     repro
     diag "mode $mode: $((SECONDS - t0)) s"
 done
