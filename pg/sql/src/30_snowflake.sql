@@ -28,6 +28,7 @@ GRANT USAGE ON SEQUENCE snowflake.id_seq TO PUBLIC;
 -- pg_dump keeps its state (as pgEdge's).
 SELECT pg_catalog.pg_extension_config_dump('snowflake.id_seq', '');
 
+
 CREATE FUNCTION snowflake.nextval(pg_catalog.regclass DEFAULT 'snowflake.id_seq'::pg_catalog.regclass)
 RETURNS pg_catalog.int8
 AS 'MODULE_PATHNAME', 'chronoid_snowflake_nextval'
@@ -114,6 +115,7 @@ DECLARE
 	v_todo oid[] := '{}';
 	v_todo_att int2[] := '{}';
 	v_i int4;
+	v_incr int8;
 BEGIN
 	SELECT n.nspname, c.relname INTO v_seqschema, v_seqname
 	  FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
@@ -150,12 +152,13 @@ BEGIN
 		-- identity (which drops its sequence), recreate it standalone.
 		EXECUTE format('SELECT last_value, is_called FROM %s', v_seqqual)
 			INTO v_last, v_called;
+		SELECT s.seqincrement INTO v_incr FROM pg_sequence s WHERE s.seqrelid = p_seqid;
 		v_cmd := format('ALTER TABLE %s ALTER COLUMN %I DROP IDENTITY',
 						r.attrelid::regclass::text, r.attname);
 		RAISE NOTICE 'EXECUTE %', v_cmd;
 		EXECUTE v_cmd;
-		v_cmd := format('CREATE SEQUENCE %s AS bigint INCREMENT BY 1 CACHE 1 OWNED BY %s.%I',
-						v_seqqual, r.attrelid::regclass::text, r.attname);
+		v_cmd := format('CREATE SEQUENCE %s AS bigint INCREMENT BY %s CACHE 1 OWNED BY %s.%I',
+						v_seqqual, greatest(v_incr, 1), r.attrelid::regclass::text, r.attname);
 		RAISE NOTICE 'EXECUTE %', v_cmd;
 		EXECUTE v_cmd;
 		v_newseq := to_regclass(v_seqqual);
@@ -193,8 +196,14 @@ BEGIN
 								v_owner.attrelid::regclass::text, v_owner.attname, v_seqqual, v_seqqual);
 	END IF;
 
-	-- The sequence holds ms << 12 | counter from now on.
-	v_cmd := format('ALTER SEQUENCE %s AS bigint INCREMENT BY 1 NO MAXVALUE CACHE 1 NO CYCLE', v_seqqual);
+	-- The sequence holds ms << 12 | counter from now on.  Its INCREMENT
+	-- stays, as pgEdge keeps it: it is the step between a millisecond's
+	-- counts (an application taking blocks of that size, Hibernate's
+	-- allocation size, goes on working); only a descending sequence, which
+	-- snowflake.nextval() refuses, is turned to INCREMENT BY 1.
+	SELECT s.seqincrement INTO v_incr FROM pg_sequence s WHERE s.seqrelid = p_seqid;
+	v_cmd := format('ALTER SEQUENCE %s AS bigint%s NO MAXVALUE CACHE 1 NO CYCLE', v_seqqual,
+					CASE WHEN v_incr < 0 THEN ' INCREMENT BY 1' ELSE '' END);
 	RAISE NOTICE 'EXECUTE %', v_cmd;
 	EXECUTE v_cmd;
 

@@ -1,0 +1,181 @@
+-- chronoid 0.5.0 -> 0.6.0: snowflake.convert_sequence_to_snowflake()
+-- keeps the sequence's INCREMENT, as pgEdge snowflake 2.6 does (0.5.0 set
+-- it to 1, which broke applications that take blocks of IDs of that size).
+
+\echo Use "ALTER EXTENSION chronoid UPDATE TO '0.6.0'" to load this file. \quit
+
+CREATE OR REPLACE FUNCTION @extschema@.chronoid_version()
+RETURNS pg_catalog.text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$ SELECT '0.6.0'::pg_catalog.text $$;
+CREATE OR REPLACE FUNCTION snowflake.convert_sequence_to_snowflake(p_seqid pg_catalog.regclass,
+														 force pg_catalog.bool DEFAULT false)
+RETURNS pg_catalog.int4
+LANGUAGE plpgsql VOLATILE STRICT
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+	v_seqschema name;
+	v_seqname name;
+	v_seqqual text;
+	v_last int8;
+	v_called bool;
+	v_changes int4 := 0;
+	v_newseq regclass;
+	v_cmd text;
+	v_owner record;
+	r record;
+	w record;
+	v_todo oid[] := '{}';
+	v_todo_att int2[] := '{}';
+	v_i int4;
+	v_incr int8;
+BEGIN
+	SELECT n.nspname, c.relname INTO v_seqschema, v_seqname
+	  FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+	 WHERE c.oid = p_seqid AND c.relkind = 'S';
+	IF NOT FOUND AND NOT EXISTS (SELECT 1 FROM pg_class WHERE oid = p_seqid) THEN
+		RAISE EXCEPTION 'relation with OID % does not exist', p_seqid::oid
+			USING ERRCODE = 'undefined_table';
+	END IF;
+	IF NOT FOUND THEN
+		RAISE EXCEPTION '"%" is not a sequence', p_seqid::text
+			USING ERRCODE = 'wrong_object_type';
+	END IF;
+	v_seqqual := format('%I.%I', v_seqschema, v_seqname);
+
+	-- Identity columns: the sequence belongs to the column and only core
+	-- nextval() may feed it; converting means dropping the identity.
+	FOR r IN
+		SELECT a.attrelid, a.attname, a.attidentity
+		  FROM pg_depend d
+		  JOIN pg_attribute a ON a.attrelid = d.refobjid AND a.attnum = d.refobjsubid
+		 WHERE d.classid = 'pg_class'::regclass AND d.objid = p_seqid
+		   AND d.refclassid = 'pg_class'::regclass AND d.deptype = 'i'
+		   AND a.attidentity <> ''
+	LOOP
+		IF NOT force THEN
+			RAISE EXCEPTION 'sequence % belongs to identity column %.%',
+				v_seqqual, r.attrelid::regclass::text, quote_ident(r.attname)
+				USING ERRCODE = 'object_not_in_prerequisite_state',
+					  DETAIL = 'An identity column owns its sequence and takes values only from core nextval(); a DEFAULT of snowflake.nextval() needs the identity dropped.',
+					  HINT = format('Call snowflake.convert_sequence_to_snowflake(%L, force => true) to drop the identity and keep the sequence as a standalone one owned by the column.', v_seqqual);
+		END IF;
+
+		-- Keep the sequence's name and position: read it, drop the
+		-- identity (which drops its sequence), recreate it standalone.
+		EXECUTE format('SELECT last_value, is_called FROM %s', v_seqqual)
+			INTO v_last, v_called;
+		SELECT s.seqincrement INTO v_incr FROM pg_sequence s WHERE s.seqrelid = p_seqid;
+		v_cmd := format('ALTER TABLE %s ALTER COLUMN %I DROP IDENTITY',
+						r.attrelid::regclass::text, r.attname);
+		RAISE NOTICE 'EXECUTE %', v_cmd;
+		EXECUTE v_cmd;
+		v_cmd := format('CREATE SEQUENCE %s AS bigint INCREMENT BY %s CACHE 1 OWNED BY %s.%I',
+						v_seqqual, greatest(v_incr, 1), r.attrelid::regclass::text, r.attname);
+		RAISE NOTICE 'EXECUTE %', v_cmd;
+		EXECUTE v_cmd;
+		v_newseq := to_regclass(v_seqqual);
+		PERFORM pg_catalog.setval(v_newseq, greatest(v_last, 1), v_called);
+		v_cmd := format('ALTER TABLE %s ALTER COLUMN %I SET DEFAULT pg_catalog.nextval(%L::pg_catalog.regclass)',
+						r.attrelid::regclass::text, r.attname, v_seqqual);
+		RAISE NOTICE 'EXECUTE %', v_cmd;
+		EXECUTE v_cmd;
+		p_seqid := v_newseq;
+	END LOOP;
+
+	-- The column that owns the sequence (OWNED BY: a serial's, or the
+	-- former identity's), if any.  Its default must be nextval() of the
+	-- sequence: a constant or no default there means the sequence is not
+	-- what fills the column, and pgEdge refuses that too.  Already
+	-- snowflake.nextval() of it: converted before, nothing to do there.
+	SELECT a.attrelid, a.attnum, a.attname, pg_get_expr(ad.adbin, ad.adrelid) AS dflt
+	  INTO v_owner
+	  FROM pg_depend d
+	  JOIN pg_attribute a ON a.attrelid = d.refobjid AND a.attnum = d.refobjsubid
+	  LEFT JOIN pg_attrdef ad ON ad.adrelid = a.attrelid AND ad.adnum = a.attnum
+	 WHERE d.classid = 'pg_class'::regclass AND d.objid = p_seqid
+	   AND d.refclassid = 'pg_class'::regclass AND d.deptype = 'a'
+	   AND d.refobjsubid > 0 AND NOT a.attisdropped;
+	IF FOUND AND v_owner.dflt IS DISTINCT FROM format('nextval(%L::regclass)', v_seqqual)
+			 AND v_owner.dflt IS DISTINCT FROM format('snowflake.nextval(%L::regclass)', v_seqqual) THEN
+		RAISE EXCEPTION 'definition of DEFAULT value for column "%" of relation "%" does not correspond serial or bigserial type: "%"',
+			v_owner.attname, v_owner.attrelid::regclass::text, coalesce(v_owner.dflt, '')
+			USING ERRCODE = 'object_not_in_prerequisite_state',
+				  DETAIL = CASE WHEN v_owner.dflt IS NULL
+								THEN format('Sequence %s is owned by that column, which has no default.', v_seqqual)
+								ELSE format('Sequence %s is owned by that column, whose default is %s, not nextval() of the sequence.',
+											v_seqqual, v_owner.dflt) END,
+				  HINT = format('Give the column its default back (ALTER TABLE %s ALTER COLUMN %I SET DEFAULT nextval(%L)), or detach the sequence (ALTER SEQUENCE %s OWNED BY NONE).',
+								v_owner.attrelid::regclass::text, v_owner.attname, v_seqqual, v_seqqual);
+	END IF;
+
+	-- The sequence holds ms << 12 | counter from now on.  Its INCREMENT
+	-- stays, as pgEdge keeps it: it is the step between a millisecond's
+	-- counts (an application taking blocks of that size, Hibernate's
+	-- allocation size, goes on working); only a descending sequence, which
+	-- snowflake.nextval() refuses, is turned to INCREMENT BY 1.
+	SELECT s.seqincrement INTO v_incr FROM pg_sequence s WHERE s.seqrelid = p_seqid;
+	v_cmd := format('ALTER SEQUENCE %s AS bigint%s NO MAXVALUE CACHE 1 NO CYCLE', v_seqqual,
+					CASE WHEN v_incr < 0 THEN ' INCREMENT BY 1' ELSE '' END);
+	RAISE NOTICE 'EXECUTE %', v_cmd;
+	EXECUTE v_cmd;
+
+	-- Every column whose default is core nextval() of this sequence.  A
+	-- switched default counts on a column that does not own the sequence
+	-- (pgEdge counts only the owning column's type changes).
+	FOR r IN
+		SELECT ad.adrelid, a.attnum, a.attname, a.atttypid
+		  FROM pg_attrdef ad
+		  JOIN pg_depend d ON d.classid = 'pg_attrdef'::regclass AND d.objid = ad.oid
+		  JOIN pg_attribute a ON a.attrelid = ad.adrelid AND a.attnum = ad.adnum
+		 WHERE d.refclassid = 'pg_class'::regclass AND d.refobjid = p_seqid
+		   AND pg_get_expr(ad.adbin, ad.adrelid) LIKE 'nextval(%'
+		 ORDER BY ad.adrelid, a.attnum
+	LOOP
+		v_todo := v_todo || r.adrelid;
+		v_todo_att := v_todo_att || r.attnum;
+		v_cmd := format('ALTER TABLE %s ALTER COLUMN %I SET DEFAULT snowflake.nextval(%L::pg_catalog.regclass)',
+						r.adrelid::regclass::text, r.attname, v_seqqual);
+		RAISE NOTICE 'EXECUTE %', v_cmd;
+		EXECUTE v_cmd;
+		IF v_owner IS NULL OR r.adrelid <> v_owner.attrelid OR r.attnum <> v_owner.attnum THEN
+			v_changes := v_changes + 1;
+		END IF;
+	END LOOP;
+
+	-- Widen those columns to bigint, then every column that references a
+	-- widened one through a foreign key, transitively.
+	v_i := 1;
+	WHILE v_i <= coalesce(array_length(v_todo, 1), 0) LOOP
+		SELECT a.attrelid, a.attname, a.atttypid INTO w
+		  FROM pg_attribute a
+		 WHERE a.attrelid = v_todo[v_i] AND a.attnum = v_todo_att[v_i];
+		IF w.atttypid IN ('int2'::regtype, 'int4'::regtype) THEN
+			v_cmd := format('ALTER TABLE %s ALTER COLUMN %I TYPE bigint',
+							w.attrelid::regclass::text, w.attname);
+			RAISE NOTICE 'EXECUTE %', v_cmd;
+			EXECUTE v_cmd;
+			v_changes := v_changes + 1;
+		END IF;
+		FOR r IN
+			SELECT DISTINCT c.conrelid, c.conkey[k.i] AS attnum
+			  FROM pg_constraint c
+			  CROSS JOIN LATERAL generate_subscripts(c.confkey, 1) AS k(i)
+			 WHERE c.contype = 'f' AND c.confrelid = v_todo[v_i]
+			   AND c.confkey[k.i] = v_todo_att[v_i]
+		LOOP
+			IF NOT EXISTS (SELECT 1 FROM unnest(v_todo, v_todo_att) AS t(rel, att)
+							WHERE t.rel = r.conrelid AND t.att = r.attnum) THEN
+				v_todo := v_todo || r.conrelid;
+				v_todo_att := v_todo_att || r.attnum;
+			END IF;
+		END LOOP;
+		v_i := v_i + 1;
+	END LOOP;
+
+	RETURN v_changes;
+END
+$fn$;
+
