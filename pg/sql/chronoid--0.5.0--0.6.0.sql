@@ -1,6 +1,8 @@
 -- chronoid 0.5.0 -> 0.6.0: snowflake.convert_sequence_to_snowflake()
 -- keeps the sequence's INCREMENT, as pgEdge snowflake 2.6 does (0.5.0 set
 -- it to 1, which broke applications that take blocks of IDs of that size).
+-- And the database owner may pg_dump the database: SELECT on the dumped
+-- sequences for pg_database_owner.
 
 \echo Use "ALTER EXTENSION chronoid UPDATE TO '0.6.0'" to load this file. \quit
 
@@ -179,3 +181,15 @@ BEGIN
 END
 $fn$;
 
+-- The database owner's pg_dump: SELECT on the two dumped sequences and
+-- UPDATE on snowflake.id_seq (a floor) for pg_database_owner, as in the
+-- install script (0.5.0 left an owner's pg_dump failing on
+-- snowflake.id_seq).
+DO $grant$
+BEGIN
+	IF EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname OPERATOR(pg_catalog.=) 'pg_database_owner') THEN
+		GRANT SELECT ON SEQUENCE snowflake.node_mark TO pg_database_owner;
+		GRANT SELECT, UPDATE ON SEQUENCE snowflake.id_seq TO pg_database_owner;
+	END IF;
+END
+$grant$;

@@ -28,6 +28,21 @@ GRANT USAGE ON SEQUENCE snowflake.id_seq TO PUBLIC;
 -- pg_dump keeps its state (as pgEdge's).
 SELECT pg_catalog.pg_extension_config_dump('snowflake.id_seq', '');
 
+-- pg_dump reads both sequences above (SELECT last_value, is_called), so a
+-- role that may not read them cannot dump the database.  The database's
+-- owner (PostgreSQL 14+'s pg_database_owner, whoever installed the
+-- extension) may read both and set snowflake.id_seq, which is only a
+-- floor for its own next ID (anyone may mint from it; moving it back is
+-- harmless, forward is bounded by snowflake.max_run_ahead).  The mark
+-- stays unwritable: only a superuser may move it.
+DO $grant$
+BEGIN
+	IF EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname OPERATOR(pg_catalog.=) 'pg_database_owner') THEN
+		GRANT SELECT ON SEQUENCE snowflake.node_mark TO pg_database_owner;
+		GRANT SELECT, UPDATE ON SEQUENCE snowflake.id_seq TO pg_database_owner;
+	END IF;
+END
+$grant$;
 
 CREATE FUNCTION snowflake.nextval(pg_catalog.regclass DEFAULT 'snowflake.id_seq'::pg_catalog.regclass)
 RETURNS pg_catalog.int8

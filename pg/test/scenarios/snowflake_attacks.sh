@@ -87,7 +87,15 @@ for r in sf_attacker sf_dbowner; do
     # The ID space's mark.
     denied "$r" "SELECT setval('snowflake.node_mark', 1)"
     denied "$r" "SELECT nextval('snowflake.node_mark')"
-    denied "$r" "SELECT last_value FROM snowflake.node_mark"
+    if [ "$r" = sf_attacker ]; then
+        denied "$r" "SELECT last_value FROM snowflake.node_mark"
+    else
+        # The owner reads it (pg_database_owner, 14+), for its pg_dump
+        # (snowflake_dump.sh); reading moves nothing.
+        check "$r reads the mark (its pg_dump needs it) and nothing else" \
+            "$(as "$r" "SELECT last_value > 0 FROM snowflake.node_mark")" \
+            "$([ "$(q -c "SHOW server_version_num")" -ge 140000 ] && echo t || echo 'ERROR:  permission denied for sequence node_mark')"
+    fi
     out=$(as "$r" "BEGIN; LOCK TABLE snowflake.node_mark IN ACCESS EXCLUSIVE MODE; COMMIT")
     check "$r cannot lock the mark" "$([[ $out == *ERROR* ]] && echo t || echo "$out")"
     denied "$r" "ALTER SEQUENCE snowflake.node_mark RESTART"
@@ -103,6 +111,14 @@ for r in sf_attacker sf_dbowner; do
         -c "SELECT snowflake.get_node(snowflake.nextval())" -c "SHOW snowflake.max_run_ahead" 2>/dev/null | tail -n 1)
     check "$r may not widen snowflake.max_run_ahead for its session" "$out" 1s
 done
+# SELECT granted on a sequence lets nobody mint from it, move it or the
+# mark: snowflake.nextval() needs USAGE or UPDATE, as core nextval().
+q -c "CREATE SEQUENCE sf_sel_only; GRANT SELECT ON sf_sel_only TO sf_attacker" >/dev/null
+denied sf_attacker "SELECT snowflake.nextval('sf_sel_only')"
+denied sf_attacker "SELECT setval('sf_sel_only', 1)"
+denied sf_attacker "SELECT setval('snowflake.id_seq', 1)"
+check "SELECT on a sequence reads it, and that is all" "$(as sf_attacker "SELECT last_value FROM sf_sel_only")" 1
+q -c "DROP SEQUENCE sf_sel_only" >/dev/null
 out=$(as sf_attacker "SELECT snowflake.nextval('snowflake.node_mark')")
 check "snowflake.nextval() of the mark is refused" \
     "$([[ $out == *ERROR* ]] && echo t || echo "$out")"

@@ -68,6 +68,83 @@ q -d "$dst" -c "INSERT INTO t_default (v) VALUES (0); INSERT INTO t_conv (v) VAL
 check "restored database mints IDs above every dumped one" \
     "$(q -d "$dst" -c "SELECT (SELECT max(id) FROM t_default) > $max_default AND (SELECT max(id) FROM t_conv) > $max_conv AND (SELECT count(*) FROM t_default) = 1001")"
 
+# The database's owner: the extension is trusted, so the owner installs it
+# and must be able to dump the database as itself (0.5.0: "permission
+# denied for sequence id_seq").  pg_database_owner (14+) may read the two
+# dumped sequences; another role may read neither, and SELECT on them lets
+# nobody mint from the mark or move it.
+own=sf_dump_owner
+osrc=sf_scenario_owner_src
+odst=sf_scenario_owner_dst
+odump=$CHRONOID_TMP/sf_owner.sql
+for d in "$osrc" "$odst"; do "$PGBIN/dropdb" --if-exists "$d" >/dev/null 2>&1; done
+q -c "DROP ROLE IF EXISTS $own" -c "DROP ROLE IF EXISTS sf_dump_other" -c "CREATE ROLE $own LOGIN" -c "CREATE ROLE sf_dump_other LOGIN" >/dev/null
+"$PGBIN/createdb" -O "$own" "$osrc"
+q -U "$own" -d "$osrc" -c "CREATE EXTENSION chronoid" \
+    -c "CREATE TABLE t_own (id int8 PRIMARY KEY DEFAULT snowflake.nextval(), v int4)" >/dev/null
+# A superuser mints (the owner may not set snowflake.node), an hour ahead
+# of the clock, so that only the mark keeps a restore's IDs above them.
+q -d "$osrc" >/dev/null <<'SQL'
+SELECT setval('snowflake.id_seq',
+              ((extract(epoch FROM clock_timestamp()) * 1000)::int8
+               - 1672531200000 + 3600000) << 12);
+INSERT INTO t_own (v) SELECT g FROM generate_series(1, 500) g;
+SELECT setval('snowflake.id_seq', 1, false);
+SQL
+omax=$(q -d "$osrc" -c "SELECT max(id) FROM t_own")
+omark=$(q -d "$osrc" -c "SELECT last_value FROM snowflake.node_mark")
+srv=$(q -c "SHOW server_version_num")
+if [ "$srv" -ge 140000 ]; then
+    if "$PGBIN/pg_dump" -U "$own" -d "$osrc" -f "$odump" 2>"$odump.err"; then
+        ok "the database owner's pg_dump works"
+    else
+        not_ok "the database owner's pg_dump works"
+        sed 's/^/# /' "$odump.err"
+    fi
+    check "  ... and it holds the mark, the default sequence and the rows" \
+        "$(grep -c -e "setval('snowflake.node_mark', $omark, true)" -e "setval('snowflake.id_seq', 1, false)" -e "^COPY public.t_own " "$odump")" 3
+    check "the owner reads the mark and the default sequence" \
+        "$(q -U "$own" -d "$osrc" -c "SELECT (SELECT last_value FROM snowflake.node_mark) = $omark AND (SELECT NOT is_called FROM snowflake.id_seq)")"
+    out=$(q -U sf_dump_other -d "$osrc" -c "SELECT last_value FROM snowflake.node_mark" 2>&1)
+    check "another role may not read the mark" "$([[ $out == *"permission denied"* ]] && echo t || echo "$out")"
+    out=$("$PGBIN/pg_dump" -U sf_dump_other -d "$osrc" -f /dev/null 2>&1)
+    check "another role's pg_dump is refused (it may not read them)" "$([[ $out == *"permission denied"* ]] && echo t || echo "$out")"
+    for stmt in "SELECT setval('snowflake.node_mark', 1)" "SELECT nextval('snowflake.node_mark')" \
+        "SELECT snowflake.nextval('snowflake.node_mark')" "ALTER SEQUENCE snowflake.node_mark RESTART"; do
+        out=$(PGOPTIONS="-c snowflake.node=1" q -U "$own" -d "$osrc" -c "$stmt" 2>&1)
+        check "reading the mark does not let the owner: $stmt" "$([[ $out == *ERROR* ]] && echo t || echo "$out")"
+    done
+    check "  ... and the mark did not move" \
+        "$(q -d "$osrc" -c "SELECT last_value = $omark FROM snowflake.node_mark")"
+    # A superuser restores the owner's dump: the mark comes back.
+    if "$PGBIN/createdb" -O "$own" "$odst" && q -d "$odst" -f "$odump" >/dev/null 2>"$odump.err"; then
+        ok "a superuser restores the owner's dump"
+    else
+        not_ok "a superuser restores the owner's dump"
+        sed 's/^/# /' "$odump.err"
+    fi
+    check "  ... the restored database keeps the mark and mints above every dumped ID" \
+        "$(q -d "$odst" -c "SELECT (SELECT last_value FROM snowflake.node_mark) = $omark" -c "SET snowflake.node = 1" -c "SELECT snowflake.nextval() > $omax")" "t
+t"
+    # The owner restores its own dump: the mark is refused (nobody but a
+    # superuser may set it) and so are the registry's claims; everything else
+    # comes back, and the owner may raise snowflake.id_seq instead.
+    "$PGBIN/dropdb" "$odst"
+    "$PGBIN/createdb" -O "$own" "$odst"
+    errs=$(q -U "$own" -d "$odst" -v ON_ERROR_STOP=0 -f "$odump" 2>&1 >/dev/null | grep ERROR)
+    check "the owner's restore refuses only the mark and the registry's claims" \
+        "$(grep -c ERROR <<<"$errs")|$(grep -c -e 'permission denied for sequence node_mark' -e 'permission denied for table node_registry' <<<"$errs")" "2|2"
+    check "  ... the rows are back" "$(q -d "$odst" -c "SELECT count(*) FROM t_own")" 500
+    q -U "$own" -d "$odst" -c "SELECT setval('snowflake.id_seq', $omark)" >/dev/null 2>&1
+    check "  ... and with snowflake.id_seq raised to the dumped mark by the owner, it mints above every dumped ID" \
+        "$(q -d "$odst" -c "SET snowflake.node = 1" -c "SELECT snowflake.nextval() > $omax")"
+else
+    skip "the database owner's pg_dump" "pg_database_owner is PostgreSQL 14+ (this is $srv)"
+fi
+for d in "$osrc" "$odst"; do "$PGBIN/dropdb" --if-exists "$d" >/dev/null 2>&1; done
+q -c "DROP ROLE IF EXISTS $own" -c "DROP ROLE IF EXISTS sf_dump_other" >/dev/null
+rm -f "$odump" "$odump.err"
+
 for d in "$src" "$dst"; do "$PGBIN/dropdb" --if-exists "$d" >/dev/null 2>&1; done
 rm -f "$dump" "$dump.err"
 tap_done
