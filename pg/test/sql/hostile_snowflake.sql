@@ -26,6 +26,13 @@ DECLARE
 	v text;
 BEGIN
 	RESET snowflake.node;
+	-- A server whose configuration sets snowflake.node (every production
+	-- server) cannot unset it in a session (0 is refused): the case then
+	-- gives the answer it checks, and the unset case is checked where the
+	-- configuration leaves it unset (pg/test/run.sh's clusters).
+	IF current_setting('snowflake.node') <> '0' THEN
+		RAISE EXCEPTION 'snowflake.node is not set' USING ERRCODE = '55000';
+	END IF;
 	EXECUTE q INTO v;
 	RETURN v;
 END $$;
