@@ -17,13 +17,13 @@
  * in the session's temporary schema (no other session can reach it),
  * handed to the owner, called once, and dropped before anything else
  * runs.  What the owner's code could leave behind to run later with the
- * tool's rights is checked right after each call, before the tool sends
- * another statement it parses: a session setting it changed (search_path
- * decides which operator "=" means), a cursor WITH HOLD (its query runs
- * at COMMIT), a deferred trigger or deferrable constraint whose code
- * would fire at COMMIT (PostgreSQL before 18 runs it as the role current
- * then).  Any of these rolls the whole transaction back, which also
- * undoes the setting.
+ * tool's rights is dealt with right after each call, before the tool
+ * sends another statement it parses: a session setting it changed
+ * (search_path decides which operator "=" means) is set back, a cursor
+ * WITH HOLD (its query would run at COMMIT) is closed, and a deferrable
+ * trigger or constraint whose code would fire at COMMIT (PostgreSQL
+ * before 18 runs it as the role current then) rolls the whole
+ * transaction back.
  */
 #define _GNU_SOURCE
 
