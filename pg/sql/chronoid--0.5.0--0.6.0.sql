@@ -1,6 +1,8 @@
 -- chronoid 0.5.0 -> 0.6.0: snowflake.convert_sequence_to_snowflake()
 -- keeps the sequence's INCREMENT, as pgEdge snowflake 2.6 does (0.5.0 set
--- it to 1, which broke applications that take blocks of IDs of that size).
+-- it to 1, which broke applications that take blocks of IDs of that size),
+-- echoes pgEdge's NOTICEs in pgEdge's order and raises pgEdge's messages;
+-- snowflake.repair_sequences() finds every sequence pgEdge 2.5 repairs.
 -- And the database owner may pg_dump the database: SELECT on the dumped
 -- sequences for pg_database_owner.
 
@@ -32,18 +34,23 @@ DECLARE
 	v_todo oid[] := '{}';
 	v_todo_att int2[] := '{}';
 	v_i int4;
+	v_ndflt int4;
 	v_incr int8;
 BEGIN
 	SELECT n.nspname, c.relname INTO v_seqschema, v_seqname
 	  FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
 	 WHERE c.oid = p_seqid AND c.relkind = 'S';
+	-- pgEdge's message for both (it has no SQLSTATE of its own); the
+	-- DETAIL says which.
 	IF NOT FOUND AND NOT EXISTS (SELECT 1 FROM pg_class WHERE oid = p_seqid) THEN
-		RAISE EXCEPTION 'relation with OID % does not exist', p_seqid::oid
-			USING ERRCODE = 'undefined_table';
+		RAISE EXCEPTION 'Input value "%" is not a valid convertable sequence', p_seqid::text
+			USING ERRCODE = 'undefined_table',
+				  DETAIL = format('No relation has OID %s.', p_seqid::oid);
 	END IF;
 	IF NOT FOUND THEN
-		RAISE EXCEPTION '"%" is not a sequence', p_seqid::text
-			USING ERRCODE = 'wrong_object_type';
+		RAISE EXCEPTION 'Input value "%" is not a valid convertable sequence', p_seqid::text
+			USING ERRCODE = 'wrong_object_type',
+				  DETAIL = format('"%s" is not a sequence.', p_seqid::text);
 	END IF;
 	v_seqqual := format('%I.%I', v_seqschema, v_seqname);
 
@@ -92,18 +99,20 @@ BEGIN
 	-- sequence: a constant or no default there means the sequence is not
 	-- what fills the column, and pgEdge refuses that too.  Already
 	-- snowflake.nextval() of it: converted before, nothing to do there.
-	SELECT a.attrelid, a.attnum, a.attname, pg_get_expr(ad.adbin, ad.adrelid) AS dflt
+	SELECT a.attrelid, a.attnum, a.attname, c.relname, pg_get_expr(ad.adbin, ad.adrelid) AS dflt
 	  INTO v_owner
 	  FROM pg_depend d
 	  JOIN pg_attribute a ON a.attrelid = d.refobjid AND a.attnum = d.refobjsubid
+	  JOIN pg_class c ON c.oid = a.attrelid
 	  LEFT JOIN pg_attrdef ad ON ad.adrelid = a.attrelid AND ad.adnum = a.attnum
 	 WHERE d.classid = 'pg_class'::regclass AND d.objid = p_seqid
 	   AND d.refclassid = 'pg_class'::regclass AND d.deptype = 'a'
 	   AND d.refobjsubid > 0 AND NOT a.attisdropped;
 	IF FOUND AND v_owner.dflt IS DISTINCT FROM format('nextval(%L::regclass)', v_seqqual)
 			 AND v_owner.dflt IS DISTINCT FROM format('snowflake.nextval(%L::regclass)', v_seqqual) THEN
+		-- pgEdge's message: the table's bare name, <NULL> for no default.
 		RAISE EXCEPTION 'definition of DEFAULT value for column "%" of relation "%" does not correspond serial or bigserial type: "%"',
-			v_owner.attname, v_owner.attrelid::regclass::text, coalesce(v_owner.dflt, '')
+			v_owner.attname, v_owner.relname, v_owner.dflt
 			USING ERRCODE = 'object_not_in_prerequisite_state',
 				  DETAIL = CASE WHEN v_owner.dflt IS NULL
 								THEN format('Sequence %s is owned by that column, which has no default.', v_seqqual)
@@ -113,20 +122,11 @@ BEGIN
 								v_owner.attrelid::regclass::text, v_owner.attname, v_seqqual, v_seqqual);
 	END IF;
 
-	-- The sequence holds ms << 12 | counter from now on.  Its INCREMENT
-	-- stays, as pgEdge keeps it: it is the step between a millisecond's
-	-- counts (an application taking blocks of that size, Hibernate's
-	-- allocation size, goes on working); only a descending sequence, which
-	-- snowflake.nextval() refuses, is turned to INCREMENT BY 1.
-	SELECT s.seqincrement INTO v_incr FROM pg_sequence s WHERE s.seqrelid = p_seqid;
-	v_cmd := format('ALTER SEQUENCE %s AS bigint%s NO MAXVALUE CACHE 1 NO CYCLE', v_seqqual,
-					CASE WHEN v_incr < 0 THEN ' INCREMENT BY 1' ELSE '' END);
-	RAISE NOTICE 'EXECUTE %', v_cmd;
-	EXECUTE v_cmd;
-
-	-- Every column whose default is core nextval() of this sequence.  A
-	-- switched default counts on a column that does not own the sequence
-	-- (pgEdge counts only the owning column's type changes).
+	-- Every column whose default is core nextval() of this sequence, in
+	-- pgEdge's order: widened to bigint if smallint or integer (a type
+	-- change counts), then its default switched (counted on a column that
+	-- does not own the sequence; pgEdge counts only the owning column's
+	-- type change).
 	FOR r IN
 		SELECT ad.adrelid, a.attnum, a.attname, a.atttypid
 		  FROM pg_attrdef ad
@@ -138,7 +138,14 @@ BEGIN
 	LOOP
 		v_todo := v_todo || r.adrelid;
 		v_todo_att := v_todo_att || r.attnum;
-		v_cmd := format('ALTER TABLE %s ALTER COLUMN %I SET DEFAULT snowflake.nextval(%L::pg_catalog.regclass)',
+		IF r.atttypid IN ('int2'::regtype, 'int4'::regtype) THEN
+			v_cmd := format('ALTER TABLE %s ALTER COLUMN %I SET DATA TYPE int8',
+							r.adrelid::regclass::text, r.attname);
+			RAISE NOTICE 'EXECUTE %', v_cmd;
+			EXECUTE v_cmd;
+			v_changes := v_changes + 1;
+		END IF;
+		v_cmd := format('ALTER TABLE %s ALTER COLUMN %I SET DEFAULT snowflake.nextval(%L::regclass)',
 						r.adrelid::regclass::text, r.attname, v_seqqual);
 		RAISE NOTICE 'EXECUTE %', v_cmd;
 		EXECUTE v_cmd;
@@ -147,19 +154,23 @@ BEGIN
 		END IF;
 	END LOOP;
 
-	-- Widen those columns to bigint, then every column that references a
-	-- widened one through a foreign key, transitively.
+	-- Then every column that references one of them through a foreign
+	-- key, transitively, widened the same way (pgEdge widens only the
+	-- columns it switches).
+	v_ndflt := coalesce(array_length(v_todo, 1), 0);
 	v_i := 1;
 	WHILE v_i <= coalesce(array_length(v_todo, 1), 0) LOOP
-		SELECT a.attrelid, a.attname, a.atttypid INTO w
-		  FROM pg_attribute a
-		 WHERE a.attrelid = v_todo[v_i] AND a.attnum = v_todo_att[v_i];
-		IF w.atttypid IN ('int2'::regtype, 'int4'::regtype) THEN
-			v_cmd := format('ALTER TABLE %s ALTER COLUMN %I TYPE bigint',
-							w.attrelid::regclass::text, w.attname);
-			RAISE NOTICE 'EXECUTE %', v_cmd;
-			EXECUTE v_cmd;
-			v_changes := v_changes + 1;
+		IF v_i > v_ndflt THEN
+			SELECT a.attrelid, a.attname, a.atttypid INTO w
+			  FROM pg_attribute a
+			 WHERE a.attrelid = v_todo[v_i] AND a.attnum = v_todo_att[v_i];
+			IF w.atttypid IN ('int2'::regtype, 'int4'::regtype) THEN
+				v_cmd := format('ALTER TABLE %s ALTER COLUMN %I SET DATA TYPE int8',
+								w.attrelid::regclass::text, w.attname);
+				RAISE NOTICE 'EXECUTE %', v_cmd;
+				EXECUTE v_cmd;
+				v_changes := v_changes + 1;
+			END IF;
 		END IF;
 		FOR r IN
 			SELECT DISTINCT c.conrelid, c.conkey[k.i] AS attnum
@@ -177,9 +188,64 @@ BEGIN
 		v_i := v_i + 1;
 	END LOOP;
 
+	-- Last, as pgEdge 2.5+, and echoed in its words (no "EXECUTE"): the
+	-- sequence holds ms << 12 | counter from now on.  Its INCREMENT stays,
+	-- as pgEdge keeps it: it is the step between a millisecond's counts (an
+	-- application taking blocks of that size, Hibernate's allocation size,
+	-- goes on working); only a descending sequence, which
+	-- snowflake.nextval() refuses, is turned to INCREMENT BY 1.
+	SELECT s.seqincrement INTO v_incr FROM pg_sequence s WHERE s.seqrelid = p_seqid;
+	v_cmd := format('ALTER SEQUENCE %s AS bigint NO CYCLE MAXVALUE 9223372036854775807%s', v_seqqual,
+					CASE WHEN v_incr < 0 THEN ' INCREMENT BY 1' ELSE '' END);
+	RAISE NOTICE '%', v_cmd;
+	EXECUTE v_cmd;
+
 	RETURN v_changes;
 END
 $fn$;
+
+-- snowflake.repair_sequences() finds what pgEdge 2.5's update repairs
+-- (also a sequence whose last value lies above its MAXVALUE) and echoes
+-- pgEdge's statement and words.
+CREATE OR REPLACE FUNCTION snowflake.repair_sequences()
+RETURNS SETOF pg_catalog.regclass
+LANGUAGE plpgsql VOLATILE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+	r record;
+	v_cmd text;
+BEGIN
+	FOR r IN
+		SELECT s.seqrelid, c.relowner, s.seqmax
+		  FROM pg_sequence s
+		  JOIN pg_class c ON c.oid = s.seqrelid
+		 WHERE (s.seqtypid <> 'int8'::regtype OR s.seqmax < 9223372036854775807)
+		   AND (EXISTS (SELECT 1
+						  FROM pg_depend d
+						  JOIN pg_attrdef ad ON d.classid = 'pg_attrdef'::regclass AND d.objid = ad.oid
+						 WHERE d.refclassid = 'pg_class'::regclass AND d.refobjid = s.seqrelid
+						   AND pg_get_expr(ad.adbin, ad.adrelid) LIKE 'snowflake.nextval(%')
+				OR (NOT pg_is_other_temp_schema(c.relnamespace)
+					AND CASE WHEN has_sequence_privilege(c.oid, 'SELECT,USAGE')
+							 THEN pg_sequence_last_value(c.oid) > s.seqmax END))
+		 ORDER BY s.seqrelid
+	LOOP
+		IF NOT pg_has_role(r.relowner, 'USAGE') THEN
+			RAISE NOTICE 'skipping sequence %: owned by %, not by you',
+				r.seqrelid::regclass::text, pg_get_userbyid(r.relowner);
+			CONTINUE;
+		END IF;
+		v_cmd := format('ALTER SEQUENCE %s AS bigint NO CYCLE MAXVALUE 9223372036854775807',
+						r.seqrelid::regclass::text);
+		RAISE NOTICE 'snowflake 2.4->2.5 repair: % (was max_value=%)', v_cmd, r.seqmax;
+		EXECUTE v_cmd;
+		RETURN NEXT r.seqrelid::regclass;
+	END LOOP;
+END
+$fn$;
+COMMENT ON FUNCTION snowflake.repair_sequences() IS
+	'make every sequence pgEdge snowflake 2.4 and earlier left too small (a snowflake.nextval() default uses it, or its last value lies above its MAXVALUE) AS bigint NO MAXVALUE; returns the sequences changed';
 
 -- The database owner's pg_dump: SELECT on the two dumped sequences and
 -- UPDATE on snowflake.id_seq (a floor) for pg_database_owner, as in the
