@@ -43,7 +43,7 @@ BEGIN
 	-- pgEdge's message for both (it has no SQLSTATE of its own); the
 	-- DETAIL says which.
 	IF NOT FOUND AND NOT EXISTS (SELECT 1 FROM pg_class WHERE oid = p_seqid) THEN
-		RAISE EXCEPTION 'Input value "%" is not a valid convertable sequence', p_seqid::text
+		RAISE EXCEPTION 'Input value "%" is not a valid convertable sequence', p_seqid::oid
 			USING ERRCODE = 'undefined_table',
 				  DETAIL = format('No relation has OID %s.', p_seqid::oid);
 	END IF;

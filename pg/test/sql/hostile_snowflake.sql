@@ -98,7 +98,7 @@ INSERT INTO hostile (fn, label, q, expect, needle) VALUES
 -- convert_sequence_to_snowflake: STRICT; only sequences.
 ('snowflake.convert_sequence_to_snowflake(regclass,boolean)', 'convert: NULL sequence', $q$SELECT snowflake.convert_sequence_to_snowflake(NULL)::text$q$, 'null', NULL),
 ('snowflake.convert_sequence_to_snowflake(regclass,boolean)', 'convert: NULL force', $q$SELECT snowflake.convert_sequence_to_snowflake('hostile_tab_id_seq', NULL)::text$q$, 'null', NULL),
-('snowflake.convert_sequence_to_snowflake(regclass,boolean)', 'convert: OID 0', $q$SELECT snowflake.convert_sequence_to_snowflake(0)::text$q$, '42P01', 'OID 0 '),
+('snowflake.convert_sequence_to_snowflake(regclass,boolean)', 'convert: OID 0', $q$SELECT snowflake.convert_sequence_to_snowflake(0)::text$q$, '42P01', '"0" '),
 ('snowflake.convert_sequence_to_snowflake(regclass,boolean)', 'convert: OID 4294967295', $q$SELECT snowflake.convert_sequence_to_snowflake(4294967295)::text$q$, '42P01', '4294967295'),
 ('snowflake.convert_sequence_to_snowflake(regclass,boolean)', 'convert: a table', $q$SELECT snowflake.convert_sequence_to_snowflake('hostile_tab')::text$q$, '42809', 'hostile_tab"'),
 ('snowflake.convert_sequence_to_snowflake(regclass,boolean)', 'convert: a view', $q$SELECT snowflake.convert_sequence_to_snowflake('hostile_view')::text$q$, '42809', 'hostile_view"'),
