@@ -126,6 +126,8 @@ mig_who(const mig_ctx *c, int who)
 		return &c->t.owner;
 	if (who >= 0 && who < c->t.nchildren)
 		return &c->t.children[who].owner;
+	if (who >= MIG_AS_VIEW0 && who - MIG_AS_VIEW0 < c->nviews)
+		return &c->views[who - MIG_AS_VIEW0].owner;
 	return NULL;
 }
 

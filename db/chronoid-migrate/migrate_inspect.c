@@ -180,6 +180,9 @@ static const char facts_sql[] =
 "           AND (x.deptype = 'n' OR (x.deptype = 'a' AND x.classid = 'pg_catalog.pg_class'::pg_catalog.regclass"
 "                AND x.objid IN (SELECT i.indexrelid FROM pg_catalog.pg_index i WHERE i.indrelid = k.oid AND NOT i.indisprimary)))"
 "           AND x.classid <> 'pg_catalog.pg_attrdef'::pg_catalog.regclass"
+/* views, rules, policies, triggers and SQL-bodied functions: carried or refused (migrate_views.c) */
+"           AND x.classid NOT IN ('pg_catalog.pg_rewrite'::pg_catalog.regclass, 'pg_catalog.pg_policy'::pg_catalog.regclass,"
+"                'pg_catalog.pg_trigger'::pg_catalog.regclass, 'pg_catalog.pg_proc'::pg_catalog.regclass)"
 "           AND NOT (x.classid = 'pg_catalog.pg_constraint'::pg_catalog.regclass AND x.objid IN"
 "                (SELECT f.oid FROM pg_catalog.pg_constraint f WHERE f.contype IN ('p', 'f')))"
 "           AND NOT (x.classid = 'pg_catalog.pg_rewrite'::pg_catalog.regclass AND x.objid IN"
@@ -670,6 +673,11 @@ mig_inspect(mig_ctx *c, bool for_new)
 			}
 		}
 	}
+	/* The views that follow the key through the swap, and what cannot (before any work). */
+	if (ok && !t->convert)
+		ok = mig_views_load(c);
+	if (ok && for_new && !t->convert)
+		ok = mig_views_ok(c, "the swap");
 out:
 	PQclear(res);
 	return ok;

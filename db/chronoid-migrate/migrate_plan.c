@@ -171,9 +171,21 @@ mig_plan(mig_ctx *c)
 			return MIG_EXIT_FAIL;
 		}
 	}
+	if (c->nviews > 0)
+	{
+		printf("  - the swap carries these views to the new key in its own transaction (dropped, then\n"
+			   "    created again from their text, as their owners, with their options, privileges and\n"
+			   "    comments: the SQL is in step %d):\n", 6);
+		for (i = 0; i < c->nviews; i++)
+			printf("      %s (owner %s%s)\n", c->views[i].qname, c->views[i].owner.name_q,
+				   c->views[i].depth > 0 ? ", on a view above" : "");
+	}
+	if (c->views_refused != NULL && c->views_refused[0] != '\0')
+		printf("  - the swap refuses, before any work, while these exist: %s\n", c->views_refused);
 	if (t->binders[0] != '\0')
-		printf("  - these bind %s by its column number, not its name, so after the swap they use %s\n"
-			   "    (the old key): %s; recreate them after the swap\n", t->key_q, t->old_q, t->binders);
+		printf("  - these bind %s by its column number, not its name, so after the swap they stay on %s\n"
+			   "    (the old key; what queries return does not change): %s; create them on %s after the\n"
+			   "    swap if the new key should have them\n", t->key_q, t->old_q, t->binders, t->key_q);
 	if (t->in_pub)
 		printf("  - %s is published for logical replication: add the same columns on every subscriber\n"
 			   "    before run (DDL is not replicated), or the subscription stops at the first new row\n",

@@ -498,6 +498,7 @@ fail:
 out:
 	if (c->conn != NULL)
 		PQfinish(c->conn);
+	mig_views_free(c);
 	free(c);
 	return rc;
 }

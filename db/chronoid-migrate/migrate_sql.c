@@ -335,6 +335,8 @@ mig_sql_swap(const mig_ctx *c, mig_script *s)
 	mig_script_printf(s, "LOCK TABLE ONLY %s IN ACCESS EXCLUSIVE MODE;\n", t->qname);
 	for (i = 0; i < t->nchildren; i++)
 		mig_script_printf(s, "LOCK TABLE ONLY %s IN ACCESS EXCLUSIVE MODE;\n", t->children[i].qname);
+	/* Views on the key go before the old primary key and the renames; they come back after. */
+	mig_sql_views_drop(c, s);
 	/* The validated CHECK proves it: no scan under the lock. */
 	mig_script_as(s, MIG_AS_TABLE);
 	mig_script_printf(s, "ALTER TABLE %s ALTER COLUMN %s SET NOT NULL;\n", t->qname, t->new_q);
@@ -369,6 +371,7 @@ mig_sql_swap(const mig_ctx *c, mig_script *s)
 						  ch->qname, ch->con_q, ch->fk_q, t->qname, t->key_q, ch->actions);
 		child_fn(c, ch, s, true);
 	}
+	mig_sql_views_create(c, s);
 	mig_script_as(s, MIG_AS_ME);
 	mig_script_printf(s, "UPDATE %s.migration SET step = 'swapped', swapped_at = pg_catalog.now(),"
 					  " updated_at = pg_catalog.now() WHERE relid = %u;\n", c->state_q, t->relid);
@@ -384,6 +387,7 @@ mig_sql_unswap(const mig_ctx *c, mig_script *s)
 	mig_script_printf(s, "LOCK TABLE ONLY %s IN ACCESS EXCLUSIVE MODE;\n", t->qname);
 	for (i = 0; i < t->nchildren; i++)
 		mig_script_printf(s, "LOCK TABLE ONLY %s IN ACCESS EXCLUSIVE MODE;\n", t->children[i].qname);
+	mig_sql_views_drop(c, s);
 	for (i = 0; i < t->nchildren; i++)
 	{
 		const mig_child *ch = &t->children[i];
@@ -418,6 +422,7 @@ mig_sql_unswap(const mig_ctx *c, mig_script *s)
 		mig_script_as(s, MIG_AS_ME);
 		mig_script_printf(s, "DROP FUNCTION %s();\n", ch->fn_q);
 	}
+	mig_sql_views_create(c, s);
 	mig_script_as(s, MIG_AS_ME);
 	mig_script_printf(s, "UPDATE %s.migration SET step = 'rolling_back', updated_at = pg_catalog.now()"
 					  " WHERE relid = %u;\n", c->state_q, t->relid);

@@ -66,6 +66,8 @@ void		mig_buf_free(mig_buf *b);
  */
 #define MIG_AS_ME (-1)
 #define MIG_AS_TABLE (-2)
+#define MIG_AS_VIEW0 1000		/* view i: MIG_AS_VIEW(i), as the view's owner */
+#define MIG_AS_VIEW(i) (MIG_AS_VIEW0 + (i))
 
 typedef struct mig_seg
 {
@@ -173,6 +175,23 @@ typedef struct mig_table
 	mig_child	children[MIG_MAX_CHILDREN];
 } mig_table;
 
+/*
+ * A view that reads the key, the children's foreign keys or relies on the
+ * primary key (or a view on such a view): the swap drops it and creates
+ * it again from its text once the columns carry their new names
+ * (migrate_views.c).
+ */
+typedef struct mig_view
+{
+	uint32_t	oid;
+	int			depth;			/* 0 on the tables, n on views of depth n - 1 */
+	char		qname[MIG_NAME];
+	mig_owner	owner;			/* drops and creates it */
+	char	   *create;			/* CREATE VIEW ... AS <its text>; */
+	char	   *after;			/* its GRANTs and COMMENTs */
+	char	   *acl_check;		/* plpgsql: raise when its privileges came back different */
+} mig_view;
+
 /* The recorded state of one migration. */
 typedef struct mig_state
 {
@@ -195,6 +214,10 @@ typedef struct mig_ctx
 	char		state_q[MIG_NAME];	/* the state schema, quoted */
 	mig_table	t;
 	mig_state	st;
+	mig_view   *views;			/* what the swap carries, shallowest first */
+	int			nviews;
+	char	   *views_guard;	/* plpgsql: raise unless the views are those read */
+	char	   *views_refused;	/* what binds the key and cannot be carried, "" */
 	char		err[4096];
 } mig_ctx;
 
@@ -268,6 +291,21 @@ bool		mig_owners_ok(mig_ctx *c);
 
 /* Read the recorded children (after "added") into c->t.children. */
 bool		mig_children_load(mig_ctx *c);
+
+/* --- migrate_views.c: views carried through the swap ------------------ */
+
+/*
+ * Read the views that follow the column now named as the key (and each
+ * child's foreign key), and what binds them and cannot follow; the swap
+ * script then carries them (mig_sql_views_drop before the renames,
+ * mig_sql_views_create after).  false with c->err set.
+ */
+bool		mig_views_load(mig_ctx *c);
+bool		mig_views_ok(mig_ctx *c, const char *what);
+void		mig_views_free(mig_ctx *c);
+void		mig_views_oids(const mig_ctx *c, mig_buf *b);
+void		mig_sql_views_drop(const mig_ctx *c, mig_script *s);
+void		mig_sql_views_create(const mig_ctx *c, mig_script *s);
 
 /* --- migrate_plan.c --------------------------------------------------- */
 

@@ -87,6 +87,8 @@ mig_swap(mig_ctx *c)
 			return failed(c);
 		}
 		PQclear(res);
+		if (!mig_views_ok(c, "the swap"))
+			return failed(c);
 		/* Rows that lost their new ID since run (set to NULL by hand) would fail SET NOT NULL: the CHECK stops that. */
 		mig_sql_swap(c, &b);
 		fprintf(stderr, "chronoid: %s: swapping %s's key (lock_timeout %lld ms, up to %d tries)\n",
@@ -113,10 +115,11 @@ mig_swap(mig_ctx *c)
  * anything is dropped.  false with c->err set.
  */
 static bool
-nothing_depends_on_new(mig_ctx *c, uint32_t relid, const char *qname, const char *col, const mig_owner *o)
+nothing_depends_on_new(mig_ctx *c, uint32_t relid, const char *qname, const char *col, const mig_owner *o,
+					   const char *except)
 {
 	char		r[16];
-	const char *params[2] = {r, col};
+	const char *params[3] = {r, col, except != NULL ? except : "{}"};
 	PGresult   *res;
 	bool		ok;
 
@@ -132,8 +135,11 @@ nothing_depends_on_new(mig_ctx *c, uint32_t relid, const char *qname, const char
 					 * (said below).
 					 */
 					"   AND NOT (d.classid = 'pg_catalog.pg_constraint'::pg_catalog.regclass AND d.objid IN"
-					"        (SELECT f.oid FROM pg_catalog.pg_constraint f WHERE f.contype = 'f' OR f.conrelid = $1::pg_catalog.oid))",
-					2, params);
+					"        (SELECT f.oid FROM pg_catalog.pg_constraint f WHERE f.contype = 'f' OR f.conrelid = $1::pg_catalog.oid))"
+					/* nor the views rollback carries back to the old key ($3) */
+					"   AND NOT (d.classid = 'pg_catalog.pg_rewrite'::pg_catalog.regclass AND d.objid IN"
+					"        (SELECT w.oid FROM pg_catalog.pg_rewrite w WHERE w.ev_class = ANY ($3::pg_catalog.oid[])))",
+					3, params);
 	if (res == NULL)
 		return false;
 	ok = PQgetisnull(res, 0, 0);
@@ -167,7 +173,7 @@ drop_leftovers(mig_ctx *c, bool swapped_back)
 	int			i;
 	bool		ok;
 
-	if (!nothing_depends_on_new(c, c->t.relid, c->t.qname, c->t.new_raw, &c->t.owner))
+	if (!nothing_depends_on_new(c, c->t.relid, c->t.qname, c->t.new_raw, &c->t.owner, NULL))
 		return false;
 	for (i = 0; i < c->t.nchildren; i++)
 	{
@@ -175,7 +181,7 @@ drop_leftovers(mig_ctx *c, bool swapped_back)
 
 		snprintf(col, sizeof(col), "%s_new", c->t.children[i].fk_raw);
 		if (!nothing_depends_on_new(c, c->t.children[i].relid, c->t.children[i].qname, col,
-									&c->t.children[i].owner))
+									&c->t.children[i].owner, NULL))
 			return false;
 	}
 
@@ -252,8 +258,16 @@ mig_rollback(mig_ctx *c)
 			}
 		}
 		/* After the swap the column rollback drops is the key (it becomes <key>_new again). */
-		if (!nothing_depends_on_new(c, c->t.relid, c->t.qname, c->t.key_raw, &c->t.owner))
-			return failed(c);
+		{
+			mig_buf		oids = {0};
+
+			mig_views_oids(c, &oids);
+			ok = mig_views_ok(c, "the rollback") &&
+				nothing_depends_on_new(c, c->t.relid, c->t.qname, c->t.key_raw, &c->t.owner, oids.s);
+			mig_buf_free(&oids);
+			if (!ok)
+				return failed(c);
+		}
 		mig_sql_unswap(c, &b);
 		fprintf(stderr, "chronoid: %s: restoring %s's old key (lock_timeout %lld ms)\n",
 				c->o->sub, c->t.qname, (long long) c->o->lock_timeout_ms);

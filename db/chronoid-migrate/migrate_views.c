@@ -1,0 +1,405 @@
+/*
+ * migrate_views.c — the views that read the key, carried through the swap
+ * (and rollback's swap back) in its own transaction; what binds the key
+ * by column number and cannot be carried, refused before any work.
+ *
+ * A view stores the columns it reads by number: renamed, the old key
+ * keeps its number, so a view on "id" would read "id_old" after the swap,
+ * and a view that groups by the primary key (functional dependency)
+ * keeps the old primary key from being dropped.  Each such view, every
+ * view on those, is read before the swap (pg_get_viewdef, the search path
+ * pinned to pg_catalog, so every other name is qualified), dropped after
+ * the locks are taken, and created again from that text once the columns
+ * carry their new names: "id" then names the new key.  Each view is
+ * dropped and created by its owner (creating a view runs nothing; reading
+ * it later runs its query with the owner's rights), with its options,
+ * privileges and comments.
+ */
+#define _GNU_SOURCE
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "migrate_steps_internal.h"
+
+#define REL(x) "'pg_catalog." x "'::pg_catalog.regclass"
+
+/*
+ * The views to carry, v (oid, depth): those whose query reads a column
+ * in k (rel, att) or relies on the primary key (%s, its constraint's
+ * OID), and the views on those; depth orders them.  First %s: k's rows.
+ */
+#define VIEWS_CTE \
+"WITH RECURSIVE k (rel, att) AS (VALUES %s)," \
+" base AS (" \
+"   SELECT r.ev_class AS oid FROM pg_catalog.pg_depend d JOIN pg_catalog.pg_rewrite r ON r.oid = d.objid" \
+"     JOIN k ON k.rel = d.refobjid AND k.att = d.refobjsubid" \
+"    WHERE d.classid = " REL("pg_rewrite") " AND d.refclassid = " REL("pg_class") \
+"      AND r.rulename = '_RETURN' AND d.deptype = 'n'" \
+"   UNION SELECT r.ev_class FROM pg_catalog.pg_depend d JOIN pg_catalog.pg_rewrite r ON r.oid = d.objid" \
+"    WHERE d.classid = " REL("pg_rewrite") " AND d.refclassid = " REL("pg_constraint") \
+"      AND d.refobjid = %s::pg_catalog.oid AND r.rulename = '_RETURN')," \
+" tree (oid, depth) AS (" \
+"   SELECT oid, 0 FROM base" \
+"   UNION SELECT r.ev_class, t.depth + 1 FROM tree t" \
+"     JOIN pg_catalog.pg_depend d ON d.refclassid = " REL("pg_class") " AND d.refobjid = t.oid" \
+"          AND d.classid = " REL("pg_rewrite") \
+"     JOIN pg_catalog.pg_rewrite r ON r.oid = d.objid" \
+"    WHERE r.ev_class <> t.oid AND r.rulename = '_RETURN' AND t.depth < 50)," \
+" v AS (SELECT t.oid, pg_catalog.max(t.depth) AS depth FROM tree t GROUP BY t.oid) "
+
+/* What a view is, as the guard compares it: its OID, its text, its options. */
+#define VIEWS_PRINT \
+"SELECT COALESCE(pg_catalog.string_agg(pg_catalog.concat(k.oid, ':', pg_catalog.md5(pg_catalog.pg_get_viewdef(k.oid))," \
+" ':', k.reloptions), ',' ORDER BY k.oid), '') FROM v JOIN pg_catalog.pg_class k ON k.oid = v.oid"
+
+/* The privileges of view k, table and columns, as one text. */
+#define ACL_SQL \
+"(COALESCE((SELECT pg_catalog.string_agg(a::pg_catalog.text, ',' ORDER BY a::pg_catalog.text)" \
+"   FROM pg_catalog.unnest(COALESCE(k.relacl, pg_catalog.acldefault('r', k.relowner))) a), '') || '|' ||" \
+" COALESCE((SELECT pg_catalog.string_agg(pg_catalog.concat(b.attname, '=', b.attacl), ',' ORDER BY b.attnum)" \
+"   FROM pg_catalog.pg_attribute b WHERE b.attrelid = k.oid AND b.attacl IS NOT NULL), ''))"
+
+#define GRANTEE_SQL \
+"CASE WHEN a.grantee = 0 THEN 'PUBLIC' ELSE pg_catalog.quote_ident(pg_catalog.pg_get_userbyid(a.grantee)) END," \
+" CASE WHEN a.is_grantable THEN ' WITH GRANT OPTION' ELSE '' END"
+
+#define WRAP_SQL \
+"(k.relowner <> (SELECT r.oid FROM pg_catalog.pg_roles r WHERE r.rolname = SESSION_USER)" \
+" AND NOT (SELECT r.rolsuper FROM pg_catalog.pg_roles r WHERE r.oid = k.relowner))"
+
+static const char views_rows_sql[] =
+"SELECT k.oid, v.depth, k.oid::pg_catalog.regclass::pg_catalog.text,"
+"       k.relowner, pg_catalog.quote_ident(pg_catalog.pg_get_userbyid(k.relowner)), " WRAP_SQL ","
+/* 6 */
+"       pg_catalog.format('CREATE VIEW %s%s AS %s;', k.oid::pg_catalog.regclass,"
+"         CASE WHEN k.reloptions IS NULL THEN '' ELSE"
+"           pg_catalog.format(' WITH (%s)', pg_catalog.array_to_string(k.reloptions, ', ')) END,"
+"         pg_catalog.regexp_replace(pg_catalog.pg_get_viewdef(k.oid), ';\\s*$', '')),"
+/* 7: privileges (granted by the owner) and comments */
+"       pg_catalog.concat_ws(pg_catalog.chr(10),"
+"         (SELECT pg_catalog.string_agg(pg_catalog.format('GRANT %s ON %s TO %s%s;', a.privilege_type,"
+"            k.oid::pg_catalog.regclass, " GRANTEE_SQL "), pg_catalog.chr(10))"
+"            FROM pg_catalog.aclexplode(k.relacl) a WHERE a.grantee <> k.relowner),"
+"         (SELECT pg_catalog.string_agg(pg_catalog.format('GRANT %s (%I) ON %s TO %s%s;', a.privilege_type,"
+"            b.attname, k.oid::pg_catalog.regclass, " GRANTEE_SQL "), pg_catalog.chr(10))"
+"            FROM pg_catalog.pg_attribute b, pg_catalog.aclexplode(b.attacl) a"
+"           WHERE b.attrelid = k.oid AND b.attnum > 0 AND a.grantee <> k.relowner),"
+"         (SELECT pg_catalog.format('COMMENT ON VIEW %s IS %L;', k.oid::pg_catalog.regclass, d.description)"
+"            FROM pg_catalog.pg_description d WHERE d.objoid = k.oid AND d.classoid = " REL("pg_class")
+"             AND d.objsubid = 0),"
+"         (SELECT pg_catalog.string_agg(pg_catalog.format('COMMENT ON COLUMN %s.%I IS %L;', k.oid::pg_catalog.regclass,"
+"            b.attname, d.description), pg_catalog.chr(10) ORDER BY b.attnum)"
+"            FROM pg_catalog.pg_description d JOIN pg_catalog.pg_attribute b ON b.attrelid = d.objoid AND b.attnum = d.objsubid"
+"           WHERE d.objoid = k.oid AND d.classoid = " REL("pg_class") " AND d.objsubid > 0)),"
+/* 8, 9: its privileges now, and the message when the new view's differ */
+"       pg_catalog.quote_literal(" ACL_SQL "),"
+"       pg_catalog.quote_literal(pg_catalog.format('view %s was created again with other privileges than it had"
+" (default privileges of %s?); nothing was changed', k.oid::pg_catalog.regclass, pg_catalog.pg_get_userbyid(k.relowner))),"
+"       pg_catalog.quote_literal(k.oid::pg_catalog.regclass::pg_catalog.text),"
+/* 11: why it cannot be carried, NULL when it can */
+"       CASE WHEN k.relkind = 'm' THEN 'a materialized view: its rows hold the old key, and making it again would"
+" need a refresh under the swap''s lock; drop it for the swap (as ' || pg_catalog.quote_ident(pg_catalog.pg_get_userbyid(k.relowner))"
+" || ') and create it again after'"
+"       WHEN k.relkind <> 'v' THEN 'not a view'"
+"       ELSE NULLIF(pg_catalog.concat_ws('; ',"
+"         (SELECT 'has triggers (' || pg_catalog.string_agg(pg_catalog.quote_ident(g.tgname), ', ') || ')'"
+"            FROM pg_catalog.pg_trigger g WHERE g.tgrelid = k.oid),"
+"         (SELECT 'has rules (' || pg_catalog.string_agg(pg_catalog.quote_ident(r.rulename), ', ') || ')'"
+"            FROM pg_catalog.pg_rewrite r WHERE r.ev_class = k.oid AND r.rulename <> '_RETURN'),"
+"         (SELECT 'has column defaults' WHERE EXISTS (SELECT 1 FROM pg_catalog.pg_attribute b"
+"            WHERE b.attrelid = k.oid AND b.atthasdef)),"
+"         (SELECT 'has privileges granted by ' || pg_catalog.string_agg(DISTINCT"
+"            pg_catalog.quote_ident(pg_catalog.pg_get_userbyid(a.grantor)), ', ')"
+"            FROM (SELECT x.grantor FROM pg_catalog.aclexplode(k.relacl) x"
+"                  UNION ALL SELECT x.grantor FROM pg_catalog.pg_attribute b, pg_catalog.aclexplode(b.attacl) x"
+"                   WHERE b.attrelid = k.oid) a WHERE a.grantor <> k.relowner),"
+"         (SELECT 'belongs to extension ' || pg_catalog.string_agg(pg_catalog.quote_ident(x.extname), ', ')"
+"            FROM pg_catalog.pg_depend e JOIN pg_catalog.pg_extension x ON x.oid = e.refobjid"
+"           WHERE e.classid = " REL("pg_class") " AND e.objid = k.oid AND e.deptype = 'e'),"
+"         (SELECT 'is used by ' || pg_catalog.string_agg(pg_catalog.pg_describe_object(d.classid, d.objid, d.objsubid), ', ')"
+"            FROM pg_catalog.pg_depend d"
+"           WHERE d.deptype = 'n' AND ((d.refclassid = " REL("pg_class") " AND d.refobjid = k.oid)"
+"                 OR (d.refclassid = " REL("pg_type") " AND d.refobjid = k.reltype))"
+"             AND NOT (d.classid = " REL("pg_rewrite") " AND EXISTS (SELECT 1 FROM pg_catalog.pg_rewrite r"
+"                 JOIN v w ON w.oid = r.ev_class WHERE r.oid = d.objid AND r.rulename = '_RETURN')))), '') END"
+"  FROM v JOIN pg_catalog.pg_class k ON k.oid = v.oid ORDER BY v.depth, k.oid";
+
+/*
+ * What else binds a column of k, or relies on the primary key, and would
+ * go on with the old key after the swap, changing what it returns or
+ * allows: policies, rules, triggers' conditions, functions with an SQL
+ * body.  (Indexes and extended statistics stay on the old column and
+ * change no result: plan lists them.)
+ */
+static const char others_sql[] =
+"SELECT pg_catalog.string_agg(DISTINCT pg_catalog.pg_describe_object(d.classid, d.objid, 0), '; ')"
+"  FROM pg_catalog.pg_depend d LEFT JOIN k ON k.rel = d.refobjid AND k.att = d.refobjsubid"
+"   AND d.refclassid = " REL("pg_class")
+" WHERE d.deptype = 'n'"
+"   AND (k.rel IS NOT NULL OR (d.refclassid = " REL("pg_constraint") " AND d.refobjid = %s::pg_catalog.oid))"
+"   AND (d.classid IN (" REL("pg_policy") ", " REL("pg_proc") ", " REL("pg_trigger") ")"
+"        OR (d.classid = " REL("pg_rewrite") " AND EXISTS (SELECT 1 FROM pg_catalog.pg_rewrite r"
+"            WHERE r.oid = d.objid AND r.rulename <> '_RETURN')))";
+
+static char *
+dup(const char *s)
+{
+	char	   *p = strdup(s != NULL ? s : "");
+
+	if (p == NULL)
+	{
+		fprintf(stderr, "chronoid: migrate: out of memory\n");
+		exit(MIG_EXIT_FAIL);
+	}
+	return p;
+}
+
+void
+mig_views_free(mig_ctx *c)
+{
+	int			i;
+
+	for (i = 0; i < c->nviews; i++)
+	{
+		free(c->views[i].create);
+		free(c->views[i].after);
+		free(c->views[i].acl_check);
+	}
+	free(c->views);
+	free(c->views_guard);
+	free(c->views_refused);
+	c->views = NULL;
+	c->nviews = 0;
+	c->views_guard = NULL;
+	c->views_refused = NULL;
+}
+
+/* "(rel, att), ..." for the key and each child's foreign key, and the primary key's OID. */
+static bool
+key_columns(mig_ctx *c, mig_buf *cols, char *pk, size_t pklen)
+{
+	char		relid[16];
+	mig_buf		rels = {0},
+				q = {0};
+	const char **p = calloc((size_t) c->t.nchildren + 3, sizeof(char *));
+	PGresult   *res;
+	int			i;
+
+	if (p == NULL)
+	{
+		snprintf(c->err, sizeof(c->err), "out of memory");
+		return false;
+	}
+	snprintf(relid, sizeof(relid), "%u", c->t.relid);
+	mig_buf_printf(&rels, "{%u", c->t.relid);
+	for (i = 0; i < c->t.nchildren; i++)
+		mig_buf_printf(&rels, ",%u", c->t.children[i].relid);
+	mig_buf_printf(&rels, "}");
+	p[0] = relid;
+	p[1] = rels.s;
+	p[2] = c->t.key_raw;
+	/* The column now named as the key (before the swap the old one, after it the new one). */
+	mig_buf_printf(&q, "SELECT COALESCE(pg_catalog.string_agg(pg_catalog.format('(%%s::pg_catalog.oid, %%s::pg_catalog.int2)',"
+				   " a.attrelid, a.attnum), ', '), '(0::pg_catalog.oid, 0::pg_catalog.int2)'),"
+				   " COALESCE((SELECT p.oid FROM pg_catalog.pg_constraint p WHERE p.conrelid = $1::pg_catalog.oid"
+				   "   AND p.contype = 'p'), 0)"
+				   " FROM pg_catalog.unnest($2::pg_catalog.oid[], ARRAY[$3");
+	for (i = 0; i < c->t.nchildren; i++)
+	{
+		p[3 + i] = c->t.children[i].fk_raw;
+		mig_buf_printf(&q, ", $%d", 4 + i);
+	}
+	mig_buf_printf(&q, "]::pg_catalog.text[]) u (rel, col)"
+				   " JOIN pg_catalog.pg_attribute a ON a.attrelid = u.rel AND a.attname = u.col"
+				   " AND a.attnum > 0 AND NOT a.attisdropped");
+	res = mig_query(c, q.s, 3 + c->t.nchildren, p);
+	mig_buf_free(&q);
+	mig_buf_free(&rels);
+	free(p);
+	if (res == NULL)
+		return false;
+	mig_buf_printf(cols, "%s", PQgetvalue(res, 0, 0));
+	snprintf(pk, pklen, "%s", PQgetvalue(res, 0, 1));
+	PQclear(res);
+	return true;
+}
+
+bool
+mig_views_load(mig_ctx *c)
+{
+	mig_buf		cols = {0},
+				q = {0},
+				refused = {0};
+	char		pk[16];
+	PGresult   *res;
+	int			i,
+				n;
+
+	mig_views_free(c);
+	if (!key_columns(c, &cols, pk, sizeof(pk)))
+		return false;
+
+	mig_buf_printf(&q, VIEWS_CTE, cols.s, pk);
+	mig_buf_printf(&q, "%s", views_rows_sql);
+	res = mig_query(c, q.s, 0, NULL);
+	mig_buf_reset(&q);
+	if (res == NULL)
+		goto fail;
+	n = PQntuples(res);
+	c->views = calloc((size_t) (n > 0 ? n : 1), sizeof(mig_view));
+	if (c->views == NULL)
+	{
+		PQclear(res);
+		snprintf(c->err, sizeof(c->err), "out of memory");
+		goto fail;
+	}
+	for (i = 0; i < n; i++)
+	{
+		mig_view   *w = &c->views[c->nviews++];
+		mig_buf		chk = {0};
+
+#define V(j) PQgetvalue(res, i, j)
+		w->oid = (uint32_t) strtoul(V(0), NULL, 10);
+		w->depth = atoi(V(1));
+		snprintf(w->qname, sizeof(w->qname), "%s", V(2));
+		w->owner.oid = (uint32_t) strtoul(V(3), NULL, 10);
+		snprintf(w->owner.name_q, sizeof(w->owner.name_q), "%s", V(4));
+		snprintf(w->owner.table, sizeof(w->owner.table), "view %s", V(2));
+		w->owner.wrap = strcmp(V(5), "t") == 0;
+		w->create = dup(V(6));
+		w->after = dup(V(7));
+		mig_buf_printf(&chk, "  IF (SELECT %s FROM pg_catalog.pg_class k WHERE k.oid = %s::pg_catalog.regclass)"
+					   " IS DISTINCT FROM %s THEN\n    RAISE EXCEPTION USING MESSAGE = %s;\n  END IF;\n",
+					   ACL_SQL, V(10), V(8), V(9));
+		w->acl_check = dup(chk.s);
+		mig_buf_free(&chk);
+		if (!PQgetisnull(res, i, 11))
+			mig_buf_printf(&refused, "%s%s %s: %s", refused.len ? "; " : "",
+						   strcmp(V(11), "not a view") == 0 ? "relation" : "view", V(2), V(11));
+#undef V
+	}
+	PQclear(res);
+
+	/* The guard: the views, as read here, are those the locked swap finds. */
+	mig_buf_printf(&q, VIEWS_CTE, cols.s, pk);
+	mig_buf_printf(&q, "SELECT pg_catalog.quote_literal((%s))", VIEWS_PRINT);
+	res = mig_query(c, q.s, 0, NULL);
+	if (res == NULL)
+		goto fail;
+	{
+		mig_buf		g = {0};
+
+		mig_buf_printf(&g, "DO $chronoid$BEGIN\n  IF (");
+		mig_buf_printf(&g, VIEWS_CTE, cols.s, pk);
+		mig_buf_printf(&g, "%s) IS DISTINCT FROM %s THEN\n    RAISE EXCEPTION USING MESSAGE = "
+					   "'the views that read the key changed since the swap began; run it again';\n"
+					   "  END IF;\nEND$chronoid$;\n", VIEWS_PRINT, PQgetvalue(res, 0, 0));
+		c->views_guard = dup(g.s);
+		mig_buf_free(&g);
+	}
+	PQclear(res);
+	mig_buf_reset(&q);
+
+	mig_buf_printf(&q, "WITH k (rel, att) AS (VALUES %s) ", cols.s);
+	mig_buf_printf(&q, others_sql, pk);
+	res = mig_query(c, q.s, 0, NULL);
+	if (res == NULL)
+		goto fail;
+	if (!PQgetisnull(res, 0, 0))
+		mig_buf_printf(&refused, "%s%s (it reads the key by its column number and would go on with the old "
+					   "key: drop it for the swap and create it again after)", refused.len ? "; " : "",
+					   PQgetvalue(res, 0, 0));
+	PQclear(res);
+	c->views_refused = dup(refused.s);
+	mig_buf_free(&cols);
+	mig_buf_free(&q);
+	mig_buf_free(&refused);
+	return true;
+fail:
+	mig_buf_free(&cols);
+	mig_buf_free(&q);
+	mig_buf_free(&refused);
+	return false;
+}
+
+/* What the swap (or its undoing) cannot carry: false with c->err naming each. */
+bool
+mig_views_ok(mig_ctx *c, const char *what)
+{
+	if (c->views_refused == NULL || c->views_refused[0] == '\0')
+		return true;
+	snprintf(c->err, sizeof(c->err), "%s cannot carry: %s", what, c->views_refused);
+	return false;
+}
+
+/* After the locks: check the views are those read, then drop them, views on views first. */
+void
+mig_sql_views_drop(const mig_ctx *c, mig_script *s)
+{
+	int			i;
+
+	if (c->nviews == 0)
+		return;
+	mig_script_as(s, MIG_AS_ME);
+	mig_script_printf(s, "%s", c->views_guard);
+	for (i = c->nviews - 1; i >= 0; i--)
+	{
+		mig_script_as(s, MIG_AS_VIEW(i));
+		mig_script_printf(s, "DROP VIEW %s;\n", c->views[i].qname);
+	}
+}
+
+/* Once the columns carry their new names: each view again, from its text, as it was. */
+void
+mig_sql_views_create(const mig_ctx *c, mig_script *s)
+{
+	int			i;
+
+	size_t		n = strlen(c->t.newtype);
+	/*
+	 * chronoid's ulid keeps its operators in the extension's schema: a
+	 * view that compares the new ulid key finds them there (its text was
+	 * written when the key was a uuid, with pg_catalog's).  Only then, and
+	 * only for these statements.
+	 */
+	bool		ulid = n >= 5 && strcmp(c->t.newtype + n - 5, ".ulid") == 0 && c->t.ext_q[0] != '\0';
+
+	if (c->nviews == 0)
+		return;
+	for (i = 0; i < c->nviews; i++)
+	{
+		const mig_view *w = &c->views[i];
+
+		mig_script_as(s, MIG_AS_VIEW(i));
+		if (ulid)
+			mig_script_printf(s, "SELECT pg_catalog.set_config('search_path', 'pg_catalog, %s, pg_temp', true);\n",
+							  c->t.ext_q);
+		mig_script_printf(s, "%s\n", w->create);
+		if (ulid)
+			mig_script_printf(s, "SELECT pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);\n");
+		/* Made by the tool (the owner is you, or a superuser): given back to its owner. */
+		if (!w->owner.wrap)
+			mig_script_printf(s, "ALTER VIEW %s OWNER TO %s;\n", w->qname, w->owner.name_q);
+		if (w->after[0] != '\0')
+			mig_script_printf(s, "%s\n", w->after);
+	}
+	mig_script_as(s, MIG_AS_ME);
+	mig_script_printf(s, "DO $chronoid$BEGIN\n");
+	for (i = 0; i < c->nviews; i++)
+		mig_script_printf(s, "%s", c->views[i].acl_check);
+	mig_script_printf(s, "END$chronoid$;\n");
+}
+
+/* The carried views' OIDs as an array literal, for "what depends on this column". */
+void
+mig_views_oids(const mig_ctx *c, mig_buf *b)
+{
+	int			i;
+
+	mig_buf_printf(b, "{");
+	for (i = 0; i < c->nviews; i++)
+		mig_buf_printf(b, "%s%u", i ? "," : "", c->views[i].oid);
+	mig_buf_printf(b, "}");
+}
