@@ -205,13 +205,13 @@ key_columns(mig_ctx *c, mig_buf *cols, char *pk, size_t pklen)
 				   " a.attrelid, a.attnum), ', '), '(0::pg_catalog.oid, 0::pg_catalog.int2)'),"
 				   " COALESCE((SELECT p.oid FROM pg_catalog.pg_constraint p WHERE p.conrelid = $1::pg_catalog.oid"
 				   "   AND p.contype = 'p'), 0)"
-				   " FROM pg_catalog.unnest($2::pg_catalog.oid[], ARRAY[$3");
+				   " FROM ROWS FROM (pg_catalog.unnest($2::pg_catalog.oid[]), pg_catalog.unnest(ARRAY[$3");
 	for (i = 0; i < c->t.nchildren; i++)
 	{
 		p[3 + i] = c->t.children[i].fk_raw;
 		mig_buf_printf(&q, ", $%d", 4 + i);
 	}
-	mig_buf_printf(&q, "]::pg_catalog.text[]) u (rel, col)"
+	mig_buf_printf(&q, "]::pg_catalog.text[])) u (rel, col)"
 				   " JOIN pg_catalog.pg_attribute a ON a.attrelid = u.rel AND a.attname = u.col"
 				   " AND a.attnum > 0 AND NOT a.attisdropped");
 	res = mig_query(c, q.s, 3 + c->t.nchildren, p);
