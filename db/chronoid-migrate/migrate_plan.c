@@ -298,6 +298,9 @@ mig_plan(mig_ctx *c)
 				printf("      CREATE INDEX CONCURRENTLY %s ON %s (%s);\n", t->children[i].idx_q,
 					   t->children[i].qname, t->children[i].new_q);
 		}
+		mig_sql_vacuum(c, &b);
+		printf("      %s;  -- the backfill's dead rows, so that autovacuum is not due at the swap\n", b.s);
+		mig_buf_reset(&b);
 	}
 	k++;
 	if (at < MIG_SWAPPED)

@@ -311,6 +311,38 @@ step_index(mig_ctx *c)
 	return ok;
 }
 
+void
+mig_sql_vacuum(const mig_ctx *c, mig_buf *b)
+{
+	int			i;
+
+	mig_buf_printf(b, "VACUUM (ANALYZE, TRUNCATE false) %s", c->t.qname);
+	for (i = 0; i < c->t.nchildren; i++)
+		mig_buf_printf(b, ", %s", c->t.children[i].qname);
+}
+
+/*
+ * The backfill left a dead tuple for every row of the table and its
+ * children, so autovacuum would be due on each right when the swap wants
+ * its lock; vacuumed here, it is not.  Sent as the tool: VACUUM runs each
+ * table's code (index expressions) as the table's owner, in a
+ * security-restricted operation, as CREATE INDEX does.  It takes SHARE
+ * UPDATE EXCLUSIVE: writers go on.  TRUNCATE false: giving back the
+ * empty pages at the end would take ACCESS EXCLUSIVE, however briefly.
+ */
+static bool
+step_vacuum(mig_ctx *c)
+{
+	mig_buf		b = {0};
+	bool		ok;
+
+	mig_sql_vacuum(c, &b);
+	say(c, "%s (so that autovacuum is not due at the swap)", b.s);
+	ok = mig_ddl_alone(c, "vacuuming", b.s);
+	mig_buf_free(&b);
+	return ok;
+}
+
 /* serial/identity -> snowflake: the sequence is converted; old IDs stay. */
 static int
 run_convert(mig_ctx *c)
@@ -395,7 +427,7 @@ mig_run(mig_ctx *c)
 	}
 	if (c->st.step < MIG_INDEXED)
 	{
-		if (!step_index(c) || !mig_set_step(c, MIG_INDEXED))
+		if (!step_index(c) || !mig_set_step(c, MIG_INDEXED) || !step_vacuum(c))
 			goto fail;
 	}
 	printf("%s: ready to swap (%lld rows backfilled); next: chronoid migrate swap --table %s\n",

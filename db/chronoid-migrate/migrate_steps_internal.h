@@ -357,6 +357,9 @@ void		mig_script_print(const mig_ctx *c, const mig_script *s);
 /* --- migrate_run.c / migrate_backfill.c / migrate_swap.c -------------- */
 
 int			mig_run(mig_ctx *c);
+
+/* run's last statement: VACUUM (ANALYZE, TRUNCATE false) of the table and its children. */
+void		mig_sql_vacuum(const mig_ctx *c, mig_buf *b);
 bool		mig_backfill(mig_ctx *c);
 bool		mig_backfill_children(mig_ctx *c);
 bool		mig_catch_up(mig_ctx *c);
