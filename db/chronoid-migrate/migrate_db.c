@@ -261,30 +261,225 @@ try_once(mig_ctx *c, const mig_script *s, bool txn, bool strong, bool *again)
 	}
 }
 
+/* The table and its children, as an oid[] literal: the relations a strong lock is taken on. */
+static void
+relids(const mig_ctx *c, char *buf, size_t len)
+{
+	size_t		n;
+	int			i;
+
+	n = (size_t) snprintf(buf, len, "{%u", c->t.relid);
+	for (i = 0; i < c->t.nchildren && n < len; i++)
+		n += (size_t) snprintf(buf + n, len - n, ",%u", c->t.children[i].relid);
+	if (n < len)
+		snprintf(buf + n, len - n, "}");
+}
+
+/* The slot of pid among those already spoken of (else a free one, else the last). */
+static int
+said_slot(const int *said, int pid)
+{
+	int			k;
+
+	for (k = 0; k < 16; k++)
+	{
+		if (said[k] == pid)
+			return k;
+	}
+	for (k = 0; k < 16; k++)
+	{
+		if (said[k] == 0)
+			return k;
+	}
+	return 15;
+}
+
+/*
+ * Autovacuum workers holding a lock on the table or a child.  PostgreSQL
+ * cancels one that blocks a lock request for deadlock_timeout (1 s), but
+ * the strong locks wait at most --lock-timeout, which stays below it (so
+ * that a writer is never the one a deadlock aborts): run rewrites every
+ * row, so the autovacuum that is due right after it would turn away every
+ * try.  So the tool does what the lock manager would, before each try,
+ * and only where PostgreSQL would: never a vacuum that prevents
+ * wraparound, and only when the role may signal autovacuum (superuser;
+ * pg_signal_autovacuum_worker from PostgreSQL 18).  Otherwise it waits
+ * for the worker without holding or queueing for any lock, saying which
+ * it waits for.  false (c->err set) only when interrupted or on an error.
+ */
+static bool
+clear_autovacuum(mig_ctx *c, const char *what)
+{
+	char		oids[16 * (MIG_MAX_CHILDREN + 1) + 4];
+	const char *params[1] = {oids};
+	int			cancelled = 0;
+	int			said_pid[16] = {0};
+	int64_t		said_at[16] = {0};
+
+	relids(c, oids, sizeof(oids));
+	for (;;)
+	{
+		PGresult   *res;
+		int			i,
+					n;
+		bool		waiting = false;
+
+		res = mig_query(c,
+						"SELECT a.pid, pg_catalog.string_agg(l.relation::pg_catalog.regclass::pg_catalog.text, ', '"
+						"        ORDER BY l.relation::pg_catalog.regclass::pg_catalog.text),"
+						"       COALESCE(a.query, ''),"
+						/* Unseen (no pg_read_all_stats): taken for one that prevents wraparound. */
+						"       COALESCE(a.query, '') !~ '^autovacuum: ' OR a.query ~ '[(]to prevent wraparound[)]$',"
+						"       (SELECT r.rolsuper FROM pg_catalog.pg_roles r WHERE r.rolname = CURRENT_USER)"
+						"       OR CASE WHEN pg_catalog.to_regrole('pg_signal_autovacuum_worker') IS NULL THEN false"
+						"          ELSE pg_catalog.pg_has_role('pg_signal_autovacuum_worker', 'USAGE') END"
+						"  FROM pg_catalog.pg_locks l JOIN pg_catalog.pg_stat_activity a ON a.pid = l.pid"
+						" WHERE a.backend_type = 'autovacuum worker' AND l.locktype = 'relation' AND l.granted"
+						"   AND l.database = (SELECT d.oid FROM pg_catalog.pg_database d WHERE d.datname = pg_catalog.current_database())"
+						"   AND l.relation = ANY ($1::pg_catalog.oid[])"
+						" GROUP BY a.pid, a.query ORDER BY a.pid", 1, params);
+		if (res == NULL)
+			return false;
+		n = PQntuples(res);
+		for (i = 0; i < n; i++)
+		{
+			int			pid = atoi(PQgetvalue(res, i, 0));
+			const char *rels = PQgetvalue(res, i, 1);
+			const char *query = PQgetvalue(res, i, 2);
+			bool		wraparound = strcmp(PQgetvalue(res, i, 3), "t") == 0;
+			bool		may = strcmp(PQgetvalue(res, i, 4), "t") == 0;
+			bool		ok = false;
+			int			k = said_slot(said_pid, pid);
+
+			if (!wraparound && may && said_pid[k] == pid && mig_now_ms() - said_at[k] < 2000)
+				continue;		/* cancelled just now: it is letting go */
+			if (!wraparound && may && cancelled < 100)
+			{
+				char		p[16];
+				const char *pp[1] = {p};
+				PGresult   *r;
+
+				snprintf(p, sizeof(p), "%d", pid);
+				r = mig_query(c, "SELECT pg_catalog.pg_cancel_backend($1::pg_catalog.int4)", 1, pp);
+				ok = r != NULL && strcmp(PQgetvalue(r, 0, 0), "t") == 0;
+				PQclear(r);
+				if (ok)
+				{
+					cancelled++;
+					said_pid[k] = pid;
+					said_at[k] = mig_now_ms();
+					fprintf(stderr, "chronoid: %s: %s: cancelled autovacuum pid %d (%s), which held a lock on %s, "
+							"as PostgreSQL does after deadlock_timeout; autovacuum comes back to it later\n",
+							c->o->sub, what, pid, query, rels);
+				}
+				c->err[0] = '\0';
+			}
+			if (ok)
+				continue;
+			if (!wraparound && may)
+				continue;		/* cancelled again and again: let the try find out */
+			waiting = true;
+			/* Said once per worker, then every 30 s. */
+			if (said_pid[k] != pid || mig_now_ms() - said_at[k] >= 30000)
+			{
+				if (wraparound)
+					fprintf(stderr, "chronoid: %s: %s: waiting for autovacuum pid %d (%s), which holds a lock on %s; "
+							"PostgreSQL never cancels a vacuum that prevents wraparound (nor does this tool one "
+							"it cannot see); no lock is taken meanwhile, so writers go on\n",
+							c->o->sub, what, pid, query, rels);
+				else
+					fprintf(stderr, "chronoid: %s: %s: waiting for autovacuum pid %d (%s), which holds a lock on %s; "
+							"only a superuser (or, on PostgreSQL 18, a member of pg_signal_autovacuum_worker) may "
+							"cancel it: SELECT pg_cancel_backend(%d) to go on at once; no lock is taken meanwhile, "
+							"so writers go on\n", c->o->sub, what, pid, query, rels, pid);
+				said_pid[k] = pid;
+				said_at[k] = mig_now_ms();
+			}
+		}
+		PQclear(res);
+		if (n == 0)
+			return true;
+		if (mig_interrupted())
+		{
+			snprintf(c->err, sizeof(c->err), "interrupted while waiting for autovacuum");
+			return false;
+		}
+		if (!waiting && cancelled >= 100)
+			return true;
+		/* A cancelled worker lets go within milliseconds; a waited-for one, when it is done. */
+		mig_sleep_ms(waiting ? 500 : 20);
+	}
+}
+
+/*
+ * Who held a lock on the table or a child through a whole --lock-timeout
+ * (their transaction is older than it): named after a try timed out, so
+ * that the DBA sees what to wait for or stop.  "" when none is seen.
+ */
+static void
+name_blockers(mig_ctx *c, char *out, size_t len)
+{
+	char		oids[16 * (MIG_MAX_CHILDREN + 1) + 4];
+	char		ms[24];
+	const char *params[2] = {oids, ms};
+	PGresult   *res;
+	char		keep[sizeof(c->err)];
+
+	out[0] = '\0';
+	relids(c, oids, sizeof(oids));
+	snprintf(ms, sizeof(ms), "%lld", (long long) c->o->lock_timeout_ms);
+	memcpy(keep, c->err, sizeof(keep));
+	res = mig_query(c,
+					"SELECT pg_catalog.string_agg(b, '; ' ORDER BY b) FROM (SELECT DISTINCT"
+					"       pg_catalog.format('pid %s (%s, %s, for %s s: %s)', a.pid, a.backend_type,"
+					"              COALESCE(a.state, 'state unknown'),"
+					"              pg_catalog.round(pg_catalog.date_part('epoch', pg_catalog.clock_timestamp() - a.xact_start)::pg_catalog.numeric, 1),"
+					"              pg_catalog.left(pg_catalog.regexp_replace(COALESCE(a.query, '?'), '[[:space:]]+', ' ', 'g'), 80)) AS b"
+					"  FROM pg_catalog.pg_locks l JOIN pg_catalog.pg_stat_activity a ON a.pid = l.pid"
+					" WHERE l.locktype = 'relation' AND l.granted AND l.pid <> pg_catalog.pg_backend_pid()"
+					"   AND l.database = (SELECT d.oid FROM pg_catalog.pg_database d WHERE d.datname = pg_catalog.current_database())"
+					"   AND l.relation = ANY ($1::pg_catalog.oid[])"
+					"   AND a.xact_start < pg_catalog.clock_timestamp() - $2::pg_catalog.int8 * interval '1 ms'"
+					" LIMIT 3) s", 2, params);
+	if (res != NULL && !PQgetisnull(res, 0, 0))
+		snprintf(out, len, "; held by %s", PQgetvalue(res, 0, 0));
+	PQclear(res);
+	memcpy(c->err, keep, sizeof(keep));
+}
+
 static bool
 with_retries(mig_ctx *c, const char *what, const mig_script *s, bool txn, bool strong)
 {
 	int			i;
 	bool		again;
+	char		held[1024] = "";
 
 	for (i = 1;; i++)
 	{
+		if (txn && strong && !clear_autovacuum(c, what))
+			return false;
 		if (try_once(c, s, txn, strong, &again))
 			return true;
+		held[0] = '\0';
+		if (again && txn && strong)
+			name_blockers(c, held, sizeof(held));
 		if (!again || i >= c->o->retries || mig_interrupted())
 			break;
-		fprintf(stderr, "chronoid: %s: %s: lock not granted within %lld ms (try %d of %d), "
-				"trying again\n", c->o->sub, what, (long long) c->o->lock_timeout_ms, i, c->o->retries);
+		fprintf(stderr, "chronoid: %s: %s: lock not granted within %lld ms (try %d of %d%s), "
+				"trying again\n", c->o->sub, what, (long long) c->o->lock_timeout_ms, i, c->o->retries, held);
 		/* Let the writers that queued behind the attempt through first. */
 		mig_sleep_ms(200 + (int64_t) (i < 10 ? i : 10) * 100);
 	}
 	{
 		mig_buf		w = {0};
+		mig_buf		a = {0};
 
 		mig_buf_printf(&w, "%s: ", what);
-		mig_err_around(c, w.s != NULL ? w.s : "",
-					   again ? " (raise --lock-timeout or --retries, or run it when the table is quieter)" : "");
+		if (again)
+			mig_buf_printf(&a, "%s (raise --lock-timeout or --retries, or run it when the table is quieter)", held);
+		mig_err_around(c, w.s != NULL ? w.s : "", a.s != NULL ? a.s : "");
 		mig_buf_free(&w);
+		mig_buf_free(&a);
 	}
 	return false;
 }
