@@ -506,7 +506,8 @@ mig_inspect(mig_ctx *c, bool for_new)
 	if (strcmp(V(2), "t") != 0)
 	{
 		snprintf(c->err, sizeof(c->err), "%s belongs to %s and you are %s: ALTER TABLE needs its owner; "
-				 "run as %s (or a member of it)", t->qname, V(3), V(33), V(3));
+				 "run this as %s (or a member of it)", t->qname, V(3), V(33), V(3));
+		t->not_owner = true;
 		goto out;
 	}
 	t->rows_est = strtoll(V(4), NULL, 10);

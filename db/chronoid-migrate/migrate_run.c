@@ -463,8 +463,12 @@ mig_table_action(const mig_opts *o)
 		snprintf(c->state_q, sizeof(c->state_q), "%s", PQgetvalue(res, 0, 0));
 		PQclear(res);
 	}
-	/* Resolve the table first (the state is keyed by its OID); the key may be named by the state. */
-	if (!mig_inspect(c, false) && c->t.relid == 0)
+	/*
+	 * Resolve the table first (the state is keyed by its OID); the key may
+	 * be named by the state.  A role that does not own the table hears so
+	 * before the state schema, which it may not even read, is looked at.
+	 */
+	if (!mig_inspect(c, false) && (c->t.relid == 0 || c->t.not_owner))
 		goto fail;
 	c->err[0] = '\0';
 	if (!mig_state_load(c))

@@ -171,6 +171,7 @@ typedef struct mig_table
 	char		binders[1024];	/* objects that bind the key column by number */
 	char		grants[2048];	/* GRANT/COMMENT for <key>_new, as the key has */
 	bool		convert;			/* the sequence road (snowflake) */
+	bool		not_owner;		/* the role may not act as its owner: refused first */
 	int			nchildren;
 	mig_child	children[MIG_MAX_CHILDREN];
 } mig_table;

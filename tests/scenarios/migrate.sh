@@ -167,6 +167,10 @@ cat_before=$(catalog)
 out=$(mig run --table public.orders --to uuidv7 2>&1); rc=$?
 ok_if "a second run of a finished migration changes nothing" \
     '[ $rc -eq 0 ] && [ "$(q "SELECT updated_at, rows_done FROM chronoid.migration")" = "$state" ] && [ "$(catalog)" = "$cat_before" ]' "$out"
+# Now that the state schema exists (alice may not read it), a non-owner
+# still hears that the table is not hers, not "permission denied".
+refuse "plan by a non-owner once the state schema exists" "belongs to mallory and you are alice: ALTER TABLE needs its owner; run this as mallory" \
+    "$bin" migrate plan --table mallorys --to uuidv7 -d "user=alice"
 refuse "a different --to while one is under way" "is being moved to uuidv7, not ulid" mig run --table public.orders --to ulid
 q "INSERT INTO orders (note) VALUES ('during')" >/dev/null
 check "a row written during the migration gets chronoid's ID from the default" \
