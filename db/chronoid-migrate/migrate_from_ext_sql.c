@@ -169,7 +169,7 @@ const char *const fx_inventory_sql[] = {
 	" UNION SELECT 'snowflake.id_seq', NULL FROM pg_temp.fx_ctx c WHERE c.kind = 'pgedge'",
 
 	/* pgEdge: the highest ID in each column its defaults fill (rows given their own IDs too). */
-	"CREATE TEMP TABLE fx_top (top pg_catalog.int8) ON COMMIT DROP",
+	"CREATE TEMP TABLE fx_top (top pg_catalog.int8, what pg_catalog.text) ON COMMIT DROP",
 	NULL
 };
 
@@ -350,7 +350,8 @@ const char	fx_steps_sql[] =
 "   'UPDATE pg_temp.fx_seq SET last_id = pg_catalog.pg_sequence_last_value(seq::pg_catalog.regclass)',"
 "   'none (reads the sequences)', 'milliseconds', false, NULL FROM pg_temp.fx_ctx WHERE kind = 'pgedge'"
 " UNION ALL SELECT 45, 1, rel || attname, pg_catalog.format('read the highest ID in %s.%I', rel, attname),"
-"   pg_catalog.format('INSERT INTO pg_temp.fx_top SELECT pg_catalog.max(%I) FROM %s', attname, rel),"
+"   pg_catalog.format('INSERT INTO pg_temp.fx_top SELECT pg_catalog.max(%I), %L FROM %s', attname,"
+"     rel || '.' || pg_catalog.quote_ident(attname), rel),"
 "   'ACCESS SHARE on table ' || rel || ' (already held)',"
 "   'milliseconds with an index on the column, else a scan of the table', false, NULL"
 "   FROM pg_temp.fx_default, pg_temp.fx_ctx x"
@@ -465,12 +466,32 @@ const char	fx_steps_sql[] =
 " UNION ALL SELECT 95, 0, '', 'repair sequences pgEdge 2.4 and earlier left with a small MAXVALUE',"
 "   'SELECT snowflake.repair_sequences()', 'ROW EXCLUSIVE on each sequence it alters', 'milliseconds', false, NULL"
 "   FROM pg_temp.fx_ctx WHERE kind = 'pgedge'"
-" UNION ALL SELECT 95, 1, '', 'continue every sequence above the highest old ID',"
+/*
+ * The floor below refuses an ID too far ahead of the clock, naming only the
+ * sequence and its internal value: say first which ID, where and when.
+ */
+" UNION ALL SELECT 95, 1, '', 'check: the highest old ID is not beyond snowflake.max_run_ahead',"
+"   'DO $fx$DECLARE r record; lim pg_catalog.int8; ahead pg_catalog.int8; BEGIN"
+" SELECT t.top, t.what INTO r FROM (SELECT top, what FROM pg_temp.fx_top UNION ALL"
+" SELECT last_id, ''the last ID of sequence '' || seq FROM pg_temp.fx_seq) t"
+" WHERE t.top IS NOT NULL ORDER BY t.top DESC LIMIT 1;"
+" IF NOT FOUND THEN RETURN; END IF;"
+" SELECT s.setting::pg_catalog.int8 INTO lim FROM pg_catalog.pg_settings s WHERE s.name = ''snowflake.max_run_ahead'';"
+" lim := COALESCE(lim, 1000);"
+" ahead := (pg_catalog.date_part(''epoch'', snowflake.to_timestamp(r.top)) * 1000)::pg_catalog.int8"
+"   - (pg_catalog.date_part(''epoch'', pg_catalog.clock_timestamp()) * 1000)::pg_catalog.int8;"
+" IF ahead > lim THEN RAISE EXCEPTION ''the highest old ID, % in %, was minted for % (node %, count %), % ms ahead"
+" of the clock; snowflake.max_run_ahead allows % ms'', r.top, r.what, snowflake.to_timestamp(r.top),"
+" snowflake.get_node(r.top), r.top & 4095, ahead, lim USING HINT = ''New IDs must lie above it: wait until the clock"
+" passes it, or raise snowflake.max_run_ahead above that lead for the switch (ALTER SYSTEM, then"
+" pg_reload_conf()).''; END IF; END$fx$',"
+"   'none', 'milliseconds', false, NULL FROM pg_temp.fx_ctx WHERE kind = 'pgedge'"
+" UNION ALL SELECT 95, 2, '', 'continue every sequence above the highest old ID',"
 "   'SELECT pg_catalog.setval(s.seq::pg_catalog.regclass, (t.top >> 22 << 12) | (t.top & 4095))"
 " FROM pg_temp.fx_seq s, (SELECT GREATEST(pg_catalog.max(last_id), (SELECT pg_catalog.max(top) FROM pg_temp.fx_top)) AS top"
 " FROM pg_temp.fx_seq) t WHERE t.top IS NOT NULL',"
 "   'none (each sequence''s value)', 'milliseconds', false, NULL FROM pg_temp.fx_ctx WHERE kind = 'pgedge'"
-" UNION ALL SELECT 95, 2, '', 'check: a new ID lies above every old one',"
+" UNION ALL SELECT 95, 3, '', 'check: a new ID lies above every old one',"
 "   'SELECT snowflake.nextval() > (SELECT COALESCE(GREATEST(pg_catalog.max(last_id),"
 " (SELECT pg_catalog.max(top) FROM pg_temp.fx_top)), 0) FROM pg_temp.fx_seq)',"
 "   'none', 'milliseconds', true, NULL FROM pg_temp.fx_ctx WHERE kind = 'pgedge'"
