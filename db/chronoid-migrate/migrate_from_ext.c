@@ -341,6 +341,58 @@ fx_run_steps(fx_run *r, PGresult *steps)
 	return true;
 }
 
+/*
+ * pgEdge: how many IDs already sit in more than one of the columns its
+ * defaults fill.  pgEdge mints each sequence apart, so two tables can hold
+ * one ID; chronoid mints every snowflake of a database from one ID space.
+ * A read of each such column (as step 45 reads its highest ID); false with
+ * r->err set.
+ */
+static bool
+fx_print_repeats(fx_run *r)
+{
+	static const char head[] = "SELECT pg_catalog.count(*) FROM (SELECT id FROM (";
+	static const char tail[] = ") u GROUP BY id HAVING pg_catalog.count(*) > 1) d";
+	char		n[32];
+	PGresult   *res;
+	size_t		len;
+	char	   *sql;
+	bool		ok;
+
+	res = fx_rows(r, "SELECT pg_catalog.count(*), pg_catalog.string_agg(pg_catalog.format("
+				  "'SELECT DISTINCT %I AS id FROM %s WHERE %I IS NOT NULL', attname, rel, attname), ' UNION ALL ')"
+				  " FROM pg_temp.fx_default, pg_temp.fx_ctx x"
+				  " WHERE x.kind = 'pgedge' AND attgenerated = '' AND relkind IN ('r', 'p')"
+				  "   AND atttypid = 'pg_catalog.int8'::pg_catalog.regtype", 0, NULL);
+	if (res == NULL)
+		return false;
+	if (strtol(PQgetvalue(res, 0, 0), NULL, 10) < 2)
+	{
+		PQclear(res);
+		return true;
+	}
+	len = sizeof(head) + strlen(PQgetvalue(res, 0, 1)) + sizeof(tail);
+	sql = malloc(len);
+	if (sql == NULL)
+	{
+		PQclear(res);
+		snprintf(r->err, sizeof(r->err), "out of memory");
+		return false;
+	}
+	snprintf(sql, len, "%s%s%s", head, PQgetvalue(res, 0, 1), tail);
+	PQclear(res);
+	ok = fx_value(r, sql, 0, NULL, n, sizeof(n));
+	free(sql);
+	if (!ok)
+		return false;
+	if (strcmp(n, "0") != 0)
+		printf("\nNote: %s IDs already repeat across tables: pgEdge minted them from separate sequences, "
+			   "and they stay as they are.  From the switch on, every snowflake of this database "
+			   "comes from chronoid's one ID space (whatever sequence a default names), so no new ID "
+			   "repeats another table's.\n", n);
+	return true;
+}
+
 static const fx_source *
 fx_find_source(const char *name)
 {
@@ -426,6 +478,8 @@ mig_from_extension(const mig_opts *o)
 		(steps = fx_rows(&r, fx_steps_sql, 0, NULL)) == NULL)
 		goto fail;
 	fx_print_plan(summary, objects, steps, r.src);
+	if (strcmp(r.src->kind, "pgedge") == 0 && !fx_print_repeats(&r))
+		goto fail;
 	if (preloaded_old)
 		printf("\nNote: a *_preload_libraries setting lists %s's library: remove it there "
 			   "(and restart, for shared_preload_libraries) after the switch.\n", r.src->label);
