@@ -431,15 +431,18 @@ name_blockers(mig_ctx *c, char *out, size_t len)
 	memcpy(keep, c->err, sizeof(keep));
 	res = mig_query(c,
 					"SELECT pg_catalog.string_agg(b, '; ' ORDER BY b) FROM (SELECT DISTINCT"
-					"       pg_catalog.format('pid %s (%s, %s, for %s s: %s)', a.pid, a.backend_type,"
-					"              COALESCE(a.state, 'state unknown'),"
+					"       pg_catalog.format('pid %s (%s)', l.pid, CASE WHEN a.backend_type IS NULL"
+					/* Another role's session, without pg_read_all_stats: only its lock shows. */
+					"         THEN l.mode || '; what it runs shows to a superuser or pg_read_all_stats'"
+					"         ELSE pg_catalog.format('%s, %s, for %s s: %s', a.backend_type, COALESCE(a.state, 'state unknown'),"
 					"              pg_catalog.round(pg_catalog.date_part('epoch', pg_catalog.clock_timestamp() - a.xact_start)::pg_catalog.numeric, 1),"
-					"              pg_catalog.left(pg_catalog.regexp_replace(COALESCE(a.query, '?'), '[[:space:]]+', ' ', 'g'), 80)) AS b"
-					"  FROM pg_catalog.pg_locks l JOIN pg_catalog.pg_stat_activity a ON a.pid = l.pid"
+					"              pg_catalog.left(pg_catalog.regexp_replace(COALESCE(a.query, '?'), '[[:space:]]+', ' ', 'g'), 80)) END) AS b"
+					"  FROM pg_catalog.pg_locks l LEFT JOIN pg_catalog.pg_stat_activity a ON a.pid = l.pid"
 					" WHERE l.locktype = 'relation' AND l.granted AND l.pid <> pg_catalog.pg_backend_pid()"
 					"   AND l.database = (SELECT d.oid FROM pg_catalog.pg_database d WHERE d.datname = pg_catalog.current_database())"
 					"   AND l.relation = ANY ($1::pg_catalog.oid[])"
-					"   AND a.xact_start < pg_catalog.clock_timestamp() - $2::pg_catalog.int8 * interval '1 ms'"
+					"   AND (a.backend_type IS NULL"
+					"        OR a.xact_start < pg_catalog.clock_timestamp() - $2::pg_catalog.int8 * interval '1 ms')"
 					" LIMIT 3) s", 2, params);
 	if (res != NULL && !PQgetisnull(res, 0, 0))
 		snprintf(out, len, "; held by %s", PQgetvalue(res, 0, 0));
