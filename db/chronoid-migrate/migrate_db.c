@@ -343,7 +343,7 @@ clear_autovacuum(mig_ctx *c, const char *what)
 		n = PQntuples(res);
 		for (i = 0; i < n; i++)
 		{
-			int			pid = atoi(PQgetvalue(res, i, 0));
+			int			pid = (int) strtol(PQgetvalue(res, i, 0), NULL, 10);
 			const char *rels = PQgetvalue(res, i, 1);
 			const char *query = PQgetvalue(res, i, 2);
 			bool		wraparound = strcmp(PQgetvalue(res, i, 3), "t") == 0;

@@ -262,7 +262,7 @@ mig_views_load(mig_ctx *c)
 
 #define V(j) PQgetvalue(res, i, j)
 		w->oid = (uint32_t) strtoul(V(0), NULL, 10);
-		w->depth = atoi(V(1));
+		w->depth = (int) strtol(V(1), NULL, 10);
 		snprintf(w->qname, sizeof(w->qname), "%s", V(2));
 		w->owner.oid = (uint32_t) strtoul(V(3), NULL, 10);
 		snprintf(w->owner.name_q, sizeof(w->owner.name_q), "%s", V(4));
