@@ -312,6 +312,33 @@ mig_views_load(mig_ctx *c)
 					   "key: drop it for the swap and create it again after)", refused.len ? "; " : "",
 					   PQgetvalue(res, 0, 0));
 	PQclear(res);
+	{
+		/*
+		 * Views re-created for a ulid key get chronoid's schema on their
+		 * path (its operators live there): an operator some role put in
+		 * that schema could then bind where a comparison used an implicit
+		 * cast.  Only the extensions' own operators may be there.
+		 */
+		size_t		n = strlen(c->t.newtype);
+
+		if (c->nviews > 0 && n >= 5 && strcmp(c->t.newtype + n - 5, ".ulid") == 0)
+		{
+			res = mig_query(c, "SELECT pg_catalog.string_agg(o.oid::pg_catalog.regoperator::pg_catalog.text, ', ')"
+							" FROM pg_catalog.pg_operator o WHERE o.oprnamespace ="
+							"   (SELECT e.extnamespace FROM pg_catalog.pg_extension e WHERE e.extname = 'chronoid')"
+							" AND NOT EXISTS (SELECT 1 FROM pg_catalog.pg_depend d"
+							"   WHERE d.classid = 'pg_catalog.pg_operator'::pg_catalog.regclass AND d.objid = o.oid"
+							"   AND d.deptype = 'e')", 0, NULL);
+			if (res == NULL)
+				goto fail;
+			if (!PQgetisnull(res, 0, 0))
+				mig_buf_printf(&refused, "%sthe views (re-created with chronoid's schema on their path, where "
+							   "a ulid's operators are) could bind operators there that no extension made: %s; "
+							   "drop those, or move the views yourself", refused.len ? "; " : "",
+							   PQgetvalue(res, 0, 0));
+			PQclear(res);
+		}
+	}
 	c->views_refused = dup(refused.s);
 	mig_buf_free(&cols);
 	mig_buf_free(&q);
