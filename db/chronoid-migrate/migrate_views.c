@@ -319,9 +319,9 @@ mig_views_load(mig_ctx *c)
 		 * that schema could then bind where a comparison used an implicit
 		 * cast.  Only the extensions' own operators may be there.
 		 */
-		size_t		n = strlen(c->t.newtype);
+		size_t		tlen = strlen(c->t.newtype);
 
-		if (c->nviews > 0 && n >= 5 && strcmp(c->t.newtype + n - 5, ".ulid") == 0)
+		if (c->nviews > 0 && tlen >= 5 && strcmp(c->t.newtype + tlen - 5, ".ulid") == 0)
 		{
 			res = mig_query(c, "SELECT pg_catalog.string_agg(o.oid::pg_catalog.regoperator::pg_catalog.text, ', ')"
 							" FROM pg_catalog.pg_operator o WHERE o.oprnamespace ="
