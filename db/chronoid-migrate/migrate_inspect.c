@@ -207,7 +207,10 @@ static const char facts_sql[] =
 /* 37: what a wrapped owner lacks for the move (deferred code, FORCE RLS), "" when nothing */
 "       " OWNER_BLOCKERS_SQL ","
 /* 38 */
-"       " UPDATE_RULES_SQL ""
+"       " UPDATE_RULES_SQL ","
+/* 39: after the swap, the old key's type (of <key>_old) */
+"       COALESCE((SELECT pg_catalog.format_type(b.atttypid, b.atttypmod) FROM pg_catalog.pg_attribute b"
+"          WHERE b.attrelid = k.oid AND b.attname = $2 || '_old' AND b.attnum > 0 AND NOT b.attisdropped), '')"
 "  FROM pg_catalog.pg_class k JOIN pg_catalog.pg_namespace n ON n.oid = k.relnamespace"
 "  LEFT JOIN pg_catalog.pg_attribute a ON a.attrelid = k.oid AND a.attname = $2 AND a.attnum > 0 AND NOT a.attisdropped"
 "  LEFT JOIN pg_catalog.pg_attrdef d ON d.adrelid = k.oid AND d.adnum = a.attnum"
@@ -534,6 +537,8 @@ mig_inspect(mig_ctx *c, bool for_new)
 	copy(t->key_raw, sizeof(t->key_raw), key);
 	copy(t->key_q, sizeof(t->key_q), V(8));
 	copy(t->keytype, sizeof(t->keytype), V(9));
+	copy(t->origtype, sizeof(t->origtype),
+		 c->st.exists && (c->st.step == MIG_SWAPPED || c->st.step == MIG_DONE) && V(39)[0] != '\0' ? V(39) : V(9));
 	t->identity = strcmp(V(10), "t") == 0;
 	copy(t->keydefault, sizeof(t->keydefault), V(11));
 	copy(t->keyseq, sizeof(t->keyseq), V(12));

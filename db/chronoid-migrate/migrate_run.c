@@ -211,8 +211,8 @@ prove_not_null(mig_ctx *c, int who, uint32_t relid, const char *qname, const cha
 	return ok;
 }
 
-static bool
-step_check(mig_ctx *c)
+bool
+mig_step_check(mig_ctx *c)
 {
 	int			i,
 				tries;
@@ -224,17 +224,14 @@ step_check(mig_ctx *c)
 		if (!mig_catch_up(c))
 			return false;
 		mig_buf_reset(&e);
-		mig_buf_printf(&e, "%s IS NOT NULL", c->t.new_q);
+		mig_sql_check_expr(c, MIG_AS_TABLE, &e);
 		ok = prove_not_null(c, MIG_AS_TABLE, c->t.relid, c->t.qname, c->t.chk_q, e.s);
 		for (i = 0; ok && i < c->t.nchildren; i++)
 		{
 			const mig_child *ch = &c->t.children[i];
 
 			mig_buf_reset(&e);
-			if (ch->notnull)
-				mig_buf_printf(&e, "%s IS NOT NULL", ch->new_q);
-			else
-				mig_buf_printf(&e, "%s IS NULL OR %s IS NOT NULL", ch->fk_q, ch->new_q);
+			mig_sql_check_expr(c, i, &e);
 			ok = prove_not_null(c, i, ch->relid, ch->qname, ch->chk_q, e.s);
 		}
 		/* A row that slipped through (23514) fails the validation: catch up and try again. */
@@ -247,8 +244,8 @@ step_check(mig_ctx *c)
  * One index built CONCURRENTLY; an invalid one left by an interrupted
  * build is dropped first.
  */
-static bool
-build_index(mig_ctx *c, uint32_t relid, const char *name, const char *create)
+bool
+mig_build_index(mig_ctx *c, uint32_t relid, const char *name, const char *create)
 {
 	char		r[16];
 	const char *params[2] = {r, name};
@@ -285,18 +282,18 @@ build_index(mig_ctx *c, uint32_t relid, const char *name, const char *create)
 	return mig_ddl_alone(c, "building an index", create);
 }
 
-static bool
-step_index(mig_ctx *c)
+bool
+mig_step_index(mig_ctx *c)
 {
 	mig_buf		b = {0};
 	int			i;
 	bool		ok;
 
 	mig_buf_printf(&b, "CREATE UNIQUE INDEX CONCURRENTLY %s ON %s (%s)", c->t.idx_new_q, c->t.qname, c->t.new_q);
-	ok = build_index(c, c->t.relid, c->t.idx_new_q, b.s);
+	ok = mig_build_index(c, c->t.relid, c->t.idx_new_q, b.s);
 	mig_buf_reset(&b);
 	mig_buf_printf(&b, "CREATE UNIQUE INDEX CONCURRENTLY %s ON %s (%s)", c->t.idx_old_q, c->t.qname, c->t.key_q);
-	ok = ok && build_index(c, c->t.relid, c->t.idx_old_q, b.s);
+	ok = ok && mig_build_index(c, c->t.relid, c->t.idx_old_q, b.s);
 	for (i = 0; ok && i < c->t.nchildren; i++)
 	{
 		const mig_child *ch = &c->t.children[i];
@@ -305,7 +302,7 @@ step_index(mig_ctx *c)
 			continue;
 		mig_buf_reset(&b);
 		mig_buf_printf(&b, "CREATE INDEX CONCURRENTLY %s ON %s (%s)", ch->idx_q, ch->qname, ch->new_q);
-		ok = build_index(c, ch->relid, ch->idx_q, b.s);
+		ok = mig_build_index(c, ch->relid, ch->idx_q, b.s);
 	}
 	mig_buf_free(&b);
 	return ok;
@@ -422,12 +419,12 @@ mig_run(mig_ctx *c)
 	if (c->st.step < MIG_CHECKED)
 	{
 		say(c, "proving %s NOT NULL (CHECK ... NOT VALID, then VALIDATE)", c->t.new_q);
-		if (!step_check(c) || !mig_set_step(c, MIG_CHECKED))
+		if (!mig_step_check(c) || !mig_set_step(c, MIG_CHECKED))
 			goto fail;
 	}
 	if (c->st.step < MIG_INDEXED)
 	{
-		if (!step_index(c) || !mig_set_step(c, MIG_INDEXED) || !step_vacuum(c))
+		if (!mig_step_index(c) || !mig_set_step(c, MIG_INDEXED) || !step_vacuum(c))
 			goto fail;
 	}
 	printf("%s: ready to swap (%lld rows backfilled); next: chronoid migrate swap --table %s\n",

@@ -153,7 +153,7 @@ child_fn(const mig_ctx *c, const mig_child *ch, mig_script *s, bool swapped)
 	const char *pget = swapped ? t->old_q : t->new_q;
 	const char *pkey = t->key_q;
 	/* The column compared: the old key's type before the swap, the new one's after. */
-	const char *ktype = swapped ? t->newtype : t->keytype;
+	const char *ktype = swapped ? t->newtype : t->origtype;
 	char		eqb[MIG_NAME + 16],
 				neb[MIG_NAME + 16];
 	const char *eq = mig_sql_op(c, ktype, "=", eqb, sizeof(eqb));
@@ -326,6 +326,34 @@ mig_sql_child_state(const mig_ctx *c, const mig_child *ch, mig_buf *b)
 }
 
 void
+mig_sql_check_expr(const mig_ctx *c, int who, mig_buf *e)
+{
+	const mig_child *ch;
+
+	if (who == MIG_AS_TABLE)
+	{
+		mig_buf_printf(e, "%s IS NOT NULL", c->t.new_q);
+		return;
+	}
+	ch = &c->t.children[who];
+	if (ch->notnull)
+		mig_buf_printf(e, "%s IS NOT NULL", ch->new_q);
+	else
+		mig_buf_printf(e, "%s IS NULL OR %s IS NOT NULL", ch->fk_q, ch->new_q);
+}
+
+/* ALTER TABLE ... ADD CONSTRAINT chk CHECK (...) NOT VALID for who. */
+static void
+add_check(const mig_ctx *c, int who, const char *qname, const char *chk, mig_script *s)
+{
+	mig_buf		e = {0};
+
+	mig_sql_check_expr(c, who, &e);
+	mig_script_printf(s, "ALTER TABLE %s ADD CONSTRAINT %s CHECK (%s) NOT VALID;\n", qname, chk, e.s);
+	mig_buf_free(&e);
+}
+
+void
 mig_sql_swap(const mig_ctx *c, mig_script *s)
 {
 	const mig_table *t = &c->t;
@@ -383,6 +411,15 @@ mig_sql_unswap(const mig_ctx *c, mig_script *s)
 	const mig_table *t = &c->t;
 	int			i;
 
+	/*
+	 * Back to the shape run left before the swap (step indexed but for
+	 * the old key's spare index, built again after): the new columns keep
+	 * every value minted, including those handed out since the swap, with
+	 * their CHECKs added again NOT VALID (validated after, without a
+	 * strong lock), and the children's triggers fill <fk>_new again.  The
+	 * new key's unique index was built before this transaction, so that
+	 * dropping the primary key (and its index) leaves one.
+	 */
 	mig_script_as(s, MIG_AS_ME);
 	mig_script_printf(s, "LOCK TABLE ONLY %s IN ACCESS EXCLUSIVE MODE;\n", t->qname);
 	for (i = 0; i < t->nchildren; i++)
@@ -403,6 +440,7 @@ mig_sql_unswap(const mig_ctx *c, mig_script *s)
 		mig_script_printf(s, "ALTER TABLE %s RENAME COLUMN %s TO %s;\n", ch->qname, ch->fk_q, ch->new_q);
 		mig_script_printf(s, "ALTER TABLE %s RENAME COLUMN %s TO %s;\n", ch->qname, ch->old_q, ch->fk_q);
 		mig_script_printf(s, "ALTER TABLE %s ALTER COLUMN %s DROP NOT NULL;\n", ch->qname, ch->new_q);
+		add_check(c, i, ch->qname, ch->chk_q, s);
 	}
 	mig_script_as(s, MIG_AS_TABLE);
 	mig_script_printf(s, "ALTER TABLE %s DROP CONSTRAINT %s;\n", t->qname, t->pk_q);
@@ -411,6 +449,7 @@ mig_sql_unswap(const mig_ctx *c, mig_script *s)
 	mig_script_printf(s, "ALTER TABLE %s ADD CONSTRAINT %s PRIMARY KEY USING INDEX %s;\n",
 					  t->qname, t->pk_q, t->idx_old_q);
 	mig_script_printf(s, "ALTER TABLE %s ALTER COLUMN %s DROP NOT NULL;\n", t->qname, t->new_q);
+	add_check(c, MIG_AS_TABLE, t->qname, t->chk_q, s);
 	for (i = 0; i < t->nchildren; i++)
 	{
 		const mig_child *ch = &t->children[i];
@@ -418,13 +457,12 @@ mig_sql_unswap(const mig_ctx *c, mig_script *s)
 		mig_script_as(s, i);
 		mig_script_printf(s, "ALTER TABLE %s ADD CONSTRAINT %s FOREIGN KEY (%s) REFERENCES %s (%s) %s NOT VALID;\n",
 						  ch->qname, ch->con_q, ch->fk_q, t->qname, t->key_q, ch->actions);
-		mig_script_printf(s, "DROP TRIGGER %s ON %s;\n", ch->trig_q, ch->qname);
-		mig_script_as(s, MIG_AS_ME);
-		mig_script_printf(s, "DROP FUNCTION %s();\n", ch->fn_q);
+		/* The same trigger, its function turned round: it fills <fk>_new again. */
+		child_fn(c, ch, s, false);
 	}
 	mig_sql_views_create(c, s);
 	mig_script_as(s, MIG_AS_ME);
-	mig_script_printf(s, "UPDATE %s.migration SET step = 'rolling_back', updated_at = pg_catalog.now()"
+	mig_script_printf(s, "UPDATE %s.migration SET step = 'rolling_back', swapped_at = NULL, updated_at = pg_catalog.now()"
 					  " WHERE relid = %u;\n", c->state_q, t->relid);
 }
 

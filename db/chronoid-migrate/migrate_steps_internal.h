@@ -101,7 +101,7 @@ enum mig_step
 	MIG_SWAPPED,
 	MIG_DONE,
 	MIG_CONVERTED,
-	MIG_ROLLING					/* rollback: key restored, leftovers still to drop */
+	MIG_ROLLING					/* rollback: old key restored; CHECKs and spare index to redo */
 };
 
 const char *mig_step_name(enum mig_step s);
@@ -145,6 +145,7 @@ typedef struct mig_table
 	char		key_raw[MIG_NAME];
 	char		key_q[MIG_NAME];
 	char		keytype[64];		/* format_type of the key */
+	char		origtype[64];		/* the old key's type: keytype, or <key>_old's after the swap */
 	char		keydefault[512];	/* its default expression, "" when none */
 	char		keyseq[MIG_NAME];	/* the sequence it takes values from, "" */
 	bool		identity;
@@ -304,7 +305,6 @@ bool		mig_children_load(mig_ctx *c);
 bool		mig_views_load(mig_ctx *c);
 bool		mig_views_ok(mig_ctx *c, const char *what);
 void		mig_views_free(mig_ctx *c);
-void		mig_views_oids(const mig_ctx *c, mig_buf *b);
 void		mig_sql_views_drop(const mig_ctx *c, mig_script *s);
 void		mig_sql_views_create(const mig_ctx *c, mig_script *s);
 
@@ -350,7 +350,17 @@ void		mig_sql_batch_state(const mig_ctx *c, mig_buf *b);
 void		mig_sql_child_batch(const mig_ctx *c, const mig_child *ch, mig_buf *b);
 void		mig_sql_child_state(const mig_ctx *c, const mig_child *ch, mig_buf *b);
 void		mig_sql_swap(const mig_ctx *c, mig_script *s);
+
+/*
+ * The swap turned round, keeping the new columns and their values: back
+ * to run's shape before the swap (step rolling_back until the CHECKs are
+ * validated and the old key's spare index is built again: then indexed).
+ * Needs the new key's unique index <key>_new's name built first.
+ */
 void		mig_sql_unswap(const mig_ctx *c, mig_script *s);
+
+/* The CHECK that proves NOT NULL of the new column: who MIG_AS_TABLE or child i. */
+void		mig_sql_check_expr(const mig_ctx *c, int who, mig_buf *e);
 
 /* Plan: each segment under the role it runs as, indented. */
 void		mig_script_print(const mig_ctx *c, const mig_script *s);
@@ -358,6 +368,16 @@ void		mig_script_print(const mig_ctx *c, const mig_script *s);
 /* --- migrate_run.c / migrate_backfill.c / migrate_swap.c -------------- */
 
 int			mig_run(mig_ctx *c);
+
+/*
+ * run's steps checked and indexed, each safe to repeat: the CHECKs that
+ * prove NOT NULL added (if missing) and validated; the unique indexes on
+ * the new and the old key and the children's, built CONCURRENTLY where
+ * missing or invalid.  Rollback after the swap uses them too.
+ */
+bool		mig_step_check(mig_ctx *c);
+bool		mig_step_index(mig_ctx *c);
+bool		mig_build_index(mig_ctx *c, uint32_t relid, const char *name, const char *create);
 
 /* run's last statement: VACUUM (ANALYZE, TRUNCATE false) of the table and its children. */
 void		mig_sql_vacuum(const mig_ctx *c, mig_buf *b);

@@ -1,7 +1,8 @@
 /*
  * migrate_swap.c — "chronoid migrate swap" (the new column becomes the
- * primary key in one short transaction) and "rollback" (the old key
- * back, and everything run added gone).
+ * primary key in one short transaction), "rollback" (after the swap: the
+ * old key back, the new one kept; before it: everything run added gone)
+ * and "finish".
  */
 #define _GNU_SOURCE
 
@@ -115,11 +116,10 @@ mig_swap(mig_ctx *c)
  * anything is dropped.  false with c->err set.
  */
 static bool
-nothing_depends_on_new(mig_ctx *c, uint32_t relid, const char *qname, const char *col, const mig_owner *o,
-					   const char *except)
+nothing_depends_on_new(mig_ctx *c, uint32_t relid, const char *qname, const char *col, const mig_owner *o)
 {
 	char		r[16];
-	const char *params[3] = {r, col, except != NULL ? except : "{}"};
+	const char *params[2] = {r, col};
 	PGresult   *res;
 	bool		ok;
 
@@ -135,11 +135,8 @@ nothing_depends_on_new(mig_ctx *c, uint32_t relid, const char *qname, const char
 					 * (said below).
 					 */
 					"   AND NOT (d.classid = 'pg_catalog.pg_constraint'::pg_catalog.regclass AND d.objid IN"
-					"        (SELECT f.oid FROM pg_catalog.pg_constraint f WHERE f.contype = 'f' OR f.conrelid = $1::pg_catalog.oid))"
-					/* nor the views rollback carries back to the old key ($3) */
-					"   AND NOT (d.classid = 'pg_catalog.pg_rewrite'::pg_catalog.regclass AND d.objid IN"
-					"        (SELECT w.oid FROM pg_catalog.pg_rewrite w WHERE w.ev_class = ANY ($3::pg_catalog.oid[])))",
-					3, params);
+					"        (SELECT f.oid FROM pg_catalog.pg_constraint f WHERE f.contype = 'f' OR f.conrelid = $1::pg_catalog.oid))",
+					2, params);
 	if (res == NULL)
 		return false;
 	ok = PQgetisnull(res, 0, 0);
@@ -166,14 +163,14 @@ nothing_depends_on_new(mig_ctx *c, uint32_t relid, const char *qname, const char
 
 /* Everything run added, gone; each statement safe to repeat. */
 static bool
-drop_leftovers(mig_ctx *c, bool swapped_back)
+drop_leftovers(mig_ctx *c)
 {
 	mig_script	s = {0};
 	mig_buf		b = {0};
 	int			i;
 	bool		ok;
 
-	if (!nothing_depends_on_new(c, c->t.relid, c->t.qname, c->t.new_raw, &c->t.owner, NULL))
+	if (!nothing_depends_on_new(c, c->t.relid, c->t.qname, c->t.new_raw, &c->t.owner))
 		return false;
 	for (i = 0; i < c->t.nchildren; i++)
 	{
@@ -181,7 +178,7 @@ drop_leftovers(mig_ctx *c, bool swapped_back)
 
 		snprintf(col, sizeof(col), "%s_new", c->t.children[i].fk_raw);
 		if (!nothing_depends_on_new(c, c->t.children[i].relid, c->t.children[i].qname, col,
-									&c->t.children[i].owner, NULL))
+									&c->t.children[i].owner))
 			return false;
 	}
 
@@ -206,7 +203,7 @@ drop_leftovers(mig_ctx *c, bool swapped_back)
 	mig_script_printf(&s, "DELETE FROM %s.migration WHERE relid = %u;\n", c->state_q, c->t.relid);
 	ok = mig_ddl_script(c, "dropping what the migration added", &s, true);
 	mig_script_free(&s);
-	if (ok && !swapped_back)
+	if (ok)
 	{
 		/* Outside the transaction: DROP INDEX CONCURRENTLY. */
 		mig_buf_printf(&b, "DROP INDEX CONCURRENTLY IF EXISTS %s.%s", c->t.nsp_q, c->t.idx_old_q);
@@ -216,11 +213,73 @@ drop_leftovers(mig_ctx *c, bool swapped_back)
 	return ok;
 }
 
+/*
+ * After the swap: the old key back as the primary key, the new one kept
+ * with every value minted (so another swap is again one short
+ * transaction); step rolling_back, then indexed.  false with c->err set.
+ */
+static bool
+unswap(mig_ctx *c)
+{
+	mig_script	b = {0};
+	mig_buf		q = {0};
+	PGresult   *res;
+	long		n;
+	bool		ok;
+
+	/* Swap dropped NOT NULL where nothing fills the old key: rows written since may have none. */
+	mig_buf_printf(&q, "SELECT ARRAY[pg_catalog.count(*)::pg_catalog.text] FROM ONLY %s WHERE %s IS NULL"
+				   " AND NOT (SELECT a.attnotnull FROM pg_catalog.pg_attribute a WHERE a.attrelid = %u"
+				   " AND a.attname = $1[1])", c->t.qname, c->t.old_q, c->t.relid);
+	res = mig_read_as(c, MIG_AS_TABLE, q.s, 1, (const char *[]) {c->t.old_raw});
+	if (res == NULL)
+	{
+		mig_buf_free(&q);
+		return false;
+	}
+	n = strtol(PQgetvalue(res, 0, 0), NULL, 10);
+	PQclear(res);
+	if (n > 0)
+	{
+		snprintf(c->err, sizeof(c->err), "%ld rows of %s written since the swap have no old key "
+				 "(%s IS NULL; it has no default): the old primary key cannot come back without them; "
+				 "give them values first", n, c->t.qname, c->t.old_q);
+		mig_buf_free(&q);
+		return false;
+	}
+	if (!mig_views_ok(c, "the rollback"))
+	{
+		mig_buf_free(&q);
+		return false;
+	}
+	/*
+	 * The primary key's index goes with the constraint: the new key gets
+	 * a unique index of its own first, built CONCURRENTLY (writers go on),
+	 * under the name the swap will take it by again.
+	 */
+	mig_buf_reset(&q);
+	mig_buf_printf(&q, "CREATE UNIQUE INDEX CONCURRENTLY %s ON %s (%s)", c->t.idx_new_q, c->t.qname, c->t.key_q);
+	ok = mig_build_index(c, c->t.relid, c->t.idx_new_q, q.s);
+	mig_buf_free(&q);
+	if (!ok)
+		return false;
+	mig_sql_unswap(c, &b);
+	fprintf(stderr, "chronoid: %s: restoring %s's old key (lock_timeout %lld ms)\n",
+			c->o->sub, c->t.qname, (long long) c->o->lock_timeout_ms);
+	ok = mig_ddl_script(c, "restoring the old key", &b, true);
+	mig_script_free(&b);
+	if (ok)
+	{
+		/* What follows compares the key, the old one again, with its own type's operator. */
+		c->st.step = MIG_ROLLING;
+		snprintf(c->t.keytype, sizeof(c->t.keytype), "%s", c->t.origtype);
+	}
+	return ok;
+}
+
 int
 mig_rollback(mig_ctx *c)
 {
-	bool		swapped_back = false;
-
 	if (c->st.step == MIG_CONVERTED)
 	{
 		snprintf(c->err, sizeof(c->err), "%s's sequence was converted to snowflakes in place and the IDs "
@@ -229,63 +288,23 @@ mig_rollback(mig_ctx *c)
 				 c->t.qname, c->t.key_q);
 		return failed(c);
 	}
-	if (c->st.step == MIG_SWAPPED || c->st.step == MIG_DONE)
-	{
-		mig_script	b = {0};
-		bool		ok;
-
-		{
-			/* Swap dropped NOT NULL where nothing fills the old key: rows written since may have none. */
-			mig_buf		q = {0};
-			PGresult   *res;
-			long		n;
-
-			mig_buf_printf(&q, "SELECT ARRAY[pg_catalog.count(*)::pg_catalog.text] FROM ONLY %s WHERE %s IS NULL"
-						   " AND NOT (SELECT a.attnotnull FROM pg_catalog.pg_attribute a WHERE a.attrelid = %u"
-						   " AND a.attname = $1[1])", c->t.qname, c->t.old_q, c->t.relid);
-			res = mig_read_as(c, MIG_AS_TABLE, q.s, 1, (const char *[]) {c->t.old_raw});
-			mig_buf_free(&q);
-			if (res == NULL)
-				return failed(c);
-			n = strtol(PQgetvalue(res, 0, 0), NULL, 10);
-			PQclear(res);
-			if (n > 0)
-			{
-				snprintf(c->err, sizeof(c->err), "%ld rows of %s written since the swap have no old key "
-						 "(%s IS NULL; it has no default): the old primary key cannot come back without them; "
-						 "give them values first", n, c->t.qname, c->t.old_q);
-				return failed(c);
-			}
-		}
-		/* After the swap the column rollback drops is the key (it becomes <key>_new again). */
-		{
-			mig_buf		oids = {0};
-
-			mig_views_oids(c, &oids);
-			ok = mig_views_ok(c, "the rollback") &&
-				nothing_depends_on_new(c, c->t.relid, c->t.qname, c->t.key_raw, &c->t.owner, oids.s);
-			mig_buf_free(&oids);
-			if (!ok)
-				return failed(c);
-		}
-		mig_sql_unswap(c, &b);
-		fprintf(stderr, "chronoid: %s: restoring %s's old key (lock_timeout %lld ms)\n",
-				c->o->sub, c->t.qname, (long long) c->o->lock_timeout_ms);
-		ok = mig_ddl_script(c, "restoring the old key", &b, true);
-		mig_script_free(&b);
-		if (!ok)
-			return failed(c);
-		c->st.step = MIG_ROLLING;
-		swapped_back = true;
-	}
+	if ((c->st.step == MIG_SWAPPED || c->st.step == MIG_DONE) && !unswap(c))
+		return failed(c);
 	if (c->st.step == MIG_ROLLING)
 	{
-		/* After the swap back the names are the original ones again. */
-		swapped_back = true;
-		if (!validate_children(c))
+		/* The names are the original ones again: as run left them, but for what follows. */
+		fprintf(stderr, "chronoid: %s: validating the foreign keys and %s's CHECKs again, "
+				"building %s's spare unique index\n", c->o->sub, c->t.new_q, c->t.key_q);
+		if (!validate_children(c) || !mig_step_check(c) || !mig_step_index(c) ||
+			!mig_set_step(c, MIG_INDEXED))
 			return failed(c);
+		printf("%s: rolled back; %s is the primary key as before; %s keeps the new IDs, "
+			   "those handed out since the swap included (swap again: chronoid migrate swap "
+			   "--table %s; drop them: chronoid migrate rollback --table %s)\n",
+			   c->t.qname, c->t.key_q, c->t.new_q, c->o->table, c->o->table);
+		return MIG_EXIT_OK;
 	}
-	if (!drop_leftovers(c, swapped_back))
+	if (!drop_leftovers(c))
 		return failed(c);
 	printf("%s: rolled back; %s is the primary key as before\n", c->t.qname, c->t.key_q);
 	return MIG_EXIT_OK;

@@ -418,15 +418,3 @@ mig_sql_views_create(const mig_ctx *c, mig_script *s)
 		mig_script_printf(s, "%s", c->views[i].acl_check);
 	mig_script_printf(s, "END$chronoid$;\n");
 }
-
-/* The carried views' OIDs as an array literal, for "what depends on this column". */
-void
-mig_views_oids(const mig_ctx *c, mig_buf *b)
-{
-	int			i;
-
-	mig_buf_printf(b, "{");
-	for (i = 0; i < c->nviews; i++)
-		mig_buf_printf(b, "%s%u", i ? "," : "", c->views[i].oid);
-	mig_buf_printf(b, "}");
-}

@@ -211,8 +211,26 @@ check "after swap, a new child row gets its parent's old key too (rollback stays
     "$(q "SELECT i.order_id_old = o.id_old FROM items i JOIN orders o ON o.id = i.order_id WHERE i.qty = 7")"
 out=$(mig swap --table public.orders 2>&1); rc=$?
 ok_if "swap again does nothing" '[ $rc -eq 0 ]' "$out"
+minted=$(q "SELECT id FROM orders WHERE note = 'after swap'")
 out=$(mig rollback --table public.orders 2>&1); rc=$?
-check "rollback: the old key is the primary key again, nothing of the migration left" \
+check "rollback after the swap: the old key is the primary key, id_new keeps every new ID, the one handed out since the swap too" \
+    "$rc|$(q "SELECT (SELECT pg_get_constraintdef(oid) FROM pg_constraint WHERE conname = 'orders_pkey') = 'PRIMARY KEY (id)',
+              (SELECT count(*) FROM orders WHERE id_new IS NULL), (SELECT id_new FROM orders WHERE note = 'after swap') = '$minted',
+              (SELECT uuid_extract_version(id) FROM orders WHERE note = 'after swap'),
+              (SELECT count(*) FROM items i JOIN orders o ON o.id_new = i.order_id_new), (SELECT step FROM chronoid.migration)")" \
+    "0|t|0|t|4|$kids|indexed" "$out"
+check "after that rollback the CHECKs are validated and both spare unique indexes are there" \
+    "$(q "SELECT count(*) FROM pg_constraint WHERE conname ~ '^chronoid_mig_' AND contype = 'c' AND convalidated")|$(q "SELECT count(*) FROM pg_index WHERE indrelid = 'orders'::regclass AND indisunique AND indisvalid")" \
+    "2|3"
+q "INSERT INTO orders (note) VALUES ('after rollback'); INSERT INTO items (order_id, qty) SELECT id, 9 FROM orders WHERE note = 'after rollback'" >/dev/null
+check "after that rollback, new rows get a new ID again and a new child row its parent's" \
+    "$(q "SELECT i.order_id_new = o.id_new AND o.id_new IS NOT NULL FROM items i JOIN orders o ON o.id = i.order_id WHERE i.qty = 9")" "t"
+out=$(mig swap --table public.orders 2>&1); rc=$?
+check "swap again straight away (no run: one short transaction), the IDs minted before are the keys again" \
+    "$rc|$(q "SELECT id = '$minted' FROM orders WHERE note = 'after swap'")|$(q "SELECT count(*) FROM items i JOIN orders o ON o.id = i.order_id")" \
+    "0|t|$((kids + 1))" "$out"
+out=$(mig rollback --table public.orders 2>&1) && out=$(mig rollback --table public.orders 2>&1); rc=$?
+check "rollback twice: the old key is the primary key again, nothing of the migration left" \
     "$(q "SELECT (SELECT pg_get_constraintdef(oid) FROM pg_constraint WHERE conname = 'orders_pkey') = 'PRIMARY KEY (id)'
               AND format_type((SELECT atttypid FROM pg_attribute WHERE attrelid = 'orders'::regclass AND attname = 'id'), NULL) = 'uuid'
               AND NOT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid IN ('orders'::regclass, 'items'::regclass) AND attname ~ '_(new|old)$' AND NOT attisdropped)
@@ -221,7 +239,7 @@ check "rollback: the old key is the primary key again, nothing of the migration 
               AND (SELECT convalidated FROM pg_constraint WHERE conname = 'items_order_id_fkey')")" "t"
 check "rollback: every row and child row kept, joined on the old key" \
     "$(q "SELECT (SELECT count(*) FROM orders), (SELECT count(*) FROM items i JOIN orders o ON o.id = i.order_id)")" \
-    "$((rows + 2))|$kids"
+    "$((rows + 3))|$((kids + 1))"
 out=$(mig run --table public.orders --to uuidv7 --time-from created_at 2>&1) && out2=$(mig swap --table public.orders 2>&1); rc=$?
 check "migrate again after the rollback, and swap for good" "$rc|$(q "SELECT count(*) FROM orders WHERE uuid_extract_version(id) <> 7 AND created_at IS NOT NULL")" "0|0"
 out=$(mig finish --table public.orders 2>&1); rc=$?
@@ -352,8 +370,9 @@ q "CREATE TABLE u3 (id ulid PRIMARY KEY DEFAULT gen_ulid(), at timestamptz DEFAU
    CREATE TABLE u3c (k serial PRIMARY KEY, u ulid NOT NULL REFERENCES u3); CREATE INDEX ON u3c (u);
    INSERT INTO u3c (u) SELECT id FROM u3" >/dev/null
 out=$(mig run --table u3 --to uuidv7 --time-from at --batch 100 2>&1) && out=$(mig swap --table u3 2>&1) &&
-    out=$(q "INSERT INTO u3c (u) SELECT id FROM u3 LIMIT 1") && out=$(mig rollback --table u3 2>&1); rc=$?
-check "ulid key to uuidv7 with a child: run, swap, a child written, rollback" \
+    out=$(q "INSERT INTO u3c (u) SELECT id FROM u3 LIMIT 1") && out=$(mig rollback --table u3 2>&1) &&
+    out=$(mig rollback --table u3 2>&1); rc=$?
+check "ulid key to uuidv7 with a child: run, swap, a child written, rollback, rollback" \
     "$rc|$(q "SELECT count(*) FROM u3c c JOIN u3 p ON p.id = c.u")|$(q "SELECT format_type(atttypid, NULL) FROM pg_attribute WHERE attrelid = 'u3'::regclass AND attname = 'id'")" \
     "0|701|ulid" "$out"
 
@@ -365,15 +384,17 @@ q 'CREATE SCHEMA "My Schema"; CREATE TABLE "My Schema"."Odd ""T""" ("Key Col" uu
 tname='"My Schema"."Odd ""T"""'
 out=$(mig run --table "$tname" --column "Key Col" --to uuidv7 --time-from When 2>&1) &&
     out=$(mig swap --table "$tname" 2>&1) && out=$(mig rollback --table "$tname" 2>&1) &&
+    out=$(mig swap --table "$tname" 2>&1) && out=$(mig rollback --table "$tname" 2>&1) &&
+    out=$(mig rollback --table "$tname" 2>&1) &&
     out=$(mig run --table "$tname" --column "Key Col" --to ulid 2>&1) && out=$(mig swap --table "$tname" 2>&1); rc=$?
-check "quoted schema, table and column names: run, swap, rollback, run, swap" \
+check "quoted schema, table and column names: run, swap, rollback, swap, rollback twice, run, swap" \
     "$rc|$(q 'SELECT count(*) FROM "My Schema"."Kid;" k JOIN "My Schema"."Odd ""T""" t ON t."Key Col" = k."P Ref"')" "0|300"
 check "after a swap to ulid, a child row written refers by the new key and its old one is filled" \
     "$(q 'INSERT INTO "My Schema"."Kid;" (k, "P Ref") SELECT 1000, "Key Col" FROM "My Schema"."Odd ""T""" LIMIT 1 RETURNING "P Ref_old" IS NOT NULL')" "t"
 check "after a swap to ulid, moving a child row to another parent moves its old reference too" \
     "$(q 'WITH o AS (SELECT "Key Col" AS k, "Key Col_old" AS ko FROM "My Schema"."Odd ""T""" ORDER BY "Key Col" DESC LIMIT 1)
           UPDATE "My Schema"."Kid;" SET "P Ref" = (SELECT k FROM o) WHERE k = 1000 RETURNING "P Ref_old" = (SELECT ko FROM o)')" "t"
-out=$(mig rollback --table "$tname" 2>&1); rc=$?
+out=$(mig rollback --table "$tname" 2>&1) && out=$(mig rollback --table "$tname" 2>&1); rc=$?
 check "and rollback from ulid restores the uuid key with every child row" \
     "$rc|$(q 'SELECT count(*) FROM "My Schema"."Kid;" k JOIN "My Schema"."Odd ""T""" t ON t."Key Col" = k."P Ref"')" "0|301"
 diag "$out"

@@ -97,18 +97,23 @@ check "every order and item joined on the new key" \
     "$(q "SELECT count(*) = (SELECT count(*) FROM items WHERE order_id IS NOT NULL) FROM items i JOIN orders o ON o.id = i.order_id")"
 
 # A session that keeps the child locked: the try that times out names it.
+# Rolled back first (that builds an index CONCURRENTLY, which would wait
+# for the session's transaction to end), then swapped again: that is one
+# short transaction, which has to wait for the lock.
+out=$(mig rollback --table orders 2>&1); rc=$?
+check "rollback after the swap" "$rc" 0 "$out"
 psql -XAtq -c "BEGIN; LOCK items IN ROW EXCLUSIVE MODE; SELECT pg_sleep(20)" >/dev/null 2>&1 &
 holder=$!
 sleep 1
 hpid=$(q "SELECT pid FROM pg_stat_activity WHERE query LIKE '%pg_sleep(20)%' AND pid <> pg_backend_pid()")
-out=$(mig rollback --table orders --retries 2 2>&1); rc=$?
+out=$(mig swap --table orders --retries 2 2>&1); rc=$?
 ok_if "a lock wait that times out names the session holding the lock and what it runs" \
     '[ $rc -eq 1 ] && [[ $out == *"held by pid $hpid (client backend, active, for "*"SELECT pg_sleep(20)"* ]]' \
     "rc=$rc" "$out"
 kill "$holder" 2>/dev/null
 q "SELECT pg_terminate_backend($hpid)" >/dev/null
 wait "$holder" 2>/dev/null
-out=$(mig rollback --table orders 2>&1); rc=$?
-check "and once it is gone, rollback goes through" "$rc" 0 "$out"
+out=$(mig swap --table orders 2>&1); rc=$?
+check "and once it is gone, the swap goes through" "$rc" 0 "$out"
 
 tap_done

@@ -5,7 +5,8 @@
 # inserting, updating and deleting parents and children the whole time
 # (through the runs, the swap and the rollback), `run` killed with SIGKILL
 # at MIGRATE_KILLS random points (seeded: MIGRATE_SEED) and once stopped by
-# SIGTERM, then resumed; the swap; a rollback; the same move again with the
+# SIGTERM, then resumed; the swap; a rollback (the new key kept); the swap
+# again, without run; rollback twice (all gone); the same move again with the
 # backfill paused by a logical subscriber that falls behind (`--max-lag`);
 # and the swap for good.  Per kind of key (MIGRATE_KINDS, default uuidv7
 # ulid snowflake; each with --time-from created_at), it checks:
@@ -301,6 +302,19 @@ keys() {
                 || ' pk_not_on_id=' || (SELECT count(*) FROM pg_constraint WHERE conrelid = '$s.parent'::regclass AND contype = 'p'
                                          AND conkey <> ARRAY[(SELECT attnum FROM pg_attribute WHERE attrelid = '$s.parent'::regclass AND attname = 'id')])
                 || ' violations=' || (SELECT count(*) FROM $s.violations)" ;;
+        kept) # rolled back once after the swap: the old key back, every new value kept
+            q "SELECT 'dup_id=' || (SELECT count(*) - count(DISTINCT id) FROM $s.parent)
+                || ' dup_id_new=' || (SELECT count(id_new) - count(DISTINCT id_new) FROM $s.parent)
+                || ' null_id_new=' || (SELECT count(*) FROM $s.parent WHERE id_new IS NULL)
+                || ' orphans=' || (SELECT count(*) FROM $s.child c LEFT JOIN $s.parent p ON p.id = c.parent_id WHERE p.id IS NULL)
+                || ' new_mismatch=' || (SELECT count(*) FROM $s.child c JOIN $s.parent p ON p.id = c.parent_id
+                                         WHERE c.parent_id_new IS DISTINCT FROM p.id_new)
+                || ' not_validated=' || (SELECT count(*) FROM pg_constraint WHERE conrelid IN ('$s.child'::regclass, '$s.parent'::regclass)
+                                         AND contype IN ('f', 'c') AND NOT convalidated)
+                || ' pk_not_on_uuid_id=' || (SELECT count(*) FROM pg_constraint WHERE conrelid = '$s.parent'::regclass AND contype = 'p'
+                                         AND conkey <> ARRAY[(SELECT attnum FROM pg_attribute WHERE attrelid = '$s.parent'::regclass
+                                                              AND attname = 'id' AND atttypid = 'uuid'::regtype)])
+                || ' violations=' || (SELECT count(*) FROM $s.violations)" ;;
         rolledback)
             q "SELECT 'dup_id=' || (SELECT count(*) - count(DISTINCT id) FROM $s.parent)
                 || ' orphans=' || (SELECT count(*) FROM $s.child c LEFT JOIN $s.parent p ON p.id = c.parent_id WHERE p.id IS NULL)
@@ -539,11 +553,28 @@ one_kind() {
     check "$kind: no row lost or extra after the swap" "$l" "0 0 0 0 0 0"
     sleep 0.5
 
-    # 3. rollback (writers still going), then the move again, then swap for good
+    # 3. rollback (writers still going): the old key back, the new one
+    # kept; the swap again, at once; rollback twice (all gone); then the
+    # move again, then swap for good
     ev "$s" rollback
     e=$(mig rollback --table "$s.parent" --lock-timeout "${LOCK_MS}ms" 2>&1)
     rc=$?
-    ok_if "$kind: rollback after the swap" '[ $rc -eq 0 ]' "$e"
+    ok_if "$kind: rollback after the swap" '[ $rc -eq 0 ] && [ "$(st "$s" step)" = indexed ]' "$e"
+    k=$(keys "$s" kept)
+    ok_if "$kind: rolled back: PK on the old uuid id, FKs and CHECKs valid, every new value kept ($k)" 'all_zero "$k"' "$k"
+    l=$(ledger "$s")
+    check "$kind: no row lost or extra after the rollback" "$l" "0 0 0 0 0 0"
+    ev "$s" "swap again"
+    e=$(mig swap --table "$s.parent" --lock-timeout "${LOCK_MS}ms" 2>&1)
+    rc=$?
+    k=$(keys "$s" swapped)
+    ok_if "$kind: swap again without run: PK on the new id, FKs validated, no duplicate ($k)" \
+        '[ $rc -eq 0 ] && all_zero "$k"' "$k" "$e"
+    ev "$s" "rollback twice"
+    e=$(mig rollback --table "$s.parent" --lock-timeout "${LOCK_MS}ms" 2>&1) &&
+        e=$(mig rollback --table "$s.parent" --lock-timeout "${LOCK_MS}ms" 2>&1)
+    rc=$?
+    ok_if "$kind: rollback twice" '[ $rc -eq 0 ]' "$e"
     k=$(keys "$s" rolledback)
     ok_if "$kind: rolled back: PK on the old uuid id, FKs valid, nothing left of the migration ($k)" 'all_zero "$k"' "$k"
     l=$(ledger "$s")

@@ -375,7 +375,10 @@ SQL
     plant pre
     outcome=moved
     local mid=
-    local seq=("plan --to $to" "run --to $to" status app1 swap app2 rollback "run --to $to" swap finish app3)
+    # rollback after the swap keeps the new key; swap again; rollback
+    # twice drops it (what a hook made on the new key then refuses).
+    local seq=("plan --to $to" "run --to $to" status app1 swap app2 rollback swap rollback rollback "run --to $to"
+               swap finish app3)
     for sub in "${seq[@]}"; do
         off=$(logsize)
         case $sub in

@@ -106,6 +106,10 @@ check "after rollback: every view returns what its query returns on the old key"
 check "after rollback: no view names a column the migration added" \
     "$(q "SELECT count(*) FROM pg_views WHERE schemaname = 'public' AND definition ~ '_(old|new)'")" "0"
 check "after rollback: the other role's view keeps its owner, options, comments and grants" "$(app_view)" "$app_before"
+out=$(mig swap --table orders 2>&1) && m1=$(views_match) && out=$(mig rollback --table orders 2>&1) &&
+    out=$(mig rollback --table orders 2>&1); rc=$?
+check "swap again (no run), rollback, rollback (the new columns dropped): the views follow each time" \
+    "$rc|$m1|$(views_match)|$(app_view)" "0|tttttt|tttttt|$app_before" "$out"
 
 out=$(mig run --table orders --to ulid 2>&1) && out=$(mig swap --table orders 2>&1); rc=$?
 check "swap to ulid (the views' key column changes type)" \
