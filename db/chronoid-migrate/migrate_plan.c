@@ -192,8 +192,19 @@ mig_plan(mig_ctx *c)
 			   t->qname);
 	if (t->keydefault[0] == '\0' && !t->identity)
 		printf("  - %s has no default (the application supplies keys): after the swap it writes them into\n"
-			   "    the new %s, and %s is left NULL for those rows (rollback then needs values for them)\n",
-			   t->key_q, t->key_q, t->old_q);
+			   "    the new %s, and %s is left NULL for those rows (rollback then needs values for them);\n"
+			   "    keys the application makes (uuid4() in an ORM) stay what they were: let the default\n"
+			   "    fill %s, or mint %s IDs in the application\n",
+			   t->key_q, t->key_q, t->old_q, t->key_q, c->o->to);
+	printf("  - after the swap %s is the table's last column and %s takes the old one's place:\n"
+		   "    INSERT INTO %s VALUES (...) without a column list fills %s first; name the columns\n",
+		   t->key_q, t->old_q, t->qname, t->old_q);
+	printf("  - each step that changes the table's columns (1, 6 and rollback) makes a statement\n"
+		   "    prepared before it that returns whole rows (SELECT *, RETURNING *)%s fail once with\n"
+		   "    \"cached plan must not change result type\": such clients retry, or name the columns\n"
+		   "    (docs/migrate.md, \"What your application sees\")\n",
+		   strcmp(c->o->to, "snowflake") == 0 || strcmp(c->o->to, "ulid") == 0 || strcmp(t->keytype, "uuid") != 0
+		   ? " or the key" : "");
 	{
 		PGresult   *res;
 

@@ -169,6 +169,42 @@ child_fn(const mig_ctx *c, const mig_child *ch, mig_script *s, bool swapped)
 	 * name its operator, hence the spelled-out test; NEW's fk is not NULL
 	 * there).  CREATE OR REPLACE keeps the owner it has.
 	 */
+	mig_buf		missing = {0};
+
+	/*
+	 * A key the parent does not have: the foreign key would say so at the
+	 * statement's end, but the CHECK or NOT NULL on the column filled here
+	 * would fail first, naming a column the application never wrote.  So
+	 * the function raises the foreign key's own error, with a hint after
+	 * the swap, when clients may still send old keys.  Not for a
+	 * deferrable key, whose parent may come later in the transaction.
+	 */
+	if (strstr(ch->actions, "DEFERRABLE") == NULL)
+	{
+		char	   *child = PQescapeLiteral(c->conn, ch->qname, strlen(ch->qname));
+		char	   *con = PQescapeLiteral(c->conn, ch->con_q, strlen(ch->con_q));
+		char	   *col = PQescapeLiteral(c->conn, ch->fk_q, strlen(ch->fk_q));
+		char	   *parent = PQescapeLiteral(c->conn, t->qname, strlen(t->qname));
+		char		hint[4 * MIG_NAME + 128];
+		char	   *hint_lit;
+
+		snprintf(hint, sizeof(hint), "since chronoid migrate swapped %s's key, %s holds its new IDs; "
+				 "an old one is in %s.%s", t->qname, ch->fk_q, t->qname, t->old_q);
+		hint_lit = PQescapeLiteral(c->conn, hint, strlen(hint));
+		if (child != NULL && con != NULL && col != NULL && parent != NULL && hint_lit != NULL)
+			mig_buf_printf(&missing,
+						   "    IF NOT FOUND THEN\n"
+						   "      RAISE foreign_key_violation USING MESSAGE = 'insert or update on table ' || %s"
+						   " || ' violates foreign key constraint ' || %s,\n"
+						   "        DETAIL = pg_catalog.format('Key (%%s)=(%%s) is not present in table %%s.', %s, NEW.%s, %s)%s%s;\n"
+						   "    END IF;\n",
+						   child, con, col, src, parent, swapped ? ", HINT = " : "", swapped ? hint_lit : "");
+		PQfreemem(child);
+		PQfreemem(con);
+		PQfreemem(col);
+		PQfreemem(parent);
+		PQfreemem(hint_lit);
+	}
 	mig_script_as(s, MIG_AS_ME);
 	mig_script_printf(s,
 				   "CREATE OR REPLACE FUNCTION %s() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER"
@@ -177,13 +213,16 @@ child_fn(const mig_ctx *c, const mig_child *ch, mig_script *s, bool swapped)
 				   "  IF NEW.%s IS NULL THEN\n"
 				   "    NEW.%s := NULL;\n"
 				   "  ELSIF TG_OP = 'INSERT' OR NEW.%s IS NULL OR OLD.%s IS NULL OR NEW.%s %s OLD.%s THEN\n"
-				   "    NEW.%s := (SELECT p.%s FROM ONLY %s p WHERE p.%s %s NEW.%s);\n"
+				   "    SELECT p.%s INTO NEW.%s FROM ONLY %s p WHERE p.%s %s NEW.%s;\n"
+				   "%s"
 				   "  END IF;\n"
 				   "  RETURN NEW;\n"
 				   "END\n$chronoid$;\n"
 				   "COMMENT ON FUNCTION %s() IS 'chronoid migrate: keeps %s.%s in step with %s (dropped by swap''s end or rollback)';\n",
-				   ch->fn_q, src, dst, dst, src, src, ne, src, dst, pget, t->qname, pkey, eq, src,
+				   ch->fn_q, src, dst, dst, src, src, ne, src, pget, dst, t->qname, pkey, eq, src,
+				   missing.s != NULL ? missing.s : "",
 				   ch->fn_q, ch->qname, dst, t->qname);
+	mig_buf_free(&missing);
 	if (ch->owner.wrap)
 		mig_script_printf(s, "ALTER FUNCTION %s() OWNER TO %s;\n", ch->fn_q, ch->owner.name_q);
 }

@@ -206,6 +206,9 @@ check "swap: rows and child rows all there, joined on the new key" \
     "$((rows + 1))|$kids|$((kids - 1))"
 check "swap: old keys still find their rows (unique index on id_old)" \
     "$(q "SELECT count(*) FROM items i JOIN orders o ON o.id_old = i.order_id_old")" "$((kids - 1))"
+out=$(q "INSERT INTO items (order_id, qty) SELECT id_old, 5 FROM orders WHERE id_old IS NOT NULL LIMIT 1")
+ok_if "after swap, a child written with a parent's old key gets the foreign key's error, with a hint" \
+    '[[ $out == *"violates foreign key constraint items_order_id_fkey"* && $out == *"DETAIL:  Key (order_id)=("*") is not present in table public.orders."* && $out == *"HINT:  "*"public.orders.id_old"* ]]' "$out"
 q "INSERT INTO orders (note) VALUES ('after swap'); INSERT INTO items (order_id, qty) SELECT id, 7 FROM orders WHERE note = 'after swap'" >/dev/null
 check "after swap, a new child row gets its parent's old key too (rollback stays possible)" \
     "$(q "SELECT i.order_id_old = o.id_old FROM items i JOIN orders o ON o.id = i.order_id WHERE i.qty = 7")"
@@ -225,6 +228,9 @@ check "after that rollback the CHECKs are validated and both spare unique indexe
 q "INSERT INTO orders (note) VALUES ('after rollback'); INSERT INTO items (order_id, qty) SELECT id, 9 FROM orders WHERE note = 'after rollback'" >/dev/null
 check "after that rollback, new rows get a new ID again and a new child row its parent's" \
     "$(q "SELECT i.order_id_new = o.id_new AND o.id_new IS NOT NULL FROM items i JOIN orders o ON o.id = i.order_id WHERE i.qty = 9")" "t"
+out=$(q "INSERT INTO items (order_id, qty) VALUES (gen_random_uuid(), 6)")
+ok_if "before the swap, a child written with a key no parent has gets the foreign key's error, not the CHECK's" \
+    '[[ $out == *"violates foreign key constraint items_order_id_fkey"* && $out != *HINT* ]]' "$out"
 out=$(mig swap --table public.orders 2>&1); rc=$?
 check "swap again straight away (no run: one short transaction), the IDs minted before are the keys again" \
     "$rc|$(q "SELECT id = '$minted' FROM orders WHERE note = 'after swap'")|$(q "SELECT count(*) FROM items i JOIN orders o ON o.id = i.order_id")" \
