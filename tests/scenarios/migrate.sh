@@ -135,11 +135,23 @@ refuse "a state table owned by another role" "chronoid.migration is owned by mal
 q "DROP SCHEMA chronoid CASCADE; DROP TABLE s2.orders; DROP SCHEMA s2" >/dev/null
 
 # --- uuidv7 by created_at, stopped twice, resumed -----------------------------
+# past_rows N: wait (at most 60 s) until the backfill has committed more
+# than N rows, then a seeded random moment more, so that the signal lands
+# mid-backfill however slow the machine is.
+past_rows() {
+    local i n
+    for ((i = 0; i < 600; i++)); do
+        n=$(q "SELECT rows_done FROM chronoid.migration" 2>/dev/null)
+        [[ $n =~ ^[0-9]+$ ]] && [ "$n" -gt "$1" ] && break
+        sleep 0.1
+    done
+    sleep "0.$((RANDOM % 3))$((RANDOM % 10))"
+}
 rows=$(q "SELECT count(*) FROM orders")
 kids=$(q "SELECT count(*) FROM items")
 "$bin" migrate run --table public.orders --to uuidv7 --time-from created_at --batch 20 --pause 30ms >"$work/run1" 2>&1 &
 pid=$!
-sleep "0.$((RANDOM % 5 + 3))"
+past_rows 0
 kill -INT "$pid"; wait "$pid"; rc=$?
 out=$(cat "$work/run1")
 done1=$(q "SELECT rows_done FROM chronoid.migration")
@@ -148,7 +160,7 @@ ok_if "SIGINT stops run between batches, saying how to go on" \
     "rc=$rc done=$done1 of $rows" "$(tail -3 "$work/run1")"
 "$bin" migrate run --table public.orders --batch 20 --pause 30ms >"$work/run2" 2>&1 &
 pid=$!
-sleep "0.$((RANDOM % 5 + 2))"
+past_rows "$done1"
 kill -KILL "$pid"; wait "$pid" 2>/dev/null
 done2=$(q "SELECT rows_done FROM chronoid.migration")
 ok_if "SIGKILL mid-run leaves the committed batches (no half batch)" \
@@ -259,7 +271,7 @@ check "after finish, writes go on (the child's old column is nullable now)" "$(q
 setup_orders 3000
 "$bin" migrate run --table public.orders --to ulid --batch 20 --pause 30ms --no-progress >"$work/run3" 2>&1 &
 pid=$!
-sleep 0.5
+past_rows 0
 q "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'chronoid-migrate'" >/dev/null
 wait "$pid"; rc=$?
 ok_if "a lost connection ends run with exit 1 and how to go on" \
@@ -280,7 +292,7 @@ mig rollback --table public.orders >/dev/null 2>&1
 "$bin" migrate run --table public.orders --to snowflake --time-from created_at --batch 20 --pause 30ms \
     --no-progress >"$work/run4" 2>&1 &
 pid=$!
-sleep 0.8
+past_rows 0
 pgc_pgctl -m immediate restart >/dev/null 2>&1
 wait "$pid"; rc=$?
 done4=$(q "SELECT rows_done FROM chronoid.migration")
