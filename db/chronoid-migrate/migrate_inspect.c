@@ -688,3 +688,54 @@ out:
 	PQclear(res);
 	return ok;
 }
+
+bool
+mig_child_index_names(mig_ctx *c, bool swapped)
+{
+	int			i;
+
+	for (i = 0; i < c->t.nchildren; i++)
+	{
+		mig_child  *ch = &c->t.children[i];
+		char		r[16];
+		char		idx_raw[MIG_NAME];
+		const char *params[4] = {r, ch->fk_raw, idx_raw, swapped ? "t" : "f"};
+		PGresult   *res;
+
+		ch->ix_nsp_q[0] = ch->ix_q[0] = ch->ix_old_q[0] = '\0';
+		if (!ch->indexed)
+			continue;
+		snprintf(r, sizeof(r), "%u", ch->relid);
+		/* chronoid's own names need no quoting: chronoid_mig_<digits>_<digits>_idx */
+		snprintf(idx_raw, sizeof(idx_raw), "%s", ch->idx_q);
+		res = mig_query(c, "SELECT pg_catalog.quote_ident(n.nspname), pg_catalog.quote_ident(i.relname),"
+						" pg_catalog.quote_ident(i.relname || '_old')"
+						" FROM pg_catalog.pg_index x JOIN pg_catalog.pg_class i ON i.oid = x.indexrelid"
+						" JOIN pg_catalog.pg_namespace n ON n.oid = i.relnamespace"
+						" JOIN pg_catalog.pg_am m ON m.oid = i.relam"
+						" JOIN pg_catalog.pg_attribute a ON a.attrelid = x.indrelid AND a.attnum = x.indkey[0]"
+						" WHERE x.indrelid = $1::pg_catalog.oid AND x.indnatts = 1 AND a.attname = $2"
+						"   AND NOT x.indisunique AND x.indpred IS NULL AND x.indexprs IS NULL AND m.amname = 'btree'"
+						"   AND i.relname <> $3 AND i.relname !~ '^chronoid_mig_'"
+						"   AND pg_catalog.octet_length(i.relname || '_old') <= 63"
+						/* before the swap <name>_old is free; after it, it is the old column's index */
+						"   AND $4::pg_catalog.bool = EXISTS (SELECT 1 FROM pg_catalog.pg_index y"
+						"        JOIN pg_catalog.pg_class o ON o.oid = y.indexrelid"
+						"       WHERE o.relnamespace = i.relnamespace AND o.relname = i.relname || '_old'"
+						"         AND y.indrelid = x.indrelid)"
+						"   AND NOT EXISTS (SELECT 1 FROM pg_catalog.pg_class o WHERE o.relnamespace = i.relnamespace"
+						"        AND o.relname = i.relname || '_old' AND NOT $4::pg_catalog.bool)",
+						4, params);
+		if (res == NULL)
+			return false;
+		/* Two candidates: which one is "the" index is a guess; the names stay as they are. */
+		if (PQntuples(res) == 1)
+		{
+			copy(ch->ix_nsp_q, sizeof(ch->ix_nsp_q), PQgetvalue(res, 0, 0));
+			copy(ch->ix_q, sizeof(ch->ix_q), PQgetvalue(res, 0, 1));
+			copy(ch->ix_old_q, sizeof(ch->ix_old_q), PQgetvalue(res, 0, 2));
+		}
+		PQclear(res);
+	}
+	return true;
+}

@@ -322,6 +322,12 @@ mig_plan(mig_ctx *c)
 		{
 			mig_script	s = {0};
 
+			if (!mig_child_index_names(c, false))
+			{
+				mig_buf_free(&b);
+				cli_error(c->o->sub, "%s", c->err);
+				return MIG_EXIT_FAIL;
+			}
 			mig_sql_swap(c, &s);
 			mig_script_print(c, &s);
 			mig_script_free(&s);
@@ -335,9 +341,9 @@ mig_plan(mig_ctx *c)
 		for (i = 0; i < t->nchildren; i++)
 			printf("      ALTER TABLE %s VALIDATE CONSTRAINT %s;\n", t->children[i].qname, t->children[i].con_q);
 	}
-	printf("\nrollback: before the swap drops what run added; after it, restores %s as the primary key\n"
-		   "(ACCESS EXCLUSIVE for milliseconds) and re-points the foreign keys.  Nothing was changed.\n",
-		   t->key_q);
+	printf("\nrollback: after the swap restores %s as the primary key (ACCESS EXCLUSIVE for milliseconds)\n"
+		   "and re-points the foreign keys, keeping the new key ready to swap again; before the swap, or\n"
+		   "run a second time, drops what run added.  Nothing was changed.\n", t->key_q);
 	mig_buf_free(&b);
 	return MIG_EXIT_OK;
 }

@@ -431,6 +431,12 @@ mig_sql_swap(const mig_ctx *c, mig_script *s)
 		mig_script_as(s, i);
 		mig_script_printf(s, "ALTER TABLE %s RENAME COLUMN %s TO %s;\n", ch->qname, ch->fk_q, ch->old_q);
 		mig_script_printf(s, "ALTER TABLE %s RENAME COLUMN %s TO %s;\n", ch->qname, ch->new_q, ch->fk_q);
+		if (ch->ix_q[0] != '\0')
+		{
+			/* The live column's index takes the name the application's DBA knows. */
+			mig_script_printf(s, "ALTER INDEX %s.%s RENAME TO %s;\n", ch->ix_nsp_q, ch->ix_q, ch->ix_old_q);
+			mig_script_printf(s, "ALTER INDEX %s.%s RENAME TO %s;\n", ch->ix_nsp_q, ch->idx_q, ch->ix_q);
+		}
 		if (ch->notnull)
 			mig_script_printf(s, "ALTER TABLE %s ALTER COLUMN %s SET NOT NULL;\n", ch->qname, ch->fk_q);
 		mig_script_printf(s, "ALTER TABLE %s DROP CONSTRAINT %s;\n", ch->qname, ch->chk_q);
@@ -478,6 +484,11 @@ mig_sql_unswap(const mig_ctx *c, mig_script *s)
 						  t->key_q, mig_sql_op(c, t->newtype, "=", eqb, sizeof(eqb)), ch->fk_q);
 		mig_script_printf(s, "ALTER TABLE %s RENAME COLUMN %s TO %s;\n", ch->qname, ch->fk_q, ch->new_q);
 		mig_script_printf(s, "ALTER TABLE %s RENAME COLUMN %s TO %s;\n", ch->qname, ch->old_q, ch->fk_q);
+		if (ch->ix_q[0] != '\0')
+		{
+			mig_script_printf(s, "ALTER INDEX %s.%s RENAME TO %s;\n", ch->ix_nsp_q, ch->ix_q, ch->idx_q);
+			mig_script_printf(s, "ALTER INDEX %s.%s RENAME TO %s;\n", ch->ix_nsp_q, ch->ix_old_q, ch->ix_q);
+		}
 		mig_script_printf(s, "ALTER TABLE %s ALTER COLUMN %s DROP NOT NULL;\n", ch->qname, ch->new_q);
 		add_check(c, i, ch->qname, ch->chk_q, s);
 	}

@@ -120,6 +120,14 @@ typedef struct mig_child
 	char		old_q[MIG_NAME];	/* <fk>_old */
 	char		chk_q[MIG_NAME];	/* its NOT NULL proof */
 	char		idx_q[MIG_NAME];	/* index on <fk>_new, when the fk had one */
+	/*
+	 * The fk's own index, whose name the swap hands to idx_q's (and back):
+	 * its schema, name and name with _old; "" when there is none to move
+	 * (mig_child_index_names).
+	 */
+	char		ix_nsp_q[MIG_NAME];
+	char		ix_q[MIG_NAME];
+	char		ix_old_q[MIG_NAME];
 	char		trig_q[MIG_NAME];	/* the sync trigger's name */
 	char		fn_q[MIG_NAME];		/* its function, in the state schema */
 	char		tag[32];		/* child OID _ fk attnum when the migration began */
@@ -350,6 +358,14 @@ void		mig_sql_batch_state(const mig_ctx *c, mig_buf *b);
 void		mig_sql_child_batch(const mig_ctx *c, const mig_child *ch, mig_buf *b);
 void		mig_sql_child_state(const mig_ctx *c, const mig_child *ch, mig_buf *b);
 void		mig_sql_swap(const mig_ctx *c, mig_script *s);
+
+/*
+ * Each child's ix_* (above): before the swap (swapped false) its one plain
+ * btree index on fk alone, when <name>_old is free; after it (true) the
+ * index on fk that took that name, when <name>_old is there too.  false
+ * with c->err set.
+ */
+bool		mig_child_index_names(mig_ctx *c, bool swapped);
 
 /*
  * The swap turned round, keeping the new columns and their values: back

@@ -88,7 +88,7 @@ mig_swap(mig_ctx *c)
 			return failed(c);
 		}
 		PQclear(res);
-		if (!mig_views_ok(c, "the swap"))
+		if (!mig_views_ok(c, "the swap") || !mig_child_index_names(c, false))
 			return failed(c);
 		/* Rows that lost their new ID since run (set to NULL by hand) would fail SET NOT NULL: the CHECK stops that. */
 		mig_sql_swap(c, &b);
@@ -262,6 +262,8 @@ unswap(mig_ctx *c)
 	ok = mig_build_index(c, c->t.relid, c->t.idx_new_q, q.s);
 	mig_buf_free(&q);
 	if (!ok)
+		return false;
+	if (!mig_child_index_names(c, true))
 		return false;
 	mig_sql_unswap(c, &b);
 	fprintf(stderr, "chronoid: %s: restoring %s's old key (lock_timeout %lld ms)\n",

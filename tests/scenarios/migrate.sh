@@ -216,6 +216,9 @@ check "swap: the primary key is on the new column and every FK is valid" \
 check "swap: rows and child rows all there, joined on the new key" \
     "$(q "SELECT (SELECT count(*) FROM orders), (SELECT count(*) FROM items), (SELECT count(*) FROM items i JOIN orders o ON o.id = i.order_id)")" \
     "$((rows + 1))|$kids|$((kids - 1))"
+check "swap: the child's index on the live column has its old name, the old column's index the same with _old" \
+    "$(q "SELECT string_agg(indexrelid::regclass || ':' || pg_get_indexdef(indexrelid), ' ' ORDER BY indexrelid::regclass::text) FROM pg_index WHERE indrelid = 'items'::regclass AND NOT indisprimary")" \
+    "items_order_id_idx:CREATE INDEX items_order_id_idx ON public.items USING btree (order_id) items_order_id_idx_old:CREATE INDEX items_order_id_idx_old ON public.items USING btree (order_id_old)"
 check "swap: old keys still find their rows (unique index on id_old)" \
     "$(q "SELECT count(*) FROM items i JOIN orders o ON o.id_old = i.order_id_old")" "$((kids - 1))"
 out=$(q "INSERT INTO items (order_id, qty) SELECT id_old, 5 FROM orders WHERE id_old IS NOT NULL LIMIT 1")
@@ -234,6 +237,9 @@ check "rollback after the swap: the old key is the primary key, id_new keeps eve
               (SELECT uuid_extract_version(id) FROM orders WHERE note = 'after swap'),
               (SELECT count(*) FROM items i JOIN orders o ON o.id_new = i.order_id_new), (SELECT step FROM chronoid.migration)")" \
     "0|t|0|t|4|$kids|indexed" "$out"
+check "after that rollback the child's index names are back where they were" \
+    "$(q "SELECT string_agg(indexrelid::regclass || ':' || pg_get_indexdef(indexrelid), ' ' ORDER BY pg_get_indexdef(indexrelid)) FROM pg_index WHERE indrelid = 'items'::regclass AND NOT indisprimary")" \
+    "$(q "SELECT indexrelid::regclass FROM pg_index WHERE indrelid = 'items'::regclass AND indexrelid::regclass::text ~ '^chronoid_mig_'"):CREATE INDEX $(q "SELECT indexrelid::regclass FROM pg_index WHERE indrelid = 'items'::regclass AND indexrelid::regclass::text ~ '^chronoid_mig_'") ON public.items USING btree (order_id_new) items_order_id_idx:CREATE INDEX items_order_id_idx ON public.items USING btree (order_id)"
 check "after that rollback the CHECKs are validated and both spare unique indexes are there" \
     "$(q "SELECT count(*) FROM pg_constraint WHERE conname ~ '^chronoid_mig_' AND contype = 'c' AND convalidated")|$(q "SELECT count(*) FROM pg_index WHERE indrelid = 'orders'::regclass AND indisunique AND indisvalid")" \
     "2|3"
