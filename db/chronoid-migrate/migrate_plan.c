@@ -152,6 +152,38 @@ mig_plan(mig_ctx *c)
 	if (c->st.exists)
 		printf("  recorded: step %s, %lld rows backfilled (run continues from there)\n",
 			   mig_step_name(at), (long long) c->st.rows_done);
+	if (at < MIG_INDEXED)
+	{
+		/* Every part run still has to do, so that the sum is the run's, not the backfill's. */
+		double		own = at < MIG_BACKFILLED && t->rows_est > 0 ? (double) t->rows_est / PLAN_BACKFILL_ROWS_PER_S : 0,
+					kids = 0,
+					kid_rows = 0,
+					rest;
+		char		e1[64],
+					e2[64],
+					e3[64];
+
+		for (i = 0; i < t->nchildren; i++)
+		{
+			if (at < MIG_CHILDREN && t->children[i].rows_est > 0)
+				kids += (double) t->children[i].rows_est / PLAN_BACKFILL_ROWS_PER_S;
+			if (t->children[i].rows_est > 0)
+				kid_rows += (double) t->children[i].rows_est;
+		}
+		/*
+		 * The CHECK scans, the two unique indexes and VACUUM of the table;
+		 * a child's CHECK, index and VACUUM guessed from its rows as if
+		 * they were as wide as the table's.
+		 */
+		rest = 4 * scan + (t->rows_est > 0 ? 3 * scan * kid_rows / (double) t->rows_est : 0);
+		est(e, sizeof(e), own + kids + rest);
+		est(e1, sizeof(e1), own);
+		est(e2, sizeof(e2), kids);
+		est(e3, sizeof(e3), rest);
+		printf("  run: %s all told (backfill %s, children %s, checks, indexes and VACUUM %s): a guess\n"
+			   "    from the sizes at ~%.0f rows/s; run measures its own rate and shows it with an ETA,\n"
+			   "    and so does status while it runs\n", e, e1, e2, e3, PLAN_BACKFILL_ROWS_PER_S);
+	}
 
 	printf("\nBefore you start:\n");
 	printf("  - outside references (URLs, other services, caches, exports) keep the old values of %s;\n"

@@ -1,6 +1,7 @@
 /*
  * migrate_status.c — "chronoid migrate status": where a key move stands,
- * as lines or as JSON (keys that do not apply are left out).
+ * and whether a run is at it now (its pid, what it runs, its rate), as
+ * lines or as JSON (keys that do not apply are left out).
  */
 #define _GNU_SOURCE
 
@@ -31,6 +32,97 @@ next_action(enum mig_step s)
 	}
 }
 
+/* A run that holds the table's advisory lock (mig_lock_table) right now. */
+typedef struct running
+{
+	bool		yes;
+	char		pid[16];
+	double		secs;			/* since its session began */
+	char		query[80];		/* the start of what it runs ("" when hidden) */
+	double		rate;			/* rows/s between two of its commits, < 0 unknown */
+} running;
+
+/*
+ * The state's rows_done and updated_at, then again once they change
+ * (at most 2 s): the backfill's own rate between two committed batches.
+ */
+static void
+measure_rate(mig_ctx *c, const char *relid, running *r)
+{
+	mig_buf		q = {0};
+	PGresult   *res;
+	double		rows0 = -1,
+				t0 = 0;
+	int			i;
+
+	r->rate = -1;
+	mig_buf_printf(&q, "SELECT rows_done, pg_catalog.date_part('epoch', updated_at) FROM %s.migration"
+				   " WHERE relid = $1::pg_catalog.oid", c->state_q);
+	for (i = 0; i <= 20; i++)
+	{
+		double		rows,
+					t;
+
+		res = mig_query(c, q.s, 1, (const char *[]) {relid});
+		if (res == NULL || PQntuples(res) != 1)
+		{
+			PQclear(res);
+			break;
+		}
+		rows = strtod(PQgetvalue(res, 0, 0), NULL);
+		t = strtod(PQgetvalue(res, 0, 1), NULL);
+		PQclear(res);
+		if (rows0 < 0)
+		{
+			rows0 = rows;
+			t0 = t;
+		}
+		else if (rows > rows0 && t > t0)
+		{
+			r->rate = (rows - rows0) / (t - t0);
+			break;
+		}
+		mig_sleep_ms(100);
+	}
+	mig_buf_free(&q);
+	c->err[0] = '\0';
+}
+
+static void
+find_running(mig_ctx *c, running *r)
+{
+	char		relid[16];
+	PGresult   *res;
+
+	memset(r, 0, sizeof(*r));
+	r->rate = -1;
+	snprintf(relid, sizeof(relid), "%u", c->t.relid);
+	/* pg_try_advisory_lock(int4, int4): classid the first key, objid the second, objsubid 2. */
+	res = mig_query(c, "SELECT l.pid, COALESCE(pg_catalog.date_part('epoch', pg_catalog.now() - a.backend_start), -1),"
+					" COALESCE(pg_catalog.left(pg_catalog.regexp_replace(a.query, '\\s+', ' ', 'g'), 72), '')"
+					" FROM pg_catalog.pg_locks l LEFT JOIN pg_catalog.pg_stat_activity a ON a.pid = l.pid"
+					" WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2"
+					"   AND l.database = (SELECT d.oid FROM pg_catalog.pg_database d"
+					"                     WHERE d.datname = pg_catalog.current_database())"
+					"   AND l.classid::pg_catalog.int8 = (pg_catalog.hashtext('chronoid.migrate')::pg_catalog.int8 & 4294967295)"
+					"   AND l.objid::pg_catalog.int8 = $1::pg_catalog.int8 AND l.pid <> pg_catalog.pg_backend_pid()",
+					1, (const char *[]) {relid});
+	if (res == NULL || PQntuples(res) != 1)
+	{
+		/* Not knowing is not an error for status: it says what the state says. */
+		PQclear(res);
+		c->err[0] = '\0';
+		return;
+	}
+	r->yes = true;
+	snprintf(r->pid, sizeof(r->pid), "%s", PQgetvalue(res, 0, 0));
+	r->secs = strtod(PQgetvalue(res, 0, 1), NULL);
+	snprintf(r->query, sizeof(r->query), "%s", PQgetvalue(res, 0, 2));
+	PQclear(res);
+	if (c->st.step < MIG_BACKFILLED)
+		measure_rate(c, relid, r);
+}
+
 int
 mig_status(mig_ctx *c)
 {
@@ -38,6 +130,14 @@ mig_status(mig_ctx *c)
 	int			i;
 	char		n[32],
 				e[32];
+	running		run;
+	double		eta = -1;
+
+	find_running(c, &run);
+	if (run.yes)
+		next = NULL;
+	if (run.rate > 0 && c->t.rows_est > c->st.rows_done)
+		eta = (double) (c->t.rows_est - c->st.rows_done) / run.rate;
 
 	if (c->o->json)
 	{
@@ -54,6 +154,29 @@ mig_status(mig_ctx *c)
 		}
 		cli_out_str(",\"step\":");
 		cli_out_json_str(mig_step_name(c->st.step), strlen(mig_step_name(c->st.step)));
+		if (run.yes)
+		{
+			cli_out_str(",\"running\":{\"pid\":");
+			cli_out_str(run.pid);
+			cli_out_str(",\"seconds\":");
+			cli_out_i64((int64_t) run.secs);
+			if (run.query[0] != '\0')
+			{
+				cli_out_str(",\"query\":");
+				cli_out_json_str(run.query, strlen(run.query));
+			}
+			if (run.rate > 0)
+			{
+				cli_out_str(",\"rows_per_second\":");
+				cli_out_i64((int64_t) run.rate);
+			}
+			if (eta >= 0)
+			{
+				cli_out_str(",\"eta_seconds\":");
+				cli_out_i64((int64_t) (eta + 0.5));
+			}
+			cli_out_str("}");
+		}
 		if (c->st.step != MIG_CONVERTED)
 		{
 			cli_out_str(",\"rows_backfilled\":");
@@ -90,12 +213,24 @@ mig_status(mig_ctx *c)
 	printf("key:      %s -> %s%s%s\n", c->st.key, c->st.target,
 		   c->st.time_from[0] ? ", old rows by " : "", c->st.time_from);
 	printf("step:     %s\n", mig_step_name(c->st.step));
+	if (run.yes)
+	{
+		mig_fmt_secs(e, sizeof(e), run.secs);
+		printf("running:  pid %s, for %s%s%s\n", run.pid, e, run.query[0] ? "; now: " : "", run.query);
+	}
 	if (c->st.step != MIG_CONVERTED)
 	{
 		mig_fmt_count(n, sizeof(n), c->st.rows_done);
 		mig_fmt_count(e, sizeof(e), c->t.rows_est);
-		printf("backfill: %s rows%s%s%s\n", n, c->t.rows_est >= 0 ? " of ~" : "", c->t.rows_est >= 0 ? e : "",
+		printf("backfill: %s rows%s%s%s", n, c->t.rows_est >= 0 ? " of ~" : "", c->t.rows_est >= 0 ? e : "",
 			   c->st.step >= MIG_BACKFILLED ? " (done)" : "");
+		if (run.rate > 0)
+		{
+			mig_fmt_count(n, sizeof(n), (int64_t) run.rate);
+			mig_fmt_secs(e, sizeof(e), eta);
+			printf(", %s rows/s, ETA %s", n, e);
+		}
+		printf("\n");
 		for (i = 0; i < c->t.nchildren; i++)
 		{
 			const mig_child *ch = &c->t.children[i];
@@ -106,5 +241,7 @@ mig_status(mig_ctx *c)
 	}
 	if (next != NULL)
 		printf("next:     chronoid migrate %s\n", next);
+	else if (run.yes)
+		printf("next:     wait for pid %s (or stop it: Ctrl-C or SIGTERM; run resumes where it stopped)\n", run.pid);
 	return MIG_EXIT_OK;
 }

@@ -152,7 +152,12 @@ kids=$(q "SELECT count(*) FROM items")
 "$bin" migrate run --table public.orders --to uuidv7 --time-from created_at --batch 20 --pause 30ms >"$work/run1" 2>&1 &
 pid=$!
 past_rows 0
+st_text=$(mig status --table public.orders 2>&1)
+st_json=$(mig status --table public.orders --json 2>&1)
 kill -INT "$pid"; wait "$pid"; rc=$?
+ok_if "status while run is at it: the run's pid, what it runs, its rate and ETA; no 'next: run'" \
+    '[[ $st_text =~ running:\ \ pid\ [0-9]+,\ for ]] && [[ $st_text =~ [0-9]\ rows/s,\ ETA ]] && [[ $st_text != *"next:     chronoid migrate run"* ]] &&
+     [[ $st_json =~ \"running\":\{\"pid\":[0-9]+,\"seconds\":[0-9]+,.*\"rows_per_second\":[0-9]+ ]]' "$st_text" "$st_json"
 out=$(cat "$work/run1")
 done1=$(q "SELECT rows_done FROM chronoid.migration")
 ok_if "SIGINT stops run between batches, saying how to go on" \
