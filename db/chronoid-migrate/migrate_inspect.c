@@ -718,6 +718,9 @@ mig_child_index_names(mig_ctx *c, bool swapped)
 						"   AND NOT x.indisunique AND x.indpred IS NULL AND x.indexprs IS NULL AND m.amname = 'btree'"
 						"   AND i.relname <> $3 AND i.relname !~ '^chronoid_mig_'"
 						"   AND pg_catalog.octet_length(i.relname || '_old') <= 63"
+						/* renaming a relation takes CREATE on its schema, or a superuser */
+						"   AND (pg_catalog.has_schema_privilege(n.oid, 'CREATE')"
+						"        OR (SELECT r.rolsuper FROM pg_catalog.pg_roles r WHERE r.rolname = CURRENT_USER))"
 						/* before the swap <name>_old is free; after it, it is the old column's index */
 						"   AND $4::pg_catalog.bool = EXISTS (SELECT 1 FROM pg_catalog.pg_index y"
 						"        JOIN pg_catalog.pg_class o ON o.oid = y.indexrelid"

@@ -433,9 +433,16 @@ mig_sql_swap(const mig_ctx *c, mig_script *s)
 		mig_script_printf(s, "ALTER TABLE %s RENAME COLUMN %s TO %s;\n", ch->qname, ch->new_q, ch->fk_q);
 		if (ch->ix_q[0] != '\0')
 		{
-			/* The live column's index takes the name the application's DBA knows. */
+			/*
+			 * The live column's index takes the name the application's DBA
+			 * knows.  As the tool: renaming a relation needs CREATE on its
+			 * schema, which an application's role often lacks, and runs no
+			 * code of the owner's.
+			 */
+			mig_script_as(s, MIG_AS_ME);
 			mig_script_printf(s, "ALTER INDEX %s.%s RENAME TO %s;\n", ch->ix_nsp_q, ch->ix_q, ch->ix_old_q);
 			mig_script_printf(s, "ALTER INDEX %s.%s RENAME TO %s;\n", ch->ix_nsp_q, ch->idx_q, ch->ix_q);
+			mig_script_as(s, i);
 		}
 		if (ch->notnull)
 			mig_script_printf(s, "ALTER TABLE %s ALTER COLUMN %s SET NOT NULL;\n", ch->qname, ch->fk_q);
@@ -486,8 +493,10 @@ mig_sql_unswap(const mig_ctx *c, mig_script *s)
 		mig_script_printf(s, "ALTER TABLE %s RENAME COLUMN %s TO %s;\n", ch->qname, ch->old_q, ch->fk_q);
 		if (ch->ix_q[0] != '\0')
 		{
+			mig_script_as(s, MIG_AS_ME);
 			mig_script_printf(s, "ALTER INDEX %s.%s RENAME TO %s;\n", ch->ix_nsp_q, ch->ix_q, ch->idx_q);
 			mig_script_printf(s, "ALTER INDEX %s.%s RENAME TO %s;\n", ch->ix_nsp_q, ch->ix_old_q, ch->ix_q);
+			mig_script_as(s, i);
 		}
 		mig_script_printf(s, "ALTER TABLE %s ALTER COLUMN %s DROP NOT NULL;\n", ch->qname, ch->new_q);
 		add_check(c, i, ch->qname, ch->chk_q, s);

@@ -196,7 +196,8 @@ typedef struct mig_view
 	uint32_t	oid;
 	int			depth;			/* 0 on the tables, n on views of depth n - 1 */
 	char		qname[MIG_NAME];
-	mig_owner	owner;			/* drops and creates it */
+	mig_owner	owner;			/* drops it, grants on it */
+	bool		by_tool;		/* created by the tool (you own it, or are a superuser), then given to owner */
 	char	   *create;			/* CREATE VIEW ... AS <its text>; */
 	char	   *after;			/* its GRANTs and COMMENTs */
 	char	   *acl_check;		/* plpgsql: raise when its privileges came back different */

@@ -104,6 +104,13 @@ static const char views_rows_sql[] =
 " || ') and create it again after'"
 "       WHEN k.relkind <> 'v' THEN 'not a view'"
 "       ELSE NULLIF(pg_catalog.concat_ws('; ',"
+/* made again as its owner (below): that takes CREATE on its schema */
+"         (SELECT pg_catalog.format('its owner %I lacks CREATE on schema %I, which making it again needs"
+" (GRANT CREATE ON SCHEMA %I TO %I for the move, or run this as a superuser)',"
+"            pg_catalog.pg_get_userbyid(k.relowner), s.nspname, s.nspname, pg_catalog.pg_get_userbyid(k.relowner))"
+"            FROM pg_catalog.pg_namespace s WHERE s.oid = k.relnamespace"
+"             AND NOT (SELECT r.rolsuper FROM pg_catalog.pg_roles r WHERE r.rolname = SESSION_USER)"
+"             AND NOT pg_catalog.has_schema_privilege(k.relowner, s.oid, 'CREATE')),"
 "         (SELECT 'has triggers (' || pg_catalog.string_agg(pg_catalog.quote_ident(g.tgname), ', ') || ')'"
 "            FROM pg_catalog.pg_trigger g WHERE g.tgrelid = k.oid),"
 "         (SELECT 'has rules (' || pg_catalog.string_agg(pg_catalog.quote_ident(r.rulename), ', ') || ')'"
@@ -123,7 +130,9 @@ static const char views_rows_sql[] =
 "           WHERE d.deptype = 'n' AND ((d.refclassid = " REL("pg_class") " AND d.refobjid = k.oid)"
 "                 OR (d.refclassid = " REL("pg_type") " AND d.refobjid = k.reltype))"
 "             AND NOT (d.classid = " REL("pg_rewrite") " AND EXISTS (SELECT 1 FROM pg_catalog.pg_rewrite r"
-"                 JOIN v w ON w.oid = r.ev_class WHERE r.oid = d.objid AND r.rulename = '_RETURN')))), '') END"
+"                 JOIN v w ON w.oid = r.ev_class WHERE r.oid = d.objid AND r.rulename = '_RETURN')))), '') END,"
+/* 12: a superuser makes it and gives it to its owner (no CREATE on the schema needed) */
+"       (SELECT r.rolsuper FROM pg_catalog.pg_roles r WHERE r.rolname = SESSION_USER)"
 "  FROM v JOIN pg_catalog.pg_class k ON k.oid = v.oid ORDER BY v.depth, k.oid";
 
 /*
@@ -268,6 +277,7 @@ mig_views_load(mig_ctx *c)
 		snprintf(w->owner.name_q, sizeof(w->owner.name_q), "%s", V(4));
 		snprintf(w->owner.table, sizeof(w->owner.table), "view %s", V(2));
 		w->owner.wrap = strcmp(V(5), "t") == 0;
+		w->by_tool = !w->owner.wrap || strcmp(V(12), "t") == 0;
 		w->create = dup(V(6));
 		w->after = dup(V(7));
 		mig_buf_printf(&chk, "  IF (SELECT %s FROM pg_catalog.pg_class k WHERE k.oid = %s::pg_catalog.regclass)"
@@ -399,16 +409,23 @@ mig_sql_views_create(const mig_ctx *c, mig_script *s)
 	{
 		const mig_view *w = &c->views[i];
 
-		mig_script_as(s, MIG_AS_VIEW(i));
+		/*
+		 * Made by the tool when it is the owner or a superuser, then given
+		 * back to its owner: CREATE VIEW runs nothing of anyone's, and a
+		 * superuser needs no CREATE on the schema, which an application's
+		 * role often lacks.  Otherwise by its owner.  Its grants and
+		 * comments by its owner, who granted them.
+		 */
+		mig_script_as(s, w->by_tool ? MIG_AS_ME : MIG_AS_VIEW(i));
 		if (ulid)
 			mig_script_printf(s, "SELECT pg_catalog.set_config('search_path', 'pg_catalog, %s, pg_temp', true);\n",
 							  c->t.ext_q);
 		mig_script_printf(s, "%s\n", w->create);
 		if (ulid)
 			mig_script_printf(s, "SELECT pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);\n");
-		/* Made by the tool (the owner is you, or a superuser): given back to its owner. */
-		if (!w->owner.wrap)
+		if (w->by_tool)
 			mig_script_printf(s, "ALTER VIEW %s OWNER TO %s;\n", w->qname, w->owner.name_q);
+		mig_script_as(s, MIG_AS_VIEW(i));
 		if (w->after[0] != '\0')
 			mig_script_printf(s, "%s\n", w->after);
 	}
