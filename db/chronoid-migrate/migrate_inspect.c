@@ -343,6 +343,23 @@ children_from_catalog(mig_ctx *c, const char *keyattnum, bool for_new)
 			PQclear(res);
 			return false;
 		}
+		/*
+		 * The trigger fills <fk>_new when a child row is written, from its
+		 * parent; a deferrable key lets the child come first in a
+		 * transaction, and the CHECK (then the NOT NULL after the swap)
+		 * would refuse the application's row.  The serial road has no
+		 * trigger.
+		 */
+		if (for_new && !c->t.convert && strstr(V(13), "DEFERRABLE") != NULL)
+		{
+			snprintf(c->err, sizeof(c->err), "foreign key %s of %s is DEFERRABLE: a row of %s written before "
+					 "its parent in one transaction would be refused during the move (its new column is filled "
+					 "from the parent when the row is written); make it NOT DEFERRABLE for the move "
+					 "(ALTER TABLE %s ALTER CONSTRAINT %s NOT DEFERRABLE) and back after finish",
+					 V(2), V(1), V(1), V(1), V(2));
+			PQclear(res);
+			return false;
+		}
 		if (for_new && strcmp(V(17), "p") == 0)
 		{
 			snprintf(c->err, sizeof(c->err), "table %s (foreign key %s) is partitioned; moving the key of a "

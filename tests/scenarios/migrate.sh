@@ -91,6 +91,7 @@ q "CREATE TABLE nopk (id uuid, v int);
    CREATE TABLE twopk (a int, b int, PRIMARY KEY (a, b));
    CREATE TABLE taken (id uuid PRIMARY KEY, id_new int);
    CREATE TABLE stamp (id uuid PRIMARY KEY, at int);
+   CREATE TABLE dp (id uuid PRIMARY KEY); CREATE TABLE dk (id int PRIMARY KEY, p uuid REFERENCES dp DEFERRABLE);
    CREATE SCHEMA s2; CREATE TABLE s2.orders (id uuid PRIMARY KEY);
    CREATE ROLE mallory LOGIN; CREATE ROLE alice LOGIN;
    CREATE TABLE mallorys (id uuid PRIMARY KEY); ALTER TABLE mallorys OWNER TO mallory;
@@ -105,6 +106,9 @@ refuse() {   # refuse NAME EXPECTED-SUBSTRING ARGS...
     ok_if "refused: $name" '[ $rc -eq 1 ] && [[ $out == *"$want"* ]] && [ "$(wc -l <<<"$out")" -eq 1 ]' "rc=$rc" "$out"
 }
 refuse "no primary key" "has no primary key" mig run --table nopk --to uuidv7
+refuse "a DEFERRABLE foreign key to the key" \
+    "foreign key dk_p_fkey of public.dk is DEFERRABLE: a row of public.dk written before its parent in one transaction would be refused" \
+    mig plan --table dp --to uuidv7
 refuse "two-column primary key" "one-column primary key" mig run --table twopk --column a --to uuidv7
 refuse "a column name taken" "already has a column id_new" mig run --table taken --to uuidv7
 refuse "--time-from of the wrong type" "expected a timestamp or timestamptz column" mig run --table stamp --to uuidv7 --time-from at
