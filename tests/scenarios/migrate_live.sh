@@ -245,6 +245,37 @@ writers_start() {
 writers_stop() {
     touch "$work/stop.$1"
     wait "$writers_pid" 2>/dev/null
+    wait "$waits_pid" 2>/dev/null
+}
+# waits_start S: every 100 ms, one session asks what the writers' sessions
+# that are not idle wait on, and who blocks them (pg_blocking_pids, with
+# what those run), into $work/S.waits: "ms|pid|type|event|blockers".  A
+# slow transaction is then explained by the samples in its time (slowest).
+waits_start() {
+    local s=$1
+    # shellcheck disable=SC2016
+    while [ ! -e "$work/stop.$s" ]; do
+        echo "SELECT (pg_catalog.date_part('epoch', pg_catalog.clock_timestamp()) * 1000)::int8, a.pid,
+                     a.wait_event_type, a.wait_event,
+                     (SELECT string_agg(b.pid || ' ' || b.application_name || ': '
+                                        || left(regexp_replace(b.query, '\s+', ' ', 'g'), 60), '; ')
+                        FROM pg_stat_activity b WHERE b.pid = ANY (pg_blocking_pids(a.pid)))
+                FROM pg_stat_activity a
+               WHERE a.application_name = 'pgbench' AND a.state <> 'idle' AND a.wait_event IS NOT NULL
+                 AND a.wait_event <> 'ClientRead';"
+        sleep 0.1
+    done | psql -XAtq -F '|' >>"$work/$s.waits" 2>/dev/null &
+    waits_pid=$!
+    bg_pids+=("$waits_pid")
+}
+# waits_in S FROM TO: the writers' waits sampled between FROM and TO (ms),
+# counted by kind and blocker; "none sampled" when the writers were on a
+# CPU (or waited less than the 100 ms between samples).
+waits_in() {
+    awk -F'|' -v a="$2" -v b="$3" '$1 >= a && $1 <= b {
+            k = $3 ":" $4; if ($5 != "") k = k " (blocked by " $5 ")"; n[k]++ }
+        END { for (k in n) { printf "%s%s x%d", sep, k, n[k]; sep = "; " } if (!length(n)) printf "none sampled" }' \
+        "$work/$1.waits" 2>/dev/null
 }
 
 # --- the tool -------------------------------------------------------------------
@@ -387,7 +418,8 @@ slowest() {
     cat "$work/$1.pgb"/lat.* 2>/dev/null | awk '$3 ~ /^[0-9]+$/ { printf "%.0f %.0f %d\n", $3 / 1000, $5 * 1000 + $6 / 1000 - $3 / 1000, $4 }' |
         sort -rn | head -n 3 | while read -r ms start script; do
             echo "slow: $ms ms (script $script), started at +$((start - t_start)) ms, after: $(awk -v t="$start" -v t0="$t_start" \
-                '$1 <= t { e = "+" ($1 - t0) " ms " substr($0, index($0, " ") + 1) } END { print e }' "$work/$1.events")"
+                '$1 <= t { e = "+" ($1 - t0) " ms " substr($0, index($0, " ") + 1) } END { print e }' "$work/$1.events");" \
+                "waits: $(waits_in "$1" "$start" "$((start + ms))")"
         done
 }
 writer_errors() {
@@ -524,6 +556,7 @@ one_kind() {
     ok "$kind: $s.parent and $s.child with $rows rows each, audit triggers ($(( $(now_ms) - t0 )) ms)"
     write_scripts "$s"
     writers_start "$s"
+    waits_start "$s"
     sleep 0.5
 
     # 1. run, killed, resumed
