@@ -18,7 +18,7 @@ have_pg=
 core_files=(src/*.c cli/*.c db/*/*.c)
 pg_files=(pg/src/*.c)
 n=0
-echo "1..5"
+echo "1..6"
 
 # cppcheck: src/, cli/ and db/.  Not pg/src/: without PostgreSQL's headers it
 # takes ereport(ERROR) for a call that returns and reports the code after
@@ -116,4 +116,13 @@ if [ -z "$stale" ]; then
 else
     echo "not ok $n - lint/docs: the docs name paths that do not exist"
     sed 's/^/#   /' <<<"$stale"
+fi
+# docs/design.md's tour is the map of the tree: every folder (three levels
+# deep) and script is in it, and everything it names is in the tree.
+n=$((n + 1))
+if tour=$(python3 tests/lint/tour.py 2>&1); then
+    echo "ok $n - lint/tour: docs/design.md's tour and the tree name the same folders and files"
+else
+    echo "not ok $n - lint/tour: docs/design.md's tour and the tree differ"
+    sed 's/^/#   /' <<<"$tour"
 fi
