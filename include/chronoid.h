@@ -528,6 +528,27 @@ CID_API int	cid_uuidv7_next_shifted(cid_uuidv7_gen *gen, int64_t shift_us,
 CID_API int	cid_uuidv7_next_at(cid_uuidv7_gen *gen, int64_t now_ns, int64_t shift_us,
 							   const uint8_t rand_b[8], cid_uuid *out) CID_MUST_CHECK;
 
+/*
+ * Fill out[0..n) with n UUIDv7s (n * 16 bytes, contiguous), exactly as n
+ * calls of cid_uuidv7_next would make them while the clock stands still:
+ * one clock reading, and one compare-and-swap that reserves n consecutive
+ * (ms, fraction) positions, so the batch strictly increases, sorts after
+ * everything this generator issued before it and before everything after
+ * it, in every thread.  A batch therefore runs up to n / 4096 ms ahead of
+ * the clock, as single calls do when they come faster than 4,096 per ms;
+ * a clock that stalls or goes back is stepped past in the same way.
+ * rand_b is 8 bytes per UUID from env's random source, drawn in one
+ * request (staged in the back half of out, which is why out must not be
+ * shared with other data).  n = 0 returns CID_OK and reads nothing.
+ * Returns CID_OK; CID_EINVAL (gen NULL, out NULL with n > 0, n above
+ * SIZE_MAX / 16); CID_ECLOCK or CID_ERANDOM (nothing issued);
+ * CID_ETIME_RANGE when the positions run past 2^48 - 1 ms (those that fit
+ * are issued).  *done (done may be NULL) is the number of UUIDs written:
+ * n on success, less on failure, and they are valid.
+ */
+CID_API int	cid_uuidv7_fill(cid_uuidv7_gen *gen, cid_uuid *out, size_t n,
+							size_t *done) CID_MUST_CHECK;
+
 /* ------------------------------------------------------------------------
  * ULID (https://github.com/ulid/spec)
  * ------------------------------------------------------------------------ */
@@ -585,6 +606,27 @@ CID_API int	cid_ulid_next(cid_ulid_gen *gen, cid_ulid *out) CID_MUST_CHECK;
 /* Pure step: clock now_ms, 10 random bytes (used only when needed). */
 CID_API int	cid_ulid_next_at(cid_ulid_gen *gen, int64_t now_ms, const uint8_t rand[10],
 							 cid_ulid *out) CID_MUST_CHECK;
+
+/*
+ * Fill out[0..n) with n ULIDs (n * 16 bytes, contiguous), as n calls of
+ * cid_ulid_next would make them within one clock reading.  Plain mode:
+ * fresh random bits for each (10 bytes per ULID, drawn in one request,
+ * staged in the back part of out), no shared state, no order within the
+ * millisecond.  Monotonic mode: one pass through the spin lock reserves n
+ * consecutive values (the last ULID's random part plus 1 .. n, or a fresh
+ * random start in a new millisecond: 10 random bytes per batch, not per
+ * ULID), so the batch strictly increases and sorts between what the
+ * generator issued before and after it, in every thread; a clock that
+ * stalls or goes back keeps the last ULID's millisecond, as single calls
+ * do.  When the 80-bit random part runs out in the middle of a batch, the
+ * values that fit are issued and CID_EMONOTONIC_OVERFLOW is returned.
+ * n = 0 returns CID_OK and reads nothing.  Other statuses: CID_EINVAL
+ * (gen NULL, out NULL with n > 0, n above SIZE_MAX / 16), CID_ECLOCK,
+ * CID_ERANDOM, CID_ETIME_RANGE (nothing issued).  *done (done may be NULL)
+ * is the number of ULIDs written, all valid.
+ */
+CID_API int	cid_ulid_fill(cid_ulid_gen *gen, cid_ulid *out, size_t n,
+						  size_t *done) CID_MUST_CHECK;
 
 /* ------------------------------------------------------------------------
  * Inspection of any ID

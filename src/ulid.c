@@ -1,7 +1,10 @@
 /*
  * ulid.c — ULIDs (https://github.com/ulid/spec): Crockford base32 text,
- * conversion to and from UUID bits, and the plain and monotonic generators.
+ * conversion to and from UUID bits, and the plain and monotonic generators
+ * (one at a time or a batch per pass through the lock: fill).
  */
+#define _POSIX_C_SOURCE 200809L
+
 #include "chronoid.h"
 
 #include <string.h>
@@ -11,6 +14,10 @@
 
 #define ULID_MAX_MS ((INT64_C(1) << 48) - 1)
 #define ULID_RAND_LEN 10
+#define NS_PER_MS INT64_C(1000000)
+
+/* The batch stages random bytes in out: see cid_ulid_fill. */
+_Static_assert(sizeof(cid_ulid) == 16, "cid_ulid must be its 16 bytes");
 
 /* Internal status of ulid_step: the step needs fresh random bytes. */
 #define NEED_RANDOM 1000
@@ -194,15 +201,125 @@ all_zero(const uint8_t *b)
 }
 
 /*
+ * The 80-bit random part of a ULID as a 16-bit high and a 64-bit low
+ * word, big-endian as the spec lays it out, and back.
+ */
+typedef struct rand80
+{
+	uint64_t	hi;				/* bytes 6..7 */
+	uint64_t	lo;				/* bytes 8..15 */
+} rand80;
+
+static inline rand80
+rand80_load(const uint8_t *b)
+{
+	rand80		r = {(uint64_t) b[6] << 8 | b[7], 0};
+
+	for (int i = 8; i < 16; i++)
+		r.lo = r.lo << 8 | b[i];
+	return r;
+}
+
+static inline void
+rand80_store(uint8_t *b, rand80 r)
+{
+	b[6] = (uint8_t) (r.hi >> 8);
+	b[7] = (uint8_t) r.hi;
+	for (int i = 0; i < 8; i++)
+		b[8 + i] = (uint8_t) (r.lo >> (56 - 8 * i));
+}
+
+/* r + k; the caller knows it fits 80 bits. */
+static inline rand80
+rand80_add(rand80 r, uint64_t k)
+{
+	uint64_t	lo = r.lo + k;
+
+	r.hi += lo < r.lo;
+	r.lo = lo;
+	return r;
+}
+
+/*
+ * Monotonic mode: reserve up to want consecutive ULIDs for clock ms now_ms
+ * under the spin lock; the first goes to first, their number to *count.
+ * rand may be NULL: then NEED_RANDOM when a new millisecond needs fresh
+ * random bytes (nothing changes), so that callers fetch them outside the
+ * lock and only when the millisecond moves on.  CID_EMONOTONIC_OVERFLOW
+ * when the random part is used up (*count says how many fit, maybe 0).
+ */
+static int
+mono_reserve(cid_ulid_gen *gen, int64_t now_ms, const uint8_t *rand, uint64_t want,
+			 uint8_t *first, uint64_t *count)
+{
+	rand80		r;
+	int			rc = CID_OK;
+
+	*count = 0;
+
+	/*
+	 * The 128-bit state has no lock-free compare-exchange in portable C11,
+	 * so a spin lock guards it (docs/uuid-ulid.md).  The section only
+	 * compares and copies a few bytes: the clock and random source are read
+	 * before it.
+	 */
+	while (atomic_exchange_explicit(cid_atomic_u64(&gen->lock), 1, memory_order_acquire))
+		cpu_relax();
+
+	if (now_ms > bytes_ms(gen->last) || all_zero(gen->last))
+	{
+		if (rand == NULL)
+			rc = NEED_RANDOM;
+		else
+			build(first, now_ms, rand);
+	}
+	else
+	{
+		/*
+		 * Spec, monotonicity: in the same millisecond, the random part of
+		 * the previous ULID plus one.  A clock behind the last ULID is
+		 * treated alike: the last ms is kept, so order still holds.  All
+		 * 80 bits at 1 means the increment would carry into the time:
+		 * fail and leave the state as it is.
+		 */
+		r = rand80_load(gen->last);
+		if (r.hi == 0xffff && r.lo == UINT64_MAX)
+			rc = CID_EMONOTONIC_OVERFLOW;
+		else
+		{
+			memcpy(first, gen->last, 16);
+			rand80_store(first, rand80_add(r, 1));
+		}
+	}
+	if (rc == CID_OK)
+	{
+		/*
+		 * Values from first up to 2^80 - 1: more than any want unless the
+		 * high word is full, then 2^64 - lo.
+		 */
+		r = rand80_load(first);
+		*count = want;
+		if (r.hi == 0xffff && want - 1 > ~r.lo)
+		{
+			*count = ~r.lo + 1;
+			rc = CID_EMONOTONIC_OVERFLOW;
+		}
+		memcpy(gen->last, first, 16);
+		rand80_store(gen->last, rand80_add(r, *count - 1));
+	}
+
+	atomic_store_explicit(cid_atomic_u64(&gen->lock), 0, memory_order_release);
+	return rc;
+}
+
+/*
  * One step.  rand may be NULL: then NEED_RANDOM when the step would have
- * used it (nothing changes), so that callers fetch random bytes only when
- * the millisecond moves on.
+ * used it (nothing changes).
  */
 static int
 ulid_step(cid_ulid_gen *gen, int64_t now_ms, const uint8_t *rand, cid_ulid *out)
 {
-	int64_t		last_ms;
-	int			rc = CID_OK;
+	uint64_t	count;
 
 	if (now_ms < 0 || now_ms > ULID_MAX_MS)
 		return CID_ETIME_RANGE;
@@ -214,51 +331,7 @@ ulid_step(cid_ulid_gen *gen, int64_t now_ms, const uint8_t *rand, cid_ulid *out)
 		build(out->bytes, now_ms, rand);
 		return CID_OK;
 	}
-
-	/*
-	 * The 128-bit state has no lock-free compare-exchange in portable C11,
-	 * so a spin lock guards it (docs/uuid-ulid.md).  The section only
-	 * compares and copies a few bytes: the clock and random source are read
-	 * before it.
-	 */
-	while (atomic_exchange_explicit(cid_atomic_u64(&gen->lock), 1, memory_order_acquire))
-		cpu_relax();
-
-	last_ms = bytes_ms(gen->last);
-	if (now_ms > last_ms || all_zero(gen->last))
-	{
-		if (rand == NULL)
-			rc = NEED_RANDOM;
-		else
-			build(gen->last, now_ms, rand);
-	}
-	else
-	{
-		int			i;
-
-		/*
-		 * Spec, monotonicity: in the same millisecond, the random part of
-		 * the previous ULID plus one.  A clock behind the last ULID is
-		 * treated alike: the last ms is kept, so order still holds.  All
-		 * 80 bits at 1 means the increment would carry into the time:
-		 * fail and leave the state as it is.
-		 */
-		for (i = 6; i < 16 && gen->last[i] == 0xff; i++)
-			;
-		if (i == 16)
-			rc = CID_EMONOTONIC_OVERFLOW;
-		else
-		{
-			for (int j = 15; j >= 6; j--)
-				if (++gen->last[j] != 0)
-					break;
-		}
-	}
-	if (rc == CID_OK)
-		memcpy(out->bytes, gen->last, 16);
-
-	atomic_store_explicit(cid_atomic_u64(&gen->lock), 0, memory_order_release);
-	return rc;
+	return mono_reserve(gen, now_ms, rand, 1, out->bytes, &count);
 }
 
 int
@@ -285,7 +358,7 @@ cid_ulid_next(cid_ulid_gen *gen, cid_ulid *out)
 	rc = cid_env_now(&gen->env, &now);
 	if (rc != CID_OK)
 		return rc;
-	now /= 1000000;
+	now /= NS_PER_MS;
 
 	/*
 	 * Try without random bytes first: a monotonic generator inside one
@@ -300,4 +373,90 @@ cid_ulid_next(cid_ulid_gen *gen, cid_ulid *out)
 	if (rc != CID_OK)
 		return rc;
 	return ulid_step(gen, now, rand, out);
+}
+
+/*
+ * Plain batch: n * 10 random bytes drawn in one request into the back of
+ * out (ULID i's at byte 6 * n + 10 * i), then the ULIDs written front to
+ * back over them.  ULID i ends at byte 16 * i + 16, never past the first
+ * unread byte, 6 * n + 10 * (i + 1); its own bytes are copied out before
+ * it is written.
+ */
+static int
+fill_plain(cid_ulid_gen *gen, int64_t now_ms, cid_ulid *out, size_t n)
+{
+	uint8_t    *rand = (uint8_t *) out + 6 * n;
+	int			rc = cid_env_random(&gen->env, rand, ULID_RAND_LEN * n);
+
+	if (rc != CID_OK)
+		return rc;
+	for (size_t i = 0; i < n; i++)
+	{
+		uint8_t		r[ULID_RAND_LEN];
+
+		memcpy(r, rand + ULID_RAND_LEN * i, ULID_RAND_LEN);
+		build(out[i].bytes, now_ms, r);
+	}
+	return CID_OK;
+}
+
+/* Monotonic batch: one reservation, then first, first + 1, ... outside the lock. */
+static int
+fill_monotonic(cid_ulid_gen *gen, int64_t now_ms, cid_ulid *out, size_t n, size_t *done)
+{
+	uint8_t		first[16];
+	uint8_t		rand[ULID_RAND_LEN];
+	uint64_t	count;
+	rand80		r;
+	int			rc;
+
+	rc = mono_reserve(gen, now_ms, NULL, n, first, &count);
+	if (rc == NEED_RANDOM)
+	{
+		rc = cid_env_random(&gen->env, rand, sizeof(rand));
+		if (rc != CID_OK)
+			return rc;
+		rc = mono_reserve(gen, now_ms, rand, n, first, &count);
+	}
+	r = rand80_load(first);
+	for (uint64_t i = 0; i < count; i++)
+	{
+		memcpy(out[i].bytes, first, 6);
+		rand80_store(out[i].bytes, r);
+		r = rand80_add(r, 1);
+	}
+	*done = (size_t) count;
+	return rc;
+}
+
+int
+cid_ulid_fill(cid_ulid_gen *gen, cid_ulid *out, size_t n, size_t *done)
+{
+	size_t		got = 0;
+	int64_t		now;
+	int			rc;
+
+	if (done != NULL)
+		*done = 0;
+	if (gen == NULL || (out == NULL && n > 0) || n > SIZE_MAX / sizeof(cid_ulid))
+		return CID_EINVAL;
+	if (n == 0)
+		return CID_OK;
+	rc = cid_env_now(&gen->env, &now);
+	if (rc != CID_OK)
+		return rc;
+	now /= NS_PER_MS;
+	if (now > ULID_MAX_MS)
+		return CID_ETIME_RANGE;
+	if (gen->monotonic)
+		rc = fill_monotonic(gen, now, out, n, &got);
+	else
+	{
+		rc = fill_plain(gen, now, out, n);
+		if (rc == CID_OK)
+			got = n;
+	}
+	if (done != NULL)
+		*done = got;
+	return rc;
 }
