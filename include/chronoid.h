@@ -472,6 +472,28 @@ CID_API int	cid_uuid_parse(cid_uuid *out, const char *s, size_t len, size_t *err
 CID_API void	cid_uuid_format(char *out, const cid_uuid *uuid);
 
 /*
+ * Batch text: n UUIDs in canonical lower-case text, each followed by sep
+ * ('\n' gives lines, '\0' C strings), CID_UUID_STRLEN + 1 bytes apart;
+ * out must hold n * (CID_UUID_STRLEN + 1) bytes, which is what it returns.
+ * No NUL is added after the last sep.  Table-driven, no locale.
+ */
+CID_API size_t	cid_uuid_format_many(char *out, const cid_uuid *uuids, size_t n, char sep);
+
+/*
+ * Batch parse: n texts of exactly CID_UUID_STRLEN characters in the
+ * canonical form (8-4-4-4-12, either case; not the bare or braced forms),
+ * the i-th at s + i * stride, whatever lies between them (a separator)
+ * unread; stride >= CID_UUID_STRLEN.  Stops at the first bad text: its
+ * status (CID_ESYNTAX), *done (when not NULL) the number decoded before it
+ * (all n on success), *errpos (when not NULL) the bad character's offset
+ * from s.  out[*done] onwards are unspecified after a failure.  n = 0
+ * gives CID_OK; NULL out or s with n > 0, a short stride, or n * stride
+ * beyond SIZE_MAX give CID_EINVAL.
+ */
+CID_API int	cid_uuid_parse_many(cid_uuid *out, const char *s, size_t n, size_t stride,
+								size_t *done, size_t *errpos) CID_MUST_CHECK;
+
+/*
  * Version nibble (0..15) for the RFC 9562 variant (10xx); -1 for any other
  * variant, nil and max included.
  */
@@ -570,6 +592,21 @@ CID_API int	cid_ulid_parse(cid_ulid *out, const char *s, size_t len, size_t *err
 
 /* Upper-case text; out must hold CID_ULID_STRLEN + 1 bytes. */
 CID_API void	cid_ulid_format(char *out, const cid_ulid *ulid);
+
+/*
+ * Batch text, as cid_uuid_format_many: n ULIDs in upper case, each
+ * followed by sep, CID_ULID_STRLEN + 1 bytes apart; returns (and out must
+ * hold) n * (CID_ULID_STRLEN + 1) bytes.
+ */
+CID_API size_t	cid_ulid_format_many(char *out, const cid_ulid *ulids, size_t n, char sep);
+
+/*
+ * Batch parse, as cid_uuid_parse_many: n texts of CID_ULID_STRLEN
+ * characters, stride bytes apart; CID_ESYNTAX or CID_EOVERFLOW (as
+ * cid_ulid_parse) for the first bad one, with *done and *errpos.
+ */
+CID_API int	cid_ulid_parse_many(cid_ulid *out, const char *s, size_t n, size_t stride,
+								size_t *done, size_t *errpos) CID_MUST_CHECK;
 
 /* The 48-bit millisecond timestamp. */
 CID_API int64_t	cid_ulid_unix_ms(const cid_ulid *ulid);

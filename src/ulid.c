@@ -49,66 +49,135 @@ static const uint8_t b32_values[256] = {
  * The ULID spec's text is the 128-bit value in base32, most significant
  * digit first: 26 digits hold 130 bits, so the first digit carries only
  * the top 3 bits (hence its 0..7 limit).  Digit i covers bits
- * 5 * (25 - i) + 4 .. 5 * (25 - i) of the value.
+ * 5 * (25 - i) + 4 .. 5 * (25 - i) of the value: digits 0..12 lie in the
+ * high word, 14..25 in the low one, and digit 13 (bits 64..60) straddles
+ * them.  Each digit is a fixed shift and a table lookup, so the compiler
+ * unrolls the loops into straight code with no branch per character.
  */
-void
-cid_ulid_format(char *out, const cid_ulid *ulid)
+static inline void
+format26(char *out, const uint8_t *b)
 {
 	uint64_t	hi = 0;
 	uint64_t	lo = 0;
 
 	for (int i = 0; i < 8; i++)
 	{
-		hi = hi << 8 | ulid->bytes[i];
-		lo = lo << 8 | ulid->bytes[8 + i];
+		hi = hi << 8 | b[i];
+		lo = lo << 8 | b[8 + i];
 	}
-	for (int i = CID_ULID_STRLEN - 1; i >= 0; i--)
-	{
-		out[i] = b32_digits[lo & 31];
-		/* shift the 128-bit value right by 5 */
-		lo = lo >> 5 | hi << 59;
-		hi >>= 5;
-	}
+	for (int i = 0; i < 13; i++)
+		out[i] = b32_digits[(hi >> (5 * (25 - i) - 64)) & 31];
+	out[13] = b32_digits[(lo >> 60 | hi << 4) & 31];
+	for (int i = 14; i < 26; i++)
+		out[i] = b32_digits[(lo >> (5 * (25 - i))) & 31];
+}
+
+void
+cid_ulid_format(char *out, const cid_ulid *ulid)
+{
+	format26(out, ulid->bytes);
 	out[CID_ULID_STRLEN] = '\0';
+}
+
+size_t
+cid_ulid_format_many(char *out, const cid_ulid *ulids, size_t n, char sep)
+{
+	for (size_t i = 0; i < n; i++)
+	{
+		format26(out + i * (CID_ULID_STRLEN + 1), ulids[i].bytes);
+		out[i * (CID_ULID_STRLEN + 1) + CID_ULID_STRLEN] = sep;
+	}
+	return n * (CID_ULID_STRLEN + 1);
+}
+
+/*
+ * The inverse of format26: each digit's value (by table) shifted into
+ * place, all independent of each other.  The values are ORed into one
+ * word as well, which is above 31 when any character is not a digit;
+ * false then, or when the first digit is above 7 (a 129th bit).
+ */
+static inline bool
+parse_fast(uint8_t *out, const char *s)
+{
+	const unsigned char *u = (const unsigned char *) s;
+	uint64_t	hi = 0;
+	uint64_t	lo = 0;
+	unsigned	bad = 0;
+	unsigned	v[CID_ULID_STRLEN];
+
+	for (int i = 0; i < CID_ULID_STRLEN; i++)
+	{
+		v[i] = b32_values[u[i]] - 1u;
+		bad |= v[i];
+	}
+	for (int i = 0; i < 13; i++)
+		hi |= (uint64_t) v[i] << (5 * (25 - i) - 64);
+	hi |= (uint64_t) v[13] >> 4;
+	lo |= (uint64_t) v[13] << 60;
+	for (int i = 14; i < 26; i++)
+		lo |= (uint64_t) v[i] << (5 * (25 - i));
+	for (int i = 0; i < 8; i++)
+	{
+		out[i] = (uint8_t) (hi >> (56 - 8 * i));
+		out[8 + i] = (uint8_t) (lo >> (56 - 8 * i));
+	}
+	return bad <= 31 && v[0] <= 7;
+}
+
+/*
+ * Where the fast path refused 26 characters at s: the first one outside
+ * the alphabet (CID_ESYNTAX), else the first digit's overflow.  base is
+ * s's offset in the caller's text, for *errpos.
+ */
+static int
+parse_error(const char *s, size_t base, size_t *errpos)
+{
+	size_t		i;
+
+	for (i = 0; i < CID_ULID_STRLEN; i++)
+		if (b32_values[(unsigned char) s[i]] == 0)
+			break;
+	if (errpos)
+		*errpos = base + (i < CID_ULID_STRLEN ? i : 0);
+	return i < CID_ULID_STRLEN ? CID_ESYNTAX : CID_EOVERFLOW;
 }
 
 int
 cid_ulid_parse(cid_ulid *out, const char *s, size_t len, size_t *errpos)
 {
-	uint64_t	hi = 0;
-	uint64_t	lo = 0;
+	cid_ulid	tmp;
 
 	if (out == NULL || (s == NULL && len > 0))
 		return CID_EINVAL;
 	if (len != CID_ULID_STRLEN)
 		return CID_ELENGTH;
-	for (size_t i = 0; i < len; i++)
+	if (!parse_fast(tmp.bytes, s))
+		return parse_error(s, 0, errpos);
+	*out = tmp;
+	return CID_OK;
+}
+
+int
+cid_ulid_parse_many(cid_ulid *out, const char *s, size_t n, size_t stride,
+					size_t *done, size_t *errpos)
+{
+	if (done != NULL)
+		*done = 0;
+	if (n == 0)
+		return CID_OK;
+	if (out == NULL || s == NULL || stride < CID_ULID_STRLEN || n - 1 > SIZE_MAX / stride)
+		return CID_EINVAL;
+	for (size_t i = 0; i < n; i++)
 	{
-		if (b32_values[(unsigned char) s[i]] == 0)
+		if (!parse_fast(out[i].bytes, s + i * stride))
 		{
-			if (errpos)
-				*errpos = i;
-			return CID_ESYNTAX;
+			if (done != NULL)
+				*done = i;
+			return parse_error(s + i * stride, i * stride, errpos);
 		}
 	}
-	/* A first digit above 7 would need a 129th bit. */
-	if (b32_values[(unsigned char) s[0]] - 1 > 7)
-	{
-		if (errpos)
-			*errpos = 0;
-		return CID_EOVERFLOW;
-	}
-	for (size_t i = 0; i < len; i++)
-	{
-		/* shift the 128-bit value left by 5, then add the digit */
-		hi = hi << 5 | lo >> 59;
-		lo = lo << 5 | (uint64_t) (b32_values[(unsigned char) s[i]] - 1);
-	}
-	for (int i = 0; i < 8; i++)
-	{
-		out->bytes[i] = (uint8_t) (hi >> (56 - 8 * i));
-		out->bytes[8 + i] = (uint8_t) (lo >> (56 - 8 * i));
-	}
+	if (done != NULL)
+		*done = n;
 	return CID_OK;
 }
 

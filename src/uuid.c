@@ -11,57 +11,92 @@
 
 #define UUID_MAX_MS ((INT64_C(1) << 48) - 1)
 
-static const char hex_digits[] = "0123456789abcdef";
+/*
+ * The text of every byte value, two lower-case hex digits each: formatting
+ * is one lookup and one 2-byte copy per byte, with no branch per character.
+ */
+static const char hex_pairs[512] =
+"000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+"202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f"
+"404142434445464748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f"
+"606162636465666768696a6b6c6d6e6f707172737475767778797a7b7c7d7e7f"
+"808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9f"
+"a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf"
+"c0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedf"
+"e0e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff";
 
-/* Value of one hex digit, or -1. */
-static int
-hex_value(unsigned char c)
+/*
+ * Value plus one of each hex digit, both cases; 0 for any other byte.  A
+ * parser ORs the values (minus one) of all digits and looks for a bad one
+ * only when the result is above 15.
+ */
+static const uint8_t hex_values[256] = {
+	['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5,
+	['5'] = 6, ['6'] = 7, ['7'] = 8, ['8'] = 9, ['9'] = 10,
+	['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16,
+	['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
+};
+
+/* Where byte i's two digits start in the canonical and in the bare form. */
+static const uint8_t digit_at36[16] = {0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34};
+static const uint8_t digit_at32[16] = {0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30};
+
+/*
+ * The fast path of both text forms: every byte from its two digits by
+ * table, the digits' values ORed into one word that says whether all were
+ * digits, the hyphens compared alike.  False when anything is wrong; the
+ * caller then finds the first bad character with parse_body().
+ */
+static inline bool
+parse_fast(uint8_t *out, const char *s, const uint8_t *at, bool hyphens)
 {
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
+	const unsigned char *u = (const unsigned char *) s;
+	unsigned	bad = 0;
+
+	for (int i = 0; i < 16; i++)
+	{
+		unsigned	h = hex_values[u[at[i]]] - 1u;
+		unsigned	l = hex_values[u[at[i] + 1]] - 1u;
+
+		bad |= h | l;
+		out[i] = (uint8_t) (h << 4 | (l & 0x0f));
+	}
+	if (hyphens)
+		bad |= (unsigned) ((u[8] ^ '-') | (u[13] ^ '-') | (u[18] ^ '-') | (u[23] ^ '-')) << 4;
+	return bad <= 15;
 }
 
 /*
- * Decode n characters at s, which must be the canonical 8-4-4-4-12 form
- * (n == 36) or bare hex (n == 32).  base is s's offset in the caller's
- * text, so that *errpos indexes the caller's text.
+ * Where the fast path refused n characters at s (the canonical 8-4-4-4-12
+ * form when n == 36, bare hex when n == 32): the first character that is
+ * not what the form wants there, as CID_ESYNTAX.  base is s's offset in
+ * the caller's text, so that *errpos indexes the caller's text.
  */
 static int
-parse_body(cid_uuid *out, const char *s, size_t n, size_t base, size_t *errpos)
+syntax_error(const char *s, size_t n, size_t base, size_t *errpos)
 {
-	int			nibble = 0;
-
 	for (size_t i = 0; i < n; i++)
 	{
-		bool		ok;
-
 		/* RFC 9562 section 4: hyphens sit after 8, 12, 16 and 20 digits. */
-		if (n == 36 && (i == 8 || i == 13 || i == 18 || i == 23))
-			ok = s[i] == '-';
-		else
-		{
-			int			v = hex_value((unsigned char) s[i]);
+		bool		hyphen = n == 36 && (i == 8 || i == 13 || i == 18 || i == 23);
 
-			ok = v >= 0;
-			if (ok && nibble % 2 == 0)
-				out->bytes[nibble / 2] = (uint8_t) (v << 4);
-			else if (ok)
-				out->bytes[nibble / 2] |= (uint8_t) v;
-			nibble++;
-		}
-		if (!ok)
+		if (hyphen ? s[i] != '-' : hex_values[(unsigned char) s[i]] == 0)
 		{
 			if (errpos)
 				*errpos = base + i;
 			return CID_ESYNTAX;
 		}
 	}
-	return CID_OK;
+	return CID_ESYNTAX;			/* not reached: the fast path found a fault */
+}
+
+/* Either form, n == 36 or 32. */
+static inline int
+parse_text(cid_uuid *out, const char *s, size_t n, size_t base, size_t *errpos)
+{
+	if (parse_fast(out->bytes, s, n == 36 ? digit_at36 : digit_at32, n == 36))
+		return CID_OK;
+	return syntax_error(s, n, base, errpos);
 }
 
 int
@@ -77,7 +112,7 @@ cid_uuid_parse(cid_uuid *out, const char *s, size_t len, size_t *errpos)
 	{
 		case 36:
 		case 32:
-			rc = parse_body(&tmp, s, len, 0, errpos);
+			rc = parse_text(&tmp, s, len, 0, errpos);
 			break;
 		case 38:
 		case 34:
@@ -87,7 +122,7 @@ cid_uuid_parse(cid_uuid *out, const char *s, size_t len, size_t *errpos)
 					*errpos = 0;
 				return CID_ESYNTAX;
 			}
-			rc = parse_body(&tmp, s + 1, len - 2, 1, errpos);
+			rc = parse_text(&tmp, s + 1, len - 2, 1, errpos);
 			if (rc == CID_OK && s[len - 1] != '}')
 			{
 				if (errpos)
@@ -103,19 +138,57 @@ cid_uuid_parse(cid_uuid *out, const char *s, size_t len, size_t *errpos)
 	return rc;
 }
 
+/* The canonical text of b into out[0..36), RFC 9562 section 4: 8-4-4-4-12. */
+static inline void
+format36(char *out, const uint8_t *b)
+{
+	for (int i = 0; i < 16; i++)
+		memcpy(out + digit_at36[i], hex_pairs + 2 * b[i], 2);
+	out[8] = out[13] = out[18] = out[23] = '-';
+}
+
 void
 cid_uuid_format(char *out, const cid_uuid *uuid)
 {
-	char	   *p = out;
+	format36(out, uuid->bytes);
+	out[CID_UUID_STRLEN] = '\0';
+}
 
-	for (int i = 0; i < 16; i++)
+size_t
+cid_uuid_format_many(char *out, const cid_uuid *uuids, size_t n, char sep)
+{
+	for (size_t i = 0; i < n; i++)
 	{
-		if (i == 4 || i == 6 || i == 8 || i == 10)
-			*p++ = '-';
-		*p++ = hex_digits[uuid->bytes[i] >> 4];
-		*p++ = hex_digits[uuid->bytes[i] & 0x0f];
+		format36(out + i * (CID_UUID_STRLEN + 1), uuids[i].bytes);
+		out[i * (CID_UUID_STRLEN + 1) + CID_UUID_STRLEN] = sep;
 	}
-	*p = '\0';
+	return n * (CID_UUID_STRLEN + 1);
+}
+
+int
+cid_uuid_parse_many(cid_uuid *out, const char *s, size_t n, size_t stride,
+					size_t *done, size_t *errpos)
+{
+	if (done != NULL)
+		*done = 0;
+	if (n == 0)
+		return CID_OK;
+	if (out == NULL || s == NULL || stride < CID_UUID_STRLEN || n - 1 > SIZE_MAX / stride)
+		return CID_EINVAL;
+	for (size_t i = 0; i < n; i++)
+	{
+		const char *t = s + i * stride;
+
+		if (!parse_fast(out[i].bytes, t, digit_at36, true))
+		{
+			if (done != NULL)
+				*done = i;
+			return syntax_error(t, CID_UUID_STRLEN, i * stride, errpos);
+		}
+	}
+	if (done != NULL)
+		*done = n;
+	return CID_OK;
 }
 
 int
