@@ -513,6 +513,14 @@ CID_API void	cid_uuidv4_from_bytes(cid_uuid *out, const uint8_t rand[16]);
 CID_API int	cid_uuidv4_new(cid_uuid *out, const cid_env *env) CID_MUST_CHECK;
 
 /*
+ * n fresh v4 UUIDs into out[0..n) (n * 16 bytes), their random bytes
+ * drawn from env's source in one request.  All or nothing: CID_ERANDOM
+ * (out unspecified), CID_EINVAL for out NULL with n > 0 or n above
+ * SIZE_MAX / 16; n = 0 gives CID_OK and draws nothing.
+ */
+CID_API int	cid_uuidv4_fill(cid_uuid *out, size_t n, const cid_env *env) CID_MUST_CHECK;
+
+/*
  * A v7 UUID for a given instant: unix_ms in the 48-bit field, rand_a 12
  * bits and rand_b 62 bits from rand[10] (2 + 8 bytes), or all zero when
  * rand is NULL (the smallest v7 of that millisecond: a range boundary).

@@ -270,30 +270,55 @@ cid_uuid_unix_ms(int64_t *unix_ms, const cid_uuid *uuid)
 void
 cid_uuidv4_from_bytes(cid_uuid *out, const uint8_t rand[16])
 {
-	memcpy(out->bytes, rand, 16);
+	/* rand may be out's own bytes (cid_uuidv4_fill): memmove */
+	memmove(out->bytes, rand, 16);
 	/* RFC 9562 section 5.4: version 4 in octet 6, variant 10 in octet 8. */
 	out->bytes[6] = (uint8_t) ((out->bytes[6] & 0x0f) | 0x40);
 	out->bytes[8] = (uint8_t) ((out->bytes[8] & 0x3f) | 0x80);
+}
+
+/* len bytes from env's random source (env NULL = platform). */
+static int
+env_random(const cid_env *env, void *buf, size_t len)
+{
+	int			rc;
+
+	if (env != NULL && env->random != NULL)
+		rc = env->random(env->ctx, buf, len);
+	else
+		rc = cid_random_bytes(buf, len);
+	return rc < 0 ? CID_ERANDOM : CID_OK;
 }
 
 int
 cid_uuidv4_new(cid_uuid *out, const cid_env *env)
 {
 	uint8_t		rand[16];
-	cid_random_fn fill = cid_platform_random;
-	void	   *ctx = NULL;
+	int			rc;
 
 	if (out == NULL)
 		return CID_EINVAL;
-	if (env != NULL)
-	{
-		if (env->random != NULL)
-			fill = env->random;
-		ctx = env->ctx;
-	}
-	if (fill(ctx, rand, sizeof(rand)) < 0)
-		return CID_ERANDOM;
-	cid_uuidv4_from_bytes(out, rand);
+	rc = env_random(env, rand, sizeof(rand));
+	if (rc == CID_OK)
+		cid_uuidv4_from_bytes(out, rand);
+	return rc;
+}
+
+/* The random bytes go straight into out; each UUID then gets its version. */
+int
+cid_uuidv4_fill(cid_uuid *out, size_t n, const cid_env *env)
+{
+	int			rc;
+
+	if (n == 0)
+		return CID_OK;
+	if (out == NULL || n > SIZE_MAX / sizeof(cid_uuid))
+		return CID_EINVAL;
+	rc = env_random(env, out, n * sizeof(cid_uuid));
+	if (rc != CID_OK)
+		return rc;
+	for (size_t i = 0; i < n; i++)
+		cid_uuidv4_from_bytes(&out[i], out[i].bytes);
 	return CID_OK;
 }
 

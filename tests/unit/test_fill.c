@@ -1,7 +1,7 @@
 /*
- * test_fill.c — cid_uuidv7_fill and cid_ulid_fill with an injected clock
- * and random source: a batch is what as many single calls make with the
- * clock standing still, at every edge the single calls have (clock stalled
+ * test_fill.c — cid_uuidv7_fill, cid_ulid_fill and cid_uuidv4_fill with an
+ * injected clock and random source: a batch is what as many single calls
+ * make with the clock standing still, at every edge the single calls have (clock stalled
  * or back, a carry into the next millisecond, the time field or the
  * monotonic random part running out in the middle of a batch, failing
  * clock and random source, n = 0, a huge n).
@@ -297,6 +297,45 @@ test_v7_mixed_with_single_calls(void)
 }
 
 /* ------------------------------------------------------------------------
+ * UUIDv4
+ * ------------------------------------------------------------------------ */
+
+static void
+test_v4_fill(void)
+{
+	tu_fake		fa = {0, 0x30, false, 0},
+				fb = {0, 0x30, false, 0};
+	cid_env		ea = {NULL, tu_fake_random, NULL, &fa},
+				eb = {NULL, tu_fake_random, NULL, &fb};
+	cid_uuid	u[20];
+	size_t		mismatch = 0;
+
+	EXPECT_EQ_INT(cid_uuidv4_fill(u, 0, &ea), CID_OK);
+	EXPECT_EQ_INT(cid_uuidv4_fill(NULL, 0, &ea), CID_OK);
+	EXPECT_EQ_U64(fa.random_calls, 0);
+	EXPECT_EQ_INT(cid_uuidv4_fill(NULL, 1, &ea), CID_EINVAL);
+	EXPECT_EQ_INT(cid_uuidv4_fill(u, SIZE_MAX / 16 + 1, &ea), CID_EINVAL);
+	/* the same stream gives the single calls' UUIDs, in one request */
+	EXPECT_EQ_INT(cid_uuidv4_fill(u, 20, &ea), CID_OK);
+	EXPECT_EQ_U64(fa.random_calls, 1);
+	for (int i = 0; i < 20; i++)
+	{
+		cid_uuid	one;
+
+		EXPECT_EQ_INT(cid_uuidv4_new(&one, &eb), CID_OK);
+		if (memcmp(one.bytes, u[i].bytes, 16) != 0 || cid_uuid_version(&u[i]) != 4)
+			mismatch++;
+	}
+	EXPECT_EQ_U64(mismatch, 0);
+	fa.fail_random = true;
+	EXPECT_EQ_INT(cid_uuidv4_fill(u, 20, &ea), CID_ERANDOM);
+	/* the platform's source */
+	EXPECT_EQ_INT(cid_uuidv4_fill(u, 20, NULL), CID_OK);
+	EXPECT_EQ_INT(cid_uuid_version(&u[19]), 4);
+	EXPECT(memcmp(u[18].bytes, u[19].bytes, 16) != 0);
+}
+
+/* ------------------------------------------------------------------------
  * ULID
  * ------------------------------------------------------------------------ */
 
@@ -516,6 +555,7 @@ main(void)
 	TAP_CASE(test_v7_time_field_runs_out);
 	TAP_CASE(test_v7_huge_batch);
 	TAP_CASE(test_v7_mixed_with_single_calls);
+	TAP_CASE(test_v4_fill);
 	TAP_CASE(test_ulid_arguments);
 	TAP_CASE(test_ulid_same_as_single_calls);
 	TAP_CASE(test_ulid_monotonic_runs_out);
