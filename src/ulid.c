@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "atomic_internal.h"
+#include "bytes_internal.h"
 #include "env_internal.h"
 
 #define ULID_MAX_MS ((INT64_C(1) << 48) - 1)
@@ -57,17 +58,14 @@ static const uint8_t b32_values[256] = {
 static inline void
 format26(char *out, const uint8_t *b)
 {
-	uint64_t	hi = 0;
-	uint64_t	lo = 0;
+	uint64_t	hi = cid_load_be64(b);
+	uint64_t	lo = cid_load_be64(b + 8);
 
-	for (int i = 0; i < 8; i++)
-	{
-		hi = hi << 8 | b[i];
-		lo = lo << 8 | b[8 + i];
-	}
+	CID_UNROLL(13)
 	for (int i = 0; i < 13; i++)
 		out[i] = b32_digits[(hi >> (5 * (25 - i) - 64)) & 31];
 	out[13] = b32_digits[(lo >> 60 | hi << 4) & 31];
+	CID_UNROLL(12)
 	for (int i = 14; i < 26; i++)
 		out[i] = b32_digits[(lo >> (5 * (25 - i))) & 31];
 }
@@ -105,22 +103,22 @@ parse_fast(uint8_t *out, const char *s)
 	unsigned	bad = 0;
 	unsigned	v[CID_ULID_STRLEN];
 
+	CID_UNROLL(26)
 	for (int i = 0; i < CID_ULID_STRLEN; i++)
 	{
 		v[i] = b32_values[u[i]] - 1u;
 		bad |= v[i];
 	}
+	CID_UNROLL(13)
 	for (int i = 0; i < 13; i++)
 		hi |= (uint64_t) v[i] << (5 * (25 - i) - 64);
 	hi |= (uint64_t) v[13] >> 4;
 	lo |= (uint64_t) v[13] << 60;
+	CID_UNROLL(12)
 	for (int i = 14; i < 26; i++)
 		lo |= (uint64_t) v[i] << (5 * (25 - i));
-	for (int i = 0; i < 8; i++)
-	{
-		out[i] = (uint8_t) (hi >> (56 - 8 * i));
-		out[8 + i] = (uint8_t) (lo >> (56 - 8 * i));
-	}
+	cid_store_be64(out, hi);
+	cid_store_be64(out + 8, lo);
 	return bad <= 31 && v[0] <= 7;
 }
 
@@ -282,10 +280,8 @@ typedef struct rand80
 static inline rand80
 rand80_load(const uint8_t *b)
 {
-	rand80		r = {(uint64_t) b[6] << 8 | b[7], 0};
+	rand80		r = {(uint64_t) b[6] << 8 | b[7], cid_load_be64(b + 8)};
 
-	for (int i = 8; i < 16; i++)
-		r.lo = r.lo << 8 | b[i];
 	return r;
 }
 
@@ -294,8 +290,7 @@ rand80_store(uint8_t *b, rand80 r)
 {
 	b[6] = (uint8_t) (r.hi >> 8);
 	b[7] = (uint8_t) r.hi;
-	for (int i = 0; i < 8; i++)
-		b[8 + i] = (uint8_t) (r.lo >> (56 - 8 * i));
+	cid_store_be64(b + 8, r.lo);
 }
 
 /* r + k; the caller knows it fits 80 bits. */

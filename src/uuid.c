@@ -6,6 +6,8 @@
 
 #include <string.h>
 
+#include "bytes_internal.h"
+
 /* 100-ns intervals from 1582-10-15 (the Gregorian reform) to 1970-01-01. */
 #define GREGORIAN_OFFSET_100NS INT64_C(0x01B21DD213814000)
 
@@ -53,6 +55,7 @@ parse_fast(uint8_t *out, const char *s, const uint8_t *at, bool hyphens)
 	const unsigned char *u = (const unsigned char *) s;
 	unsigned	bad = 0;
 
+	CID_UNROLL(16)
 	for (int i = 0; i < 16; i++)
 	{
 		unsigned	h = hex_values[u[at[i]]] - 1u;
@@ -142,6 +145,7 @@ cid_uuid_parse(cid_uuid *out, const char *s, size_t len, size_t *errpos)
 static inline void
 format36(char *out, const uint8_t *b)
 {
+	CID_UNROLL(16)
 	for (int i = 0; i < 16; i++)
 		memcpy(out + digit_at36[i], hex_pairs + 2 * b[i], 2);
 	out[8] = out[13] = out[18] = out[23] = '-';

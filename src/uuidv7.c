@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "atomic_internal.h"
+#include "bytes_internal.h"
 #include "env_internal.h"
 
 #define NS_PER_MS INT64_C(1000000)
@@ -87,8 +88,7 @@ build(uint8_t *b, uint64_t s, const uint8_t *rand_b)
 	uint8_t		r[8];
 
 	memcpy(r, rand_b, 8);
-	for (int i = 0; i < 8; i++)
-		b[i] = (uint8_t) (hi >> (56 - 8 * i));
+	cid_store_be64(b, hi);
 	r[0] = (uint8_t) (0x80 | (r[0] & 0x3f));
 	memcpy(b + 8, r, 8);
 }
