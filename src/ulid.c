@@ -482,6 +482,8 @@ fill_monotonic(cid_ulid_gen *gen, int64_t now_ms, cid_ulid *out, size_t n, size_
 			return rc;
 		rc = mono_reserve(gen, now_ms, rand, n, first, &count);
 	}
+	if (count == 0)
+		return rc;				/* first was not set */
 	r = rand80_load(first);
 	for (uint64_t i = 0; i < count; i++)
 	{

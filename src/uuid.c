@@ -147,7 +147,7 @@ format36(char *out, const uint8_t *b)
 {
 	CID_UNROLL(16)
 	for (int i = 0; i < 16; i++)
-		memcpy(out + digit_at36[i], hex_pairs + 2 * b[i], 2);
+		memcpy(out + digit_at36[i], hex_pairs + 2 * (size_t) b[i], 2);
 	out[8] = out[13] = out[18] = out[23] = '-';
 }
 

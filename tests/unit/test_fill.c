@@ -1,10 +1,10 @@
 /*
  * test_fill.c — cid_uuidv7_fill, cid_ulid_fill and cid_uuidv4_fill with an
  * injected clock and random source: a batch is what as many single calls
- * make with the clock standing still, at every edge the single calls have (clock stalled
- * or back, a carry into the next millisecond, the time field or the
- * monotonic random part running out in the middle of a batch, failing
- * clock and random source, n = 0, a huge n).
+ * make with the clock standing still, at every edge the single calls
+ * have (clock stalled or back, a carry into the next millisecond, the
+ * time field or the monotonic random part running out in the middle of a
+ * batch, failing clock and random source, n = 0, a huge n).
  */
 #define _POSIX_C_SOURCE 200809L
 
