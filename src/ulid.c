@@ -216,14 +216,10 @@ cid_ulid_parse_many(cid_ulid *out, const char *s, size_t n, size_t stride,
 }
 
 /* Spec: the first 48 bits are the big-endian Unix time in ms. */
-static int64_t
+static inline int64_t
 bytes_ms(const uint8_t *b)
 {
-	uint64_t	v = 0;
-
-	for (int i = 0; i < 6; i++)
-		v = v << 8 | b[i];
-	return (int64_t) v;
+	return (int64_t) (cid_load_be64(b) >> 16);
 }
 
 int64_t
@@ -294,13 +290,10 @@ cpu_relax(void)
 }
 
 /* True when all 16 bytes are zero: the state of a fresh generator. */
-static bool
+static inline bool
 all_zero(const uint8_t *b)
 {
-	for (int i = 0; i < 16; i++)
-		if (b[i] != 0)
-			return false;
-	return true;
+	return (cid_load_be64(b) | cid_load_be64(b + 8)) == 0;
 }
 
 /*
