@@ -1,15 +1,19 @@
 /*
- * bytes_internal.h — big-endian 64-bit loads and stores and a loop
- * unrolling hint, for the text and generator hot paths (not installed).
- * UUIDs and ULIDs are big-endian 128-bit values; reading one as two words
- * with one load each, instead of eight byte loads and shifts, is most of
- * what makes batch text cheap.
+ * bytes_internal.h — big-endian 64-bit loads and stores, a loop unrolling
+ * hint, and the batch text loops shared by UUIDs and ULIDs, for the text
+ * and generator hot paths (not installed).  UUIDs and ULIDs are big-endian
+ * 128-bit values; reading one as two words with one load each, instead of
+ * eight byte loads and shifts, is most of what makes batch text cheap.
  */
 #ifndef CID_BYTES_INTERNAL_H
 #define CID_BYTES_INTERNAL_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+
+#include "chronoid.h"
 
 #if defined(__GNUC__) && defined(__BYTE_ORDER__) && \
 	__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
@@ -58,5 +62,57 @@ cid_store_be64(uint8_t *p, uint64_t v)
 #else
 #define CID_UNROLL(n)
 #endif
+
+/*
+ * Batch text over 16-byte IDs (cid_uuid_format_many, cid_ulid_format_many
+ * and the parsers): one ID's text is width characters, written or read by
+ * the format's own functions, which are static inline where they are
+ * defined and so get inlined here through the constant pointer.
+ */
+typedef void (*cid_format16_fn) (char *out, const uint8_t *id);
+typedef bool (*cid_parse16_fn) (uint8_t *out, const char *s);
+typedef int (*cid_parse16_error_fn) (const char *s, size_t base, size_t *errpos);
+
+/* n texts at stride width + 1, each followed by sep; the bytes written. */
+static inline size_t
+cid_format_many16(char *out, const uint8_t *ids, size_t n, char sep, size_t width,
+				  cid_format16_fn format)
+{
+	for (size_t i = 0; i < n; i++)
+	{
+		format(out + i * (width + 1), ids + 16 * i);
+		out[i * (width + 1) + width] = sep;
+	}
+	return n * (width + 1);
+}
+
+/*
+ * n texts of width characters, stride apart, into ids; the first that
+ * parse refuses gets error's status and position (from s).
+ */
+static inline int
+cid_parse_many16(uint8_t *ids, const char *s, size_t n, size_t stride, size_t width,
+				 size_t *done, size_t *errpos, cid_parse16_fn parse,
+				 cid_parse16_error_fn error)
+{
+	if (done != NULL)
+		*done = 0;
+	if (n == 0)
+		return CID_OK;
+	if (ids == NULL || s == NULL || stride < width || n - 1 > SIZE_MAX / stride)
+		return CID_EINVAL;
+	for (size_t i = 0; i < n; i++)
+	{
+		if (!parse(ids + 16 * i, s + i * stride))
+		{
+			if (done != NULL)
+				*done = i;
+			return error(s + i * stride, i * stride, errpos);
+		}
+	}
+	if (done != NULL)
+		*done = n;
+	return CID_OK;
+}
 
 #endif							/* CID_BYTES_INTERNAL_H */

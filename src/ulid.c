@@ -116,12 +116,7 @@ cid_ulid_format(char *out, const cid_ulid *ulid)
 size_t
 cid_ulid_format_many(char *out, const cid_ulid *ulids, size_t n, char sep)
 {
-	for (size_t i = 0; i < n; i++)
-	{
-		format26(out + i * (CID_ULID_STRLEN + 1), ulids[i].bytes);
-		out[i * (CID_ULID_STRLEN + 1) + CID_ULID_STRLEN] = sep;
-	}
-	return n * (CID_ULID_STRLEN + 1);
+	return cid_format_many16(out, (const uint8_t *) ulids, n, sep, CID_ULID_STRLEN, format26);
 }
 
 /*
@@ -195,24 +190,8 @@ int
 cid_ulid_parse_many(cid_ulid *out, const char *s, size_t n, size_t stride,
 					size_t *done, size_t *errpos)
 {
-	if (done != NULL)
-		*done = 0;
-	if (n == 0)
-		return CID_OK;
-	if (out == NULL || s == NULL || stride < CID_ULID_STRLEN || n - 1 > SIZE_MAX / stride)
-		return CID_EINVAL;
-	for (size_t i = 0; i < n; i++)
-	{
-		if (!parse_fast(out[i].bytes, s + i * stride))
-		{
-			if (done != NULL)
-				*done = i;
-			return parse_error(s + i * stride, i * stride, errpos);
-		}
-	}
-	if (done != NULL)
-		*done = n;
-	return CID_OK;
+	return cid_parse_many16((uint8_t *) out, s, n, stride, CID_ULID_STRLEN, done, errpos,
+							parse_fast, parse_error);
 }
 
 /* Spec: the first 48 bits are the big-endian Unix time in ms. */
@@ -531,14 +510,8 @@ cid_ulid_fill(cid_ulid_gen *gen, cid_ulid *out, size_t n, size_t *done)
 	int64_t		now;
 	int			rc;
 
-	if (done != NULL)
-		*done = 0;
-	if (gen == NULL || (out == NULL && n > 0) || n > SIZE_MAX / sizeof(cid_ulid))
-		return CID_EINVAL;
-	if (n == 0)
-		return CID_OK;
-	rc = cid_env_now(&gen->env, &now);
-	if (rc != CID_OK)
+	rc = cid_fill_start(gen ? &gen->env : NULL, out, n, done, &now);
+	if (rc != CID_OK || n == 0)
 		return rc;
 	now /= NS_PER_MS;
 	if (now > ULID_MAX_MS)

@@ -158,41 +158,31 @@ cid_uuid_format(char *out, const cid_uuid *uuid)
 	out[CID_UUID_STRLEN] = '\0';
 }
 
+/* The canonical form's fast path and error, for the batch parser. */
+static bool
+parse36(uint8_t *out, const char *s)
+{
+	return parse_fast(out, s, digit_at36, true);
+}
+
+static int
+error36(const char *s, size_t base, size_t *errpos)
+{
+	return syntax_error(s, CID_UUID_STRLEN, base, errpos);
+}
+
 size_t
 cid_uuid_format_many(char *out, const cid_uuid *uuids, size_t n, char sep)
 {
-	for (size_t i = 0; i < n; i++)
-	{
-		format36(out + i * (CID_UUID_STRLEN + 1), uuids[i].bytes);
-		out[i * (CID_UUID_STRLEN + 1) + CID_UUID_STRLEN] = sep;
-	}
-	return n * (CID_UUID_STRLEN + 1);
+	return cid_format_many16(out, (const uint8_t *) uuids, n, sep, CID_UUID_STRLEN, format36);
 }
 
 int
 cid_uuid_parse_many(cid_uuid *out, const char *s, size_t n, size_t stride,
 					size_t *done, size_t *errpos)
 {
-	if (done != NULL)
-		*done = 0;
-	if (n == 0)
-		return CID_OK;
-	if (out == NULL || s == NULL || stride < CID_UUID_STRLEN || n - 1 > SIZE_MAX / stride)
-		return CID_EINVAL;
-	for (size_t i = 0; i < n; i++)
-	{
-		const char *t = s + i * stride;
-
-		if (!parse_fast(out[i].bytes, t, digit_at36, true))
-		{
-			if (done != NULL)
-				*done = i;
-			return syntax_error(t, CID_UUID_STRLEN, i * stride, errpos);
-		}
-	}
-	if (done != NULL)
-		*done = n;
-	return CID_OK;
+	return cid_parse_many16((uint8_t *) out, s, n, stride, CID_UUID_STRLEN, done, errpos,
+							parse36, error36);
 }
 
 int

@@ -192,14 +192,8 @@ cid_uuidv7_fill(cid_uuidv7_gen *gen, cid_uuid *out, size_t n, size_t *done)
 	int64_t		now;
 	int			rc;
 
-	if (done != NULL)
-		*done = 0;
-	if (gen == NULL || (out == NULL && n > 0) || n > SIZE_MAX / sizeof(cid_uuid))
-		return CID_EINVAL;
-	if (n == 0)
-		return CID_OK;
-	rc = cid_env_now(&gen->env, &now);
-	if (rc != CID_OK)
+	rc = cid_fill_start(gen ? &gen->env : NULL, out, n, done, &now);
+	if (rc != CID_OK || n == 0)
 		return rc;
 	candidate = state_of(now);
 	rand = (uint8_t *) out + 8 * n;

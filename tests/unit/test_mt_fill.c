@@ -95,15 +95,6 @@ next_ulid(void *gen, uint8_t *out)
 	return refill_and_next(gen, out, ulid_fill, ulid_single);
 }
 
-static bool
-is_v7(const uint8_t *id)
-{
-	cid_uuid	u;
-
-	memcpy(u.bytes, id, sizeof(u.bytes));
-	return cid_uuid_version(&u) == 7;
-}
-
 static void
 test_uuidv7_batches_race(void)
 {
@@ -118,7 +109,7 @@ test_uuidv7_batches_race(void)
 	tu_mt_run	r = {
 		.gen = &gen,
 		.next = next_uuidv7,
-		.valid = is_v7,
+		.valid = tu_is_uuidv7,
 		.total = total,
 		.allowed_ms = (int64_t) (total / 4096) + 2,
 		.what = "UUIDs in batches",
@@ -127,11 +118,7 @@ test_uuidv7_batches_race(void)
 	EXPECT_EQ_INT(cid_uuidv7_init(&gen, NULL), CID_OK);
 	if (!tu_mt_share_generator(&r))
 		return;
-	EXPECT_EQ_INT(r.errors, 0);
-	EXPECT_EQ_INT(r.invalid, 0);
-	EXPECT_EQ_INT(r.not_increasing, 0);
-	EXPECT_EQ_INT(r.outside, 0);
-	EXPECT_EQ_INT(r.dup_full, 0);
+	TU_MT_EXPECT_CLEAN(r);
 	/* the first 64 bits are the state: no position went out twice */
 	EXPECT_EQ_INT(tu_count_adjacent_equal(r.ids, r.n, 8), 0);
 	free(r.ids);
@@ -154,10 +141,7 @@ test_ulid_batches_race(void)
 	EXPECT_EQ_INT(cid_ulid_init(&gen, true, NULL), CID_OK);
 	if (!tu_mt_share_generator(&r))
 		return;
-	EXPECT_EQ_INT(r.errors, 0);
-	EXPECT_EQ_INT(r.not_increasing, 0);
-	EXPECT_EQ_INT(r.outside, 0);
-	EXPECT_EQ_INT(r.dup_full, 0);
+	TU_MT_EXPECT_CLEAN(r);
 	/* the shared state is at or past the largest ULID handed out */
 	EXPECT(memcmp(r.ids[r.n - 1], gen.last, 16) <= 0);
 	free(r.ids);
