@@ -2,8 +2,8 @@
  * bench.c — `make bench`: IDs per second of each chronoid scheme with 1 and
  * 2 threads, one at a time and in batches (fill), with and without text,
  * next to baselines measured in the same run (a bare clock read, the
- * kernel's random bytes, libuuid, a textbook mutex Snowflake), as a
- * Markdown table.
+ * kernel's random bytes and, for comparison, OpenSSL's DRBG, libuuid, a
+ * textbook mutex Snowflake), as a Markdown table.
  */
 #define _GNU_SOURCE
 
@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <openssl/rand.h>
 #include <uuid/uuid.h>
 
 #include "chronoid.h"
@@ -351,6 +352,30 @@ op_random8(uint64_t *sink, int n)
 	return ID_BATCH;
 }
 
+/*
+ * A user-space DRBG for comparison: OpenSSL's RAND_bytes (CTR_DRBG over
+ * AES, seeded and reseeded from the kernel, reseeded after fork), plugged
+ * in as the raw random source with cid_random_set_source() for the rows
+ * that name it.  Not what chronoid uses: it shows what the kernel's random
+ * bytes cost a batch.
+ */
+static int
+openssl_source(void *buf, size_t len)
+{
+	unsigned char *p = buf;
+
+	while (len > 0)
+	{
+		int			n = len > INT32_MAX ? INT32_MAX : (int) len;
+
+		if (RAND_bytes(p, n) != 1)
+			return -1;
+		p += n;
+		len -= (size_t) n;
+	}
+	return 0;
+}
+
 /* The single calls with their text: what a caller printing IDs pays. */
 static int
 op_v7_text(uint64_t *sink, int n)
@@ -426,6 +451,9 @@ typedef enum row_id
 	R_V7_FILL_TEXT,
 	R_ULID_FILL_TEXT,
 	R_ULID_MONO_FILL_TEXT,
+	R_RANDOM8_DRBG,
+	R_V7_FILL_DRBG,
+	R_V7_FILL_TEXT_DRBG,
 	NROWS
 } row_id;
 
@@ -433,6 +461,7 @@ typedef struct row
 {
 	const char *name;
 	int			(*op) (uint64_t *sink, int n);
+	cid_raw_random_fn source;	/* raw random source for the row; NULL: getrandom */
 } row;
 
 static const row rows[NROWS] = {
@@ -459,6 +488,10 @@ static const row rows[NROWS] = {
 	[R_V7_FILL_TEXT] = {"uuidv7 fill() + format_many()", op_v7_fill_text},
 	[R_ULID_FILL_TEXT] = {"ulid fill() + format_many()", op_ulid_fill_text},
 	[R_ULID_MONO_FILL_TEXT] = {"ulid monotonic fill() + format_many()", op_ulid_mono_fill_text},
+	[R_RANDOM8_DRBG] = {"8 random bytes per ID, OpenSSL DRBG (comparison)", op_random8, openssl_source},
+	[R_V7_FILL_DRBG] = {"uuidv7 fill(), OpenSSL DRBG (comparison)", op_v7_fill, openssl_source},
+	[R_V7_FILL_TEXT_DRBG] = {"uuidv7 fill() + format_many(), OpenSSL DRBG (comparison)",
+	op_v7_fill_text, openssl_source},
 };
 
 /* Fresh generator state for every measurement. */
@@ -552,6 +585,7 @@ measure(const row *r, int nthreads, double seconds)
 	int			error = 0;
 
 	reset_generators();
+	cid_random_set_source(r->source);
 	pthread_barrier_init(&start, NULL, (unsigned) nthreads + 1);
 	for (int i = 0; i < nthreads; i++)
 	{
@@ -580,6 +614,7 @@ measure(const row *r, int nthreads, double seconds)
 			rate += (double) w[i].count * 1e9 / (double) w[i].ns;
 	}
 	pthread_barrier_destroy(&start);
+	cid_random_set_source(NULL);
 	return error ? (double) error : rate;
 }
 
@@ -771,6 +806,13 @@ main(int argc, char **argv)
 			case R_ULID_MONO_FILL_TEXT:
 				vs_single(cmp, sizeof cmp, med, r, R_ULID_MONO_TEXT, R_LIBUUID_TIME_TEXT);
 				break;
+			case R_RANDOM8_DRBG:
+			case R_V7_FILL_DRBG:
+			case R_V7_FILL_TEXT_DRBG:
+				snprintf(cmp, sizeof cmp, "%.1fx the same with getrandom",
+						 r1 / med[r == R_RANDOM8_DRBG ? R_RANDOM8 :
+								  r == R_V7_FILL_DRBG ? R_V7_FILL : R_V7_FILL_TEXT][0]);
+				break;
 			default:
 				break;
 		}
@@ -829,6 +871,9 @@ main(int argc, char **argv)
 			printf("- %s at most %.0f ns/ID: %.1f ns, %s\n", rows[ns_goals[i].r].name,
 				   ns_goals[i].max_ns, ns, verdict(med[ns_goals[i].r][0] > 0 && ns <= ns_goals[i].max_ns));
 		}
+		printf("- with OpenSSL's DRBG as the raw source instead of getrandom (comparison): "
+			   "uuidv7 fill() %.1f ns/ID, with format_many() %.1f ns/ID\n",
+			   1e9 / med[R_V7_FILL_DRBG][0], 1e9 / med[R_V7_FILL_TEXT_DRBG][0]);
 		for (size_t i = 0; i < sizeof x_goals / sizeof x_goals[0]; i++)
 		{
 			double		x = 1e9 / med[x_goals[i].r][0] / clock_ns;
