@@ -568,8 +568,9 @@ CID_API int	cid_uuidv7_next_at(cid_uuidv7_gen *gen, int64_t now_ns, int64_t shif
  * the clock, as single calls do when they come faster than 4,096 per ms;
  * a clock that stalls or goes back is stepped past in the same way.
  * rand_b is 8 bytes per UUID from env's random source, drawn in one
- * request (staged in the back half of out, which is why out must not be
- * shared with other data).  n = 0 returns CID_OK and reads nothing.
+ * request into the back half of out before the UUIDs are written over it
+ * (so no buffer of the library's own; out must not overlap anything else
+ * the caller needs).  n = 0 returns CID_OK and reads nothing.
  * Returns CID_OK; CID_EINVAL (gen NULL, out NULL with n > 0, n above
  * SIZE_MAX / 16); CID_ECLOCK or CID_ERANDOM (nothing issued);
  * CID_ETIME_RANGE when the positions run past 2^48 - 1 ms (those that fit
