@@ -376,6 +376,98 @@ openssl_source(void *buf, size_t len)
 	return 0;
 }
 
+/*
+ * Parsing: ID_BATCH texts made once per thread (UUIDv7s, ULIDs), then
+ * read back, batch by batch or one text at a time; libuuid's uuid_parse
+ * of the same texts for comparison.
+ */
+static _Thread_local char tl_uuid_text[ID_BATCH * (CID_UUID_STRLEN + 1)];
+static _Thread_local char tl_ulid_text[ID_BATCH * (CID_ULID_STRLEN + 1)];
+static _Thread_local bool tl_text_ready;
+
+static void
+make_texts(void)
+{
+	cid_uuidv7_gen v7;
+	cid_ulid_gen ul;
+	size_t		done = 0;
+
+	if (tl_text_ready)
+		return;
+	if (cid_uuidv7_init(&v7, NULL) != CID_OK || cid_ulid_init(&ul, false, NULL) != CID_OK ||
+		cid_uuidv7_fill(&v7, tl_uuids, ID_BATCH, &done) != CID_OK ||
+		cid_ulid_fill(&ul, tl_ulids, ID_BATCH, &done) != CID_OK)
+	{
+		fprintf(stderr, "bench: cannot make texts to parse\n");
+		exit(1);
+	}
+	cid_uuid_format_many(tl_uuid_text, tl_uuids, ID_BATCH, '\n');
+	cid_ulid_format_many(tl_ulid_text, tl_ulids, ID_BATCH, '\n');
+	tl_text_ready = true;
+}
+
+static int
+op_uuid_parse_many(uint64_t *sink, int n)
+{
+	size_t		done = 0;
+
+	(void) n;
+	make_texts();
+	if (cid_uuid_parse_many(tl_uuids, tl_uuid_text, ID_BATCH, CID_UUID_STRLEN + 1, &done,
+							NULL) != CID_OK)
+		return CID_ESYNTAX;
+	*sink ^= tl_uuids[done - 1].bytes[15];
+	return (int) done;
+}
+
+static int
+op_ulid_parse_many(uint64_t *sink, int n)
+{
+	size_t		done = 0;
+
+	(void) n;
+	make_texts();
+	if (cid_ulid_parse_many(tl_ulids, tl_ulid_text, ID_BATCH, CID_ULID_STRLEN + 1, &done,
+							NULL) != CID_OK)
+		return CID_ESYNTAX;
+	*sink ^= tl_ulids[done - 1].bytes[15];
+	return (int) done;
+}
+
+static int
+op_uuid_parse(uint64_t *sink, int n)
+{
+	make_texts();
+	for (int i = 0; i < n; i++)
+	{
+		cid_uuid	u;
+
+		if (cid_uuid_parse(&u, tl_uuid_text + (size_t) i * (CID_UUID_STRLEN + 1),
+						   CID_UUID_STRLEN, NULL) != CID_OK)
+			return CID_ESYNTAX;
+		*sink ^= u.bytes[15];
+	}
+	return n;
+}
+
+static int
+op_libuuid_parse(uint64_t *sink, int n)
+{
+	make_texts();
+	for (int i = 0; i < n; i++)
+	{
+		char		t[CID_UUID_STRLEN + 1];
+		uuid_t		u;
+
+		memcpy(t, tl_uuid_text + (size_t) i * (CID_UUID_STRLEN + 1), CID_UUID_STRLEN);
+		t[CID_UUID_STRLEN] = '\0';
+		if (uuid_parse(t, u) != 0)
+			return CID_ESYNTAX;
+		*sink ^= u[15];
+	}
+	return n;
+}
+
 /* The single calls with their text: what a caller printing IDs pays. */
 static int
 op_v7_text(uint64_t *sink, int n)
@@ -454,6 +546,10 @@ typedef enum row_id
 	R_RANDOM8_DRBG,
 	R_V7_FILL_DRBG,
 	R_V7_FILL_TEXT_DRBG,
+	R_UUID_PARSE,
+	R_LIBUUID_PARSE,
+	R_UUID_PARSE_MANY,
+	R_ULID_PARSE_MANY,
 	NROWS
 } row_id;
 
@@ -492,6 +588,10 @@ static const row rows[NROWS] = {
 	[R_V7_FILL_DRBG] = {"uuidv7 fill(), OpenSSL DRBG (comparison)", op_v7_fill, openssl_source},
 	[R_V7_FILL_TEXT_DRBG] = {"uuidv7 fill() + format_many(), OpenSSL DRBG (comparison)",
 	op_v7_fill_text, openssl_source},
+	[R_UUID_PARSE] = {"uuid parse (text to bytes, one call each)", op_uuid_parse},
+	[R_LIBUUID_PARSE] = {"libuuid uuid_parse", op_libuuid_parse},
+	[R_UUID_PARSE_MANY] = {"uuid parse_many(), 4096 per call", op_uuid_parse_many},
+	[R_ULID_PARSE_MANY] = {"ulid parse_many(), 4096 per call", op_ulid_parse_many},
 };
 
 /* Fresh generator state for every measurement. */
@@ -805,6 +905,12 @@ main(int argc, char **argv)
 			case R_ULID_FILL_TEXT:
 			case R_ULID_MONO_FILL_TEXT:
 				vs_single(cmp, sizeof cmp, med, r, R_ULID_MONO_TEXT, R_LIBUUID_TIME_TEXT);
+				break;
+			case R_UUID_PARSE:
+			case R_UUID_PARSE_MANY:
+			case R_ULID_PARSE_MANY:
+				snprintf(cmp, sizeof cmp, "%.1fx / %.1fx libuuid uuid_parse",
+						 r1 / med[R_LIBUUID_PARSE][0], r2 / med[R_LIBUUID_PARSE][1]);
 				break;
 			case R_RANDOM8_DRBG:
 			case R_V7_FILL_DRBG:

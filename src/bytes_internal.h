@@ -15,8 +15,13 @@
 
 #include "chronoid.h"
 
+/*
+ * Word loads and stores with a byte swap on little-endian GCC and Clang;
+ * the portable byte loops elsewhere, or when CID_PORTABLE_BYTES is defined
+ * (to test them on a little-endian machine).
+ */
 #if defined(__GNUC__) && defined(__BYTE_ORDER__) && \
-	__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && !defined(CID_PORTABLE_BYTES)
 #define CID_BSWAP_LE 1
 #endif
 
@@ -48,6 +53,47 @@ cid_store_be64(uint8_t *p, uint64_t v)
 #else
 	for (int i = 0; i < 8; i++)
 		p[i] = (uint8_t) (v >> (56 - 8 * i));
+#endif
+}
+
+/*
+ * The n (4 or 8) bytes at p as a little-endian word: byte i in bits 8i ..
+ * 8i + 7, so that a word of text holds character i in its byte i.
+ */
+static inline uint64_t
+cid_load_le(const char *p, int n)
+{
+#ifdef CID_BSWAP_LE
+	uint64_t	v8;
+	uint32_t	v4;
+
+	if (n == 8)
+	{
+		memcpy(&v8, p, 8);
+		return v8;
+	}
+	memcpy(&v4, p, 4);
+	return v4;
+#else
+	uint64_t	v = 0;
+
+	for (int i = n - 1; i >= 0; i--)
+		v = v << 8 | (unsigned char) p[i];
+	return v;
+#endif
+}
+
+/* Store the low 32 bits of v little-endian at p. */
+static inline void
+cid_store_le32(uint8_t *p, uint64_t v)
+{
+#ifdef CID_BSWAP_LE
+	uint32_t	v4 = (uint32_t) v;
+
+	memcpy(p, &v4, 4);
+#else
+	for (int i = 0; i < 4; i++)
+		p[i] = (uint8_t) (v >> (8 * i));
 #endif
 }
 

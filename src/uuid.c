@@ -39,34 +39,62 @@ static const uint8_t hex_values[256] = {
 	['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
 };
 
-/* Where byte i's two digits start in the canonical and in the bare form. */
+/* Where byte i's two digits start in the canonical form. */
 static const uint8_t digit_at36[16] = {0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34};
-static const uint8_t digit_at32[16] = {0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30};
+
+#define ONES UINT64_C(0x0101010101010101)
 
 /*
- * The fast path of both text forms: every byte from its two digits by
- * table, the digits' values ORed into one word that says whether all were
- * digits, the hyphens compared alike.  False when anything is wrong; the
- * caller then finds the first bad character with parse_body().
+ * Eight hex digits, character i in byte i of x, to the four bytes they
+ * spell, all eight at once in one word (SWAR): no lookup and no branch per
+ * character.  A byte is a digit when it lies in '0'..'9', or in 'a'..'f'
+ * once bit 5 is set (which folds 'A'..'F' onto them); adding 0x80 - lo to
+ * every byte sets its top bit exactly when the byte is >= lo, and no byte
+ * carries into the next as long as all are below 0x80, which is checked
+ * too.  A digit's value is its low nibble, plus 9 for a letter.  False
+ * when any character is not a hex digit (out is then unspecified).
  */
 static inline bool
-parse_fast(uint8_t *out, const char *s, const uint8_t *at, bool hyphens)
+hex8(uint8_t *out, uint64_t x)
+{
+	uint64_t	folded = x | ONES * 0x20;
+	uint64_t	digit = (x + ONES * (0x80 - '0')) & ~(x + ONES * (0x80 - '9' - 1));
+	uint64_t	letter = (folded + ONES * (0x80 - 'a')) & ~(folded + ONES * (0x80 - 'f' - 1));
+	uint64_t	nib = (x & ONES * 0x0f) + ((letter >> 7) & ONES) * 9;
+	uint64_t	t;
+
+	/* byte j: nibble j above nibble j + 1; keep the even bytes, close up */
+	t = (nib << 4 | nib >> 8) & UINT64_C(0x00ff00ff00ff00ff);
+	t = (t | t >> 8) & UINT64_C(0x0000ffff0000ffff);
+	t = t | t >> 16;
+	cid_store_le32(out, t);
+	return ((x & ONES * 0x80) | (~(digit | letter) & ONES * 0x80)) == 0;
+}
+
+/*
+ * The fast path of both text forms: the 32 digits as four words of eight
+ * (the canonical form's 4-digit groups paired up), the hyphens compared.
+ * False when anything is wrong; the caller then finds the first bad
+ * character with syntax_error().
+ */
+static inline bool
+parse_fast36(uint8_t *out, const char *s)
 {
 	const unsigned char *u = (const unsigned char *) s;
-	unsigned	bad = 0;
 
-	CID_UNROLL(16)
-	for (int i = 0; i < 16; i++)
-	{
-		unsigned	h = hex_values[u[at[i]]] - 1u;
-		unsigned	l = hex_values[u[at[i] + 1]] - 1u;
+	/* RFC 9562 section 4: 8-4-4-4-12, hyphens at 8, 13, 18 and 23. */
+	return hex8(out, cid_load_le(s, 8)) &
+		hex8(out + 4, cid_load_le(s + 9, 4) | cid_load_le(s + 14, 4) << 32) &
+		hex8(out + 8, cid_load_le(s + 19, 4) | cid_load_le(s + 24, 4) << 32) &
+		hex8(out + 12, cid_load_le(s + 28, 8)) &
+		(((u[8] ^ '-') | (u[13] ^ '-') | (u[18] ^ '-') | (u[23] ^ '-')) == 0);
+}
 
-		bad |= h | l;
-		out[i] = (uint8_t) (h << 4 | (l & 0x0f));
-	}
-	if (hyphens)
-		bad |= (unsigned) ((u[8] ^ '-') | (u[13] ^ '-') | (u[18] ^ '-') | (u[23] ^ '-')) << 4;
-	return bad <= 15;
+static inline bool
+parse_fast32(uint8_t *out, const char *s)
+{
+	return hex8(out, cid_load_le(s, 8)) & hex8(out + 4, cid_load_le(s + 8, 8)) &
+		hex8(out + 8, cid_load_le(s + 16, 8)) & hex8(out + 12, cid_load_le(s + 24, 8));
 }
 
 /*
@@ -97,7 +125,7 @@ syntax_error(const char *s, size_t n, size_t base, size_t *errpos)
 static inline int
 parse_text(cid_uuid *out, const char *s, size_t n, size_t base, size_t *errpos)
 {
-	if (parse_fast(out->bytes, s, n == 36 ? digit_at36 : digit_at32, n == 36))
+	if (n == 36 ? parse_fast36(out->bytes, s) : parse_fast32(out->bytes, s))
 		return CID_OK;
 	return syntax_error(s, n, base, errpos);
 }
@@ -162,7 +190,7 @@ cid_uuid_format(char *out, const cid_uuid *uuid)
 static bool
 parse36(uint8_t *out, const char *s)
 {
-	return parse_fast(out, s, digit_at36, true);
+	return parse_fast36(out, s);
 }
 
 static int
