@@ -99,11 +99,11 @@ format26(char *out, const uint8_t *b)
 
 	CID_UNROLL(6)
 	for (int k = 0; k < 6; k++)
-		memcpy(out + 2 * k, b32_pairs + 2 * ((hi >> (56 - 10 * k)) & 1023), 2);
+		memcpy(out + 2 * (size_t) k, b32_pairs + 2 * ((hi >> (56 - 10 * k)) & 1023), 2);
 	memcpy(out + 12, b32_pairs + 2 * ((lo >> 60 | hi << 4) & 1023), 2);
 	CID_UNROLL(6)
 	for (int k = 7; k < 13; k++)
-		memcpy(out + 2 * k, b32_pairs + 2 * ((lo >> (120 - 10 * k)) & 1023), 2);
+		memcpy(out + 2 * (size_t) k, b32_pairs + 2 * ((lo >> (120 - 10 * k)) & 1023), 2);
 }
 
 void
