@@ -455,6 +455,12 @@ CID_API int	cid_snowflake_fill(cid_snowflake_gen *gen, uint64_t *ids, size_t n,
 
 #define CID_UUID_STRLEN 36		/* canonical text, without the NUL */
 
+/*
+ * A cid_uuid (and a cid_ulid) is exactly its 16 bytes, aligned as bytes:
+ * an array of n of them is any buffer of 16 * n bytes, which is what the
+ * batch calls (cid_*_fill, cid_*_format_many, cid_*_parse_many) take, so
+ * a language binding can hand them its own byte buffer.
+ */
 typedef struct cid_uuid
 {
 	uint8_t		bytes[16];		/* network byte order, as RFC 9562 */

@@ -18,7 +18,7 @@
 #define NS_PER_MS INT64_C(1000000)
 
 /* The batch stages random bytes in out: see cid_ulid_fill. */
-_Static_assert(sizeof(cid_ulid) == 16, "cid_ulid must be its 16 bytes");
+_Static_assert(sizeof(cid_ulid) == 16 && _Alignof(cid_ulid) == 1, "cid_ulid must be its 16 bytes");
 
 /* Internal status of ulid_step: the step needs fresh random bytes. */
 #define NEED_RANDOM 1000

@@ -27,7 +27,7 @@
 #define SHIFT_Q_LIMIT (INT64_C(1) << 52)
 
 /* The batch stages rand_b in out, 8 bytes per UUID: see cid_uuidv7_fill. */
-_Static_assert(sizeof(cid_uuid) == 16, "cid_uuid must be its 16 bytes");
+_Static_assert(sizeof(cid_uuid) == 16 && _Alignof(cid_uuid) == 1, "cid_uuid must be its 16 bytes");
 
 int
 cid_uuidv7_init(cid_uuidv7_gen *gen, const cid_env *env)
