@@ -28,9 +28,9 @@ static const char hex_pairs[512] =
 "e0e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff";
 
 /*
- * Value plus one of each hex digit, both cases; 0 for any other byte.  A
- * parser ORs the values (minus one) of all digits and looks for a bad one
- * only when the result is above 15.
+ * Value plus one of each hex digit, both cases; 0 for any other byte.
+ * Only the error path reads it (syntax_error): the fast path tells digits
+ * apart with word arithmetic (hex8).
  */
 static const uint8_t hex_values[256] = {
 	['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5,
