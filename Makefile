@@ -360,7 +360,7 @@ bench: setup
 
 $(BUILD)/bench/bench: bench/bench.c $(STATIC_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(CID_CFLAGS) -O2 -o $@ $< $(STATIC_LIB) $(CID_LDFLAGS) $(LDFLAGS) -luuid -lm
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(CID_CFLAGS) -O2 -o $@ $< $(STATIC_LIB) $(CID_LDFLAGS) $(LDFLAGS) -luuid -lcrypto -lm
 
 # The extension against core nextval() and gen_random_uuid(), on a throwaway
 # cluster, without and with preload (as root; BENCH_PG_QUICK=1 for a smoke run).

@@ -1,7 +1,9 @@
 /*
  * bench.c — `make bench`: IDs per second of each chronoid scheme with 1 and
- * 2 threads, next to baselines measured in the same run (a bare clock read,
- * libuuid, a textbook mutex Snowflake), as a Markdown table.
+ * 2 threads, one at a time and in batches (fill), with and without text,
+ * next to baselines measured in the same run (a bare clock read, the
+ * kernel's random bytes and, for comparison, OpenSSL's DRBG, libuuid, a
+ * textbook mutex Snowflake), as a Markdown table.
  */
 #define _GNU_SOURCE
 
@@ -14,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <openssl/rand.h>
 #include <uuid/uuid.h>
 
 #include "chronoid.h"
@@ -21,6 +24,11 @@
 #define MAX_THREADS 2
 #define MAX_REPS	15
 #define FILL_BATCH	256
+/*
+ * UUIDs and ULIDs per fill call: large enough that the random bytes come
+ * in large requests (32 KiB for UUIDv7), as chronoid gen uses them.
+ */
+#define ID_BATCH	4096
 #define PGEDGE_EPOCH_MS INT64_C(1672531200000)	/* 2023-01-01T00:00:00Z */
 #define PGEDGE_CAP	4096000.0	/* 4,096 sequence numbers per 1 ms tick */
 
@@ -250,6 +258,266 @@ op_libuuid_time(uint64_t *sink, int n)
 	return n;
 }
 
+/*
+ * Batches: each worker thread has its own output buffers (IDs and text),
+ * as a caller of the fill functions would.
+ */
+static _Thread_local cid_uuid tl_uuids[ID_BATCH];
+static _Thread_local cid_ulid tl_ulids[ID_BATCH];
+static _Thread_local char tl_text[ID_BATCH * (CID_UUID_STRLEN + 1)];
+
+static int
+op_v7_fill(uint64_t *sink, int n)
+{
+	size_t		done = 0;
+	int			rc = cid_uuidv7_fill(&v7_gen, tl_uuids, ID_BATCH, &done);
+
+	(void) n;
+	if (rc < 0)
+		return rc;
+	*sink ^= tl_uuids[0].bytes[15] ^ tl_uuids[done - 1].bytes[15];
+	return (int) done;
+}
+
+static int
+op_v7_fill_text(uint64_t *sink, int n)
+{
+	int			got = op_v7_fill(sink, n);
+
+	if (got > 0)
+	{
+		cid_uuid_format_many(tl_text, tl_uuids, (size_t) got, '\n');
+		*sink ^= (uint64_t) tl_text[got * (CID_UUID_STRLEN + 1) - 2];
+	}
+	return got;
+}
+
+static int
+ulid_fill(cid_ulid_gen *gen, uint64_t *sink, bool text)
+{
+	size_t		done = 0;
+	int			rc = cid_ulid_fill(gen, tl_ulids, ID_BATCH, &done);
+
+	if (rc < 0)
+		return rc;
+	*sink ^= tl_ulids[0].bytes[15] ^ tl_ulids[done - 1].bytes[15];
+	if (text)
+	{
+		cid_ulid_format_many(tl_text, tl_ulids, done, '\n');
+		*sink ^= (uint64_t) tl_text[done * (CID_ULID_STRLEN + 1) - 2];
+	}
+	return (int) done;
+}
+
+static int
+op_ulid_fill(uint64_t *sink, int n)
+{
+	(void) n;
+	return ulid_fill(&ulid_gen, sink, false);
+}
+
+static int
+op_ulid_fill_text(uint64_t *sink, int n)
+{
+	(void) n;
+	return ulid_fill(&ulid_gen, sink, true);
+}
+
+static int
+op_ulid_mono_fill(uint64_t *sink, int n)
+{
+	(void) n;
+	return ulid_fill(&ulid_mono_gen, sink, false);
+}
+
+static int
+op_ulid_mono_fill_text(uint64_t *sink, int n)
+{
+	(void) n;
+	return ulid_fill(&ulid_mono_gen, sink, true);
+}
+
+/*
+ * The floor of a batch that draws its random bytes from the kernel: the
+ * 8 bytes of a UUIDv7's rand_b, ID_BATCH at a time (one getrandom(2) of
+ * 32 KiB), counted as IDs.
+ */
+static int
+op_random8(uint64_t *sink, int n)
+{
+	(void) n;
+	if (cid_random_bytes(tl_uuids, 8 * ID_BATCH) != CID_OK)
+		return CID_ERANDOM;
+	*sink ^= tl_uuids[0].bytes[3];
+	return ID_BATCH;
+}
+
+/*
+ * A user-space DRBG for comparison: OpenSSL's RAND_bytes (CTR_DRBG over
+ * AES, seeded and reseeded from the kernel, reseeded after fork), plugged
+ * in as the raw random source with cid_random_set_source() for the rows
+ * that name it.  Not what chronoid uses: it shows what the kernel's random
+ * bytes cost a batch.
+ */
+static int
+openssl_source(void *buf, size_t len)
+{
+	unsigned char *p = buf;
+
+	while (len > 0)
+	{
+		int			n = len > INT32_MAX ? INT32_MAX : (int) len;
+
+		if (RAND_bytes(p, n) != 1)
+			return -1;
+		p += n;
+		len -= (size_t) n;
+	}
+	return 0;
+}
+
+/*
+ * Parsing: ID_BATCH texts made once per thread (UUIDv7s, ULIDs), then
+ * read back, batch by batch or one text at a time; libuuid's uuid_parse
+ * of the same texts for comparison.
+ */
+static _Thread_local char tl_uuid_text[ID_BATCH * (CID_UUID_STRLEN + 1)];
+static _Thread_local char tl_ulid_text[ID_BATCH * (CID_ULID_STRLEN + 1)];
+static _Thread_local bool tl_text_ready;
+
+static void
+make_texts(void)
+{
+	cid_uuidv7_gen v7;
+	cid_ulid_gen ul;
+	size_t		done = 0;
+
+	if (tl_text_ready)
+		return;
+	if (cid_uuidv7_init(&v7, NULL) != CID_OK || cid_ulid_init(&ul, false, NULL) != CID_OK ||
+		cid_uuidv7_fill(&v7, tl_uuids, ID_BATCH, &done) != CID_OK ||
+		cid_ulid_fill(&ul, tl_ulids, ID_BATCH, &done) != CID_OK)
+	{
+		fprintf(stderr, "bench: cannot make texts to parse\n");
+		exit(1);
+	}
+	cid_uuid_format_many(tl_uuid_text, tl_uuids, ID_BATCH, '\n');
+	cid_ulid_format_many(tl_ulid_text, tl_ulids, ID_BATCH, '\n');
+	tl_text_ready = true;
+}
+
+static int
+op_uuid_parse_many(uint64_t *sink, int n)
+{
+	size_t		done = 0;
+
+	(void) n;
+	make_texts();
+	if (cid_uuid_parse_many(tl_uuids, tl_uuid_text, ID_BATCH, CID_UUID_STRLEN + 1, &done,
+							NULL) != CID_OK)
+		return CID_ESYNTAX;
+	*sink ^= tl_uuids[done - 1].bytes[15];
+	return (int) done;
+}
+
+static int
+op_ulid_parse_many(uint64_t *sink, int n)
+{
+	size_t		done = 0;
+
+	(void) n;
+	make_texts();
+	if (cid_ulid_parse_many(tl_ulids, tl_ulid_text, ID_BATCH, CID_ULID_STRLEN + 1, &done,
+							NULL) != CID_OK)
+		return CID_ESYNTAX;
+	*sink ^= tl_ulids[done - 1].bytes[15];
+	return (int) done;
+}
+
+static int
+op_uuid_parse(uint64_t *sink, int n)
+{
+	make_texts();
+	for (int i = 0; i < n; i++)
+	{
+		cid_uuid	u;
+
+		if (cid_uuid_parse(&u, tl_uuid_text + (size_t) i * (CID_UUID_STRLEN + 1),
+						   CID_UUID_STRLEN, NULL) != CID_OK)
+			return CID_ESYNTAX;
+		*sink ^= u.bytes[15];
+	}
+	return n;
+}
+
+static int
+op_libuuid_parse(uint64_t *sink, int n)
+{
+	make_texts();
+	for (int i = 0; i < n; i++)
+	{
+		char		t[CID_UUID_STRLEN + 1];
+		uuid_t		u;
+
+		memcpy(t, tl_uuid_text + (size_t) i * (CID_UUID_STRLEN + 1), CID_UUID_STRLEN);
+		t[CID_UUID_STRLEN] = '\0';
+		if (uuid_parse(t, u) != 0)
+			return CID_ESYNTAX;
+		*sink ^= u[15];
+	}
+	return n;
+}
+
+/* The single calls with their text: what a caller printing IDs pays. */
+static int
+op_v7_text(uint64_t *sink, int n)
+{
+	for (int i = 0; i < n; i++)
+	{
+		cid_uuid	u;
+		char		t[CID_UUID_STRLEN + 1];
+		int			rc = cid_uuidv7_next(&v7_gen, &u);
+
+		if (rc < 0)
+			return rc;
+		cid_uuid_format(t, &u);
+		*sink ^= (uint64_t) t[35];
+	}
+	return n;
+}
+
+static int
+op_ulid_mono_text(uint64_t *sink, int n)
+{
+	for (int i = 0; i < n; i++)
+	{
+		cid_ulid	u;
+		char		t[CID_ULID_STRLEN + 1];
+		int			rc = cid_ulid_next(&ulid_mono_gen, &u);
+
+		if (rc < 0)
+			return rc;
+		cid_ulid_format(t, &u);
+		*sink ^= (uint64_t) t[25];
+	}
+	return n;
+}
+
+static int
+op_libuuid_time_text(uint64_t *sink, int n)
+{
+	for (int i = 0; i < n; i++)
+	{
+		uuid_t		u;
+		char		t[37];
+
+		uuid_generate_time(u);
+		uuid_unparse_lower(u, t);
+		*sink ^= (uint64_t) t[35];
+	}
+	return n;
+}
+
 typedef enum row_id
 {
 	R_CLOCK,
@@ -265,6 +533,23 @@ typedef enum row_id
 	R_UUIDV4,
 	R_LIBUUID_RANDOM,
 	R_LIBUUID_TIME,
+	R_RANDOM8,
+	R_V7_FILL,
+	R_ULID_FILL,
+	R_ULID_MONO_FILL,
+	R_V7_TEXT,
+	R_ULID_MONO_TEXT,
+	R_LIBUUID_TIME_TEXT,
+	R_V7_FILL_TEXT,
+	R_ULID_FILL_TEXT,
+	R_ULID_MONO_FILL_TEXT,
+	R_RANDOM8_DRBG,
+	R_V7_FILL_DRBG,
+	R_V7_FILL_TEXT_DRBG,
+	R_UUID_PARSE,
+	R_LIBUUID_PARSE,
+	R_UUID_PARSE_MANY,
+	R_ULID_PARSE_MANY,
 	NROWS
 } row_id;
 
@@ -272,6 +557,7 @@ typedef struct row
 {
 	const char *name;
 	int			(*op) (uint64_t *sink, int n);
+	cid_raw_random_fn source;	/* raw random source for the row; NULL: getrandom */
 } row;
 
 static const row rows[NROWS] = {
@@ -288,6 +574,24 @@ static const row rows[NROWS] = {
 	[R_UUIDV4] = {"uuidv4", op_uuidv4},
 	[R_LIBUUID_RANDOM] = {"libuuid uuid_generate_random", op_libuuid_random},
 	[R_LIBUUID_TIME] = {"libuuid uuid_generate_time", op_libuuid_time},
+	[R_RANDOM8] = {"8 random bytes per ID, 32 KiB requests (floor)", op_random8},
+	[R_V7_FILL] = {"uuidv7 fill(), 4096 per call", op_v7_fill},
+	[R_ULID_FILL] = {"ulid fill(), 4096 per call", op_ulid_fill},
+	[R_ULID_MONO_FILL] = {"ulid monotonic fill(), 4096 per call", op_ulid_mono_fill},
+	[R_V7_TEXT] = {"uuidv7 + format", op_v7_text},
+	[R_ULID_MONO_TEXT] = {"ulid monotonic + format", op_ulid_mono_text},
+	[R_LIBUUID_TIME_TEXT] = {"libuuid uuid_generate_time + unparse", op_libuuid_time_text},
+	[R_V7_FILL_TEXT] = {"uuidv7 fill() + format_many()", op_v7_fill_text},
+	[R_ULID_FILL_TEXT] = {"ulid fill() + format_many()", op_ulid_fill_text},
+	[R_ULID_MONO_FILL_TEXT] = {"ulid monotonic fill() + format_many()", op_ulid_mono_fill_text},
+	[R_RANDOM8_DRBG] = {"8 random bytes per ID, OpenSSL DRBG (comparison)", op_random8, openssl_source},
+	[R_V7_FILL_DRBG] = {"uuidv7 fill(), OpenSSL DRBG (comparison)", op_v7_fill, openssl_source},
+	[R_V7_FILL_TEXT_DRBG] = {"uuidv7 fill() + format_many(), OpenSSL DRBG (comparison)",
+	op_v7_fill_text, openssl_source},
+	[R_UUID_PARSE] = {"uuid parse (text to bytes, one call each)", op_uuid_parse},
+	[R_LIBUUID_PARSE] = {"libuuid uuid_parse", op_libuuid_parse},
+	[R_UUID_PARSE_MANY] = {"uuid parse_many(), 4096 per call", op_uuid_parse_many},
+	[R_ULID_PARSE_MANY] = {"ulid parse_many(), 4096 per call", op_ulid_parse_many},
 };
 
 /* Fresh generator state for every measurement. */
@@ -381,6 +685,7 @@ measure(const row *r, int nthreads, double seconds)
 	int			error = 0;
 
 	reset_generators();
+	cid_random_set_source(r->source);
 	pthread_barrier_init(&start, NULL, (unsigned) nthreads + 1);
 	for (int i = 0; i < nthreads; i++)
 	{
@@ -409,6 +714,7 @@ measure(const row *r, int nthreads, double seconds)
 			rate += (double) w[i].count * 1e9 / (double) w[i].ns;
 	}
 	pthread_barrier_destroy(&start);
+	cid_random_set_source(NULL);
 	return error ? (double) error : rate;
 }
 
@@ -476,6 +782,14 @@ usage(FILE *f)
 			"  --quick   3 repetitions of 50 ms (a smoke run)\n"
 			"  --reps N  repetitions per cell, median reported (default 5)\n"
 			"  --ms MS   length of one repetition (default 250)\n");
+}
+
+/* "Nx single call, Mx BASELINE" at 1 thread. */
+static void
+vs_single(char *buf, size_t len, double med[][MAX_THREADS], int r, int single, int base)
+{
+	snprintf(buf, len, "%.1fx %s, %.1fx %s", med[r][0] / med[single][0], rows[single].name,
+			 med[r][0] / med[base][0], rows[base].name);
 }
 
 static const char *
@@ -571,6 +885,40 @@ main(int argc, char **argv)
 				snprintf(cmp, sizeof cmp, "%.1fx / %.1fx libuuid random",
 						 r1 / med[R_LIBUUID_RANDOM][0], r2 / med[R_LIBUUID_RANDOM][1]);
 				break;
+			case R_V7_FILL:
+				vs_single(cmp, sizeof cmp, med, r, R_UUIDV7, R_LIBUUID_TIME);
+				break;
+			case R_ULID_FILL:
+				vs_single(cmp, sizeof cmp, med, r, R_ULID, R_LIBUUID_RANDOM);
+				break;
+			case R_ULID_MONO_FILL:
+				vs_single(cmp, sizeof cmp, med, r, R_ULID_MONO, R_LIBUUID_RANDOM);
+				break;
+			case R_V7_TEXT:
+			case R_ULID_MONO_TEXT:
+				snprintf(cmp, sizeof cmp, "%.1fx / %.1fx libuuid time + unparse",
+						 r1 / med[R_LIBUUID_TIME_TEXT][0], r2 / med[R_LIBUUID_TIME_TEXT][1]);
+				break;
+			case R_V7_FILL_TEXT:
+				vs_single(cmp, sizeof cmp, med, r, R_V7_TEXT, R_LIBUUID_TIME_TEXT);
+				break;
+			case R_ULID_FILL_TEXT:
+			case R_ULID_MONO_FILL_TEXT:
+				vs_single(cmp, sizeof cmp, med, r, R_ULID_MONO_TEXT, R_LIBUUID_TIME_TEXT);
+				break;
+			case R_UUID_PARSE:
+			case R_UUID_PARSE_MANY:
+			case R_ULID_PARSE_MANY:
+				snprintf(cmp, sizeof cmp, "%.1fx / %.1fx libuuid uuid_parse",
+						 r1 / med[R_LIBUUID_PARSE][0], r2 / med[R_LIBUUID_PARSE][1]);
+				break;
+			case R_RANDOM8_DRBG:
+			case R_V7_FILL_DRBG:
+			case R_V7_FILL_TEXT_DRBG:
+				snprintf(cmp, sizeof cmp, "%.1fx the same with getrandom",
+						 r1 / med[r == R_RANDOM8_DRBG ? R_RANDOM8 :
+								  r == R_V7_FILL_DRBG ? R_V7_FILL : R_V7_FILL_TEXT][0]);
+				break;
 			default:
 				break;
 		}
@@ -600,6 +948,45 @@ main(int argc, char **argv)
 			   wait_pct, 100 * med[R_SF_WAIT][1] / PGEDGE_CAP, verdict(wait_pct >= 95));
 		printf("- uuidv7 >= 5x libuuid random: %.1fx, %s\n", v7_x, verdict(v7_x >= 5));
 		printf("- ulid >= 5x libuuid random: %.1fx, %s\n", ulid_x, verdict(ulid_x >= 5));
+	}
+	{
+		double		clock_ns = 1e9 / med[R_CLOCK_INLINE][0];
+		static const struct
+		{
+			row_id		r;
+			double		max_ns;
+		}			ns_goals[] = {
+			{R_V7_FILL, 5}, {R_ULID_FILL, 5}, {R_ULID_MONO_FILL, 5},
+			{R_V7_FILL_TEXT, 10}, {R_ULID_FILL_TEXT, 10}, {R_ULID_MONO_FILL_TEXT, 10},
+		};
+		static const struct
+		{
+			row_id		r;
+			double		max_x;
+		}			x_goals[] = {
+			{R_UUIDV7, 1.5}, {R_ULID_MONO_TEXT, 2},
+		};
+
+		printf("\nIssue 24's goals, 1 thread (the clock read in place: %.1f ns; "
+			   "the kernel's random bytes alone: %.1f ns per 8):\n\n",
+			   clock_ns, 1e9 / med[R_RANDOM8][0]);
+		for (size_t i = 0; i < sizeof ns_goals / sizeof ns_goals[0]; i++)
+		{
+			double		ns = 1e9 / med[ns_goals[i].r][0];
+
+			printf("- %s at most %.0f ns/ID: %.1f ns, %s\n", rows[ns_goals[i].r].name,
+				   ns_goals[i].max_ns, ns, verdict(med[ns_goals[i].r][0] > 0 && ns <= ns_goals[i].max_ns));
+		}
+		printf("- with OpenSSL's DRBG as the raw source instead of getrandom (comparison): "
+			   "uuidv7 fill() %.1f ns/ID, with format_many() %.1f ns/ID\n",
+			   1e9 / med[R_V7_FILL_DRBG][0], 1e9 / med[R_V7_FILL_TEXT_DRBG][0]);
+		for (size_t i = 0; i < sizeof x_goals / sizeof x_goals[0]; i++)
+		{
+			double		x = 1e9 / med[x_goals[i].r][0] / clock_ns;
+
+			printf("- %s at most %.1fx a clock read: %.2fx, %s\n", rows[x_goals[i].r].name,
+				   x_goals[i].max_x, x, verdict(med[x_goals[i].r][0] > 0 && x <= x_goals[i].max_x));
+		}
 	}
 	(void) global_sink;
 	return 0;

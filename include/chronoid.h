@@ -455,6 +455,12 @@ CID_API int	cid_snowflake_fill(cid_snowflake_gen *gen, uint64_t *ids, size_t n,
 
 #define CID_UUID_STRLEN 36		/* canonical text, without the NUL */
 
+/*
+ * A cid_uuid (and a cid_ulid) is exactly its 16 bytes, aligned as bytes:
+ * an array of n of them is any buffer of 16 * n bytes, which is what the
+ * batch calls (cid_*_fill, cid_*_format_many, cid_*_parse_many) take, so
+ * a language binding can hand them its own byte buffer.
+ */
 typedef struct cid_uuid
 {
 	uint8_t		bytes[16];		/* network byte order, as RFC 9562 */
@@ -470,6 +476,28 @@ CID_API int	cid_uuid_parse(cid_uuid *out, const char *s, size_t len, size_t *err
 
 /* Canonical lower-case text; out must hold CID_UUID_STRLEN + 1 bytes. */
 CID_API void	cid_uuid_format(char *out, const cid_uuid *uuid);
+
+/*
+ * Batch text: n UUIDs in canonical lower-case text, each followed by sep
+ * ('\n' gives lines, '\0' C strings), CID_UUID_STRLEN + 1 bytes apart;
+ * out must hold n * (CID_UUID_STRLEN + 1) bytes, which is what it returns.
+ * No NUL is added after the last sep.  Table-driven, no locale.
+ */
+CID_API size_t	cid_uuid_format_many(char *out, const cid_uuid *uuids, size_t n, char sep);
+
+/*
+ * Batch parse: n texts of exactly CID_UUID_STRLEN characters in the
+ * canonical form (8-4-4-4-12, either case; not the bare or braced forms),
+ * the i-th at s + i * stride, whatever lies between them (a separator)
+ * unread; stride >= CID_UUID_STRLEN.  Stops at the first bad text: its
+ * status (CID_ESYNTAX), *done (when not NULL) the number decoded before it
+ * (all n on success), *errpos (when not NULL) the bad character's offset
+ * from s.  out[*done] onwards are unspecified after a failure.  n = 0
+ * gives CID_OK; NULL out or s with n > 0, a short stride, or n * stride
+ * beyond SIZE_MAX give CID_EINVAL.
+ */
+CID_API int	cid_uuid_parse_many(cid_uuid *out, const char *s, size_t n, size_t stride,
+								size_t *done, size_t *errpos) CID_MUST_CHECK;
 
 /*
  * Version nibble (0..15) for the RFC 9562 variant (10xx); -1 for any other
@@ -489,6 +517,14 @@ CID_API void	cid_uuidv4_from_bytes(cid_uuid *out, const uint8_t rand[16]);
 
 /* A fresh v4 UUID from env's random source (env NULL = platform). */
 CID_API int	cid_uuidv4_new(cid_uuid *out, const cid_env *env) CID_MUST_CHECK;
+
+/*
+ * n fresh v4 UUIDs into out[0..n) (n * 16 bytes), their random bytes
+ * drawn from env's source in one request.  All or nothing: CID_ERANDOM
+ * (out unspecified), CID_EINVAL for out NULL with n > 0 or n above
+ * SIZE_MAX / 16; n = 0 gives CID_OK and draws nothing.
+ */
+CID_API int	cid_uuidv4_fill(cid_uuid *out, size_t n, const cid_env *env) CID_MUST_CHECK;
 
 /*
  * A v7 UUID for a given instant: unix_ms in the 48-bit field, rand_a 12
@@ -528,6 +564,28 @@ CID_API int	cid_uuidv7_next_shifted(cid_uuidv7_gen *gen, int64_t shift_us,
 CID_API int	cid_uuidv7_next_at(cid_uuidv7_gen *gen, int64_t now_ns, int64_t shift_us,
 							   const uint8_t rand_b[8], cid_uuid *out) CID_MUST_CHECK;
 
+/*
+ * Fill out[0..n) with n UUIDv7s (n * 16 bytes, contiguous), exactly as n
+ * calls of cid_uuidv7_next would make them while the clock stands still:
+ * one clock reading, and one compare-and-swap that reserves n consecutive
+ * (ms, fraction) positions, so the batch strictly increases, sorts after
+ * everything this generator issued before it and before everything after
+ * it, in every thread.  A batch therefore runs up to n / 4096 ms ahead of
+ * the clock, as single calls do when they come faster than 4,096 per ms;
+ * a clock that stalls or goes back is stepped past in the same way.
+ * rand_b is 8 bytes per UUID from env's random source, drawn in one
+ * request into the back half of out before the UUIDs are written over it
+ * (so no buffer of the library's own; out must not overlap anything else
+ * the caller needs).  n = 0 returns CID_OK and reads nothing.
+ * Returns CID_OK; CID_EINVAL (gen NULL, out NULL with n > 0, n above
+ * SIZE_MAX / 16); CID_ECLOCK or CID_ERANDOM (nothing issued);
+ * CID_ETIME_RANGE when the positions run past 2^48 - 1 ms (those that fit
+ * are issued).  *done (done may be NULL) is the number of UUIDs written:
+ * n on success, less on failure, and they are valid.
+ */
+CID_API int	cid_uuidv7_fill(cid_uuidv7_gen *gen, cid_uuid *out, size_t n,
+							size_t *done) CID_MUST_CHECK;
+
 /* ------------------------------------------------------------------------
  * ULID (https://github.com/ulid/spec)
  * ------------------------------------------------------------------------ */
@@ -549,6 +607,21 @@ CID_API int	cid_ulid_parse(cid_ulid *out, const char *s, size_t len, size_t *err
 
 /* Upper-case text; out must hold CID_ULID_STRLEN + 1 bytes. */
 CID_API void	cid_ulid_format(char *out, const cid_ulid *ulid);
+
+/*
+ * Batch text, as cid_uuid_format_many: n ULIDs in upper case, each
+ * followed by sep, CID_ULID_STRLEN + 1 bytes apart; returns (and out must
+ * hold) n * (CID_ULID_STRLEN + 1) bytes.
+ */
+CID_API size_t	cid_ulid_format_many(char *out, const cid_ulid *ulids, size_t n, char sep);
+
+/*
+ * Batch parse, as cid_uuid_parse_many: n texts of CID_ULID_STRLEN
+ * characters, stride bytes apart; CID_ESYNTAX or CID_EOVERFLOW (as
+ * cid_ulid_parse) for the first bad one, with *done and *errpos.
+ */
+CID_API int	cid_ulid_parse_many(cid_ulid *out, const char *s, size_t n, size_t stride,
+								size_t *done, size_t *errpos) CID_MUST_CHECK;
 
 /* The 48-bit millisecond timestamp. */
 CID_API int64_t	cid_ulid_unix_ms(const cid_ulid *ulid);
@@ -585,6 +658,27 @@ CID_API int	cid_ulid_next(cid_ulid_gen *gen, cid_ulid *out) CID_MUST_CHECK;
 /* Pure step: clock now_ms, 10 random bytes (used only when needed). */
 CID_API int	cid_ulid_next_at(cid_ulid_gen *gen, int64_t now_ms, const uint8_t rand[10],
 							 cid_ulid *out) CID_MUST_CHECK;
+
+/*
+ * Fill out[0..n) with n ULIDs (n * 16 bytes, contiguous), as n calls of
+ * cid_ulid_next would make them within one clock reading.  Plain mode:
+ * fresh random bits for each (10 bytes per ULID, drawn in one request,
+ * staged in the back part of out), no shared state, no order within the
+ * millisecond.  Monotonic mode: one pass through the spin lock reserves n
+ * consecutive values (the last ULID's random part plus 1 .. n, or a fresh
+ * random start in a new millisecond: 10 random bytes per batch, not per
+ * ULID), so the batch strictly increases and sorts between what the
+ * generator issued before and after it, in every thread; a clock that
+ * stalls or goes back keeps the last ULID's millisecond, as single calls
+ * do.  When the 80-bit random part runs out in the middle of a batch, the
+ * values that fit are issued and CID_EMONOTONIC_OVERFLOW is returned.
+ * n = 0 returns CID_OK and reads nothing.  Other statuses: CID_EINVAL
+ * (gen NULL, out NULL with n > 0, n above SIZE_MAX / 16), CID_ECLOCK,
+ * CID_ERANDOM, CID_ETIME_RANGE (nothing issued).  *done (done may be NULL)
+ * is the number of ULIDs written, all valid.
+ */
+CID_API int	cid_ulid_fill(cid_ulid_gen *gen, cid_ulid *out, size_t n,
+						  size_t *done) CID_MUST_CHECK;
 
 /* ------------------------------------------------------------------------
  * Inspection of any ID

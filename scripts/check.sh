@@ -137,6 +137,17 @@ fi
 # The shared libraries export what the public headers declare, no more.
 [ -x tests/abi/abi.sh ] && [ -f build/libchronoid.so ] && run_tap abi tests/abi/abi.sh build
 
+# The byte loops that big-endian hosts and other compilers get instead of
+# word loads and byte swaps (src/bytes_internal.h), under the tests of the
+# text and the generators that use them.
+portable_tests=(test_text test_uuid test_ulid test_uuidv7 test_fill test_inspect)
+if build portable BUILD=build/portable CPPFLAGS=-DCID_PORTABLE_BYTES \
+    "${portable_tests[@]/#/build/portable/tests/}"; then
+    for t in "${portable_tests[@]}"; do
+        CID_TEST_SCALE=small run_tap portable "build/portable/tests/$t"
+    done
+fi
+
 # Sanitizers: every unit test under ASan+UBSan, the threaded ones (test_mt_*)
 # under TSan.  They take a smaller scale: the property volume is checked
 # in the plain build above.

@@ -6,62 +6,128 @@
 
 #include <string.h>
 
+#include "bytes_internal.h"
+
 /* 100-ns intervals from 1582-10-15 (the Gregorian reform) to 1970-01-01. */
 #define GREGORIAN_OFFSET_100NS INT64_C(0x01B21DD213814000)
 
 #define UUID_MAX_MS ((INT64_C(1) << 48) - 1)
 
-static const char hex_digits[] = "0123456789abcdef";
+/*
+ * The text of every byte value, two lower-case hex digits each: formatting
+ * is one lookup and one 2-byte copy per byte, with no branch per character.
+ */
+static const char hex_pairs[512] =
+"000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+"202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f"
+"404142434445464748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f"
+"606162636465666768696a6b6c6d6e6f707172737475767778797a7b7c7d7e7f"
+"808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9f"
+"a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf"
+"c0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedf"
+"e0e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff";
 
-/* Value of one hex digit, or -1. */
-static int
-hex_value(unsigned char c)
+/*
+ * Value plus one of each hex digit, both cases; 0 for any other byte.
+ * Only the error path reads it (syntax_error): the fast path tells digits
+ * apart with word arithmetic (hex8).
+ */
+static const uint8_t hex_values[256] = {
+	['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5,
+	['5'] = 6, ['6'] = 7, ['7'] = 8, ['8'] = 9, ['9'] = 10,
+	['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16,
+	['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
+};
+
+/* Where byte i's two digits start in the canonical form. */
+static const uint8_t digit_at36[16] = {0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34};
+
+#define ONES UINT64_C(0x0101010101010101)
+
+/*
+ * Eight hex digits, character i in byte i of x, to the four bytes they
+ * spell, all eight at once in one word (SWAR): no lookup and no branch per
+ * character.  A byte is a digit when it lies in '0'..'9', or in 'a'..'f'
+ * once bit 5 is set (which folds 'A'..'F' onto them); adding 0x80 - lo to
+ * every byte sets its top bit exactly when the byte is >= lo, and no byte
+ * carries into the next as long as all are below 0x80, which is checked
+ * too.  A digit's value is its low nibble, plus 9 for a letter.  False
+ * when any character is not a hex digit (out is then unspecified).
+ */
+static inline bool
+hex8(uint8_t *out, uint64_t x)
 {
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
+	uint64_t	folded = x | ONES * 0x20;
+	uint64_t	digit = (x + ONES * (0x80 - '0')) & ~(x + ONES * (0x80 - '9' - 1));
+	uint64_t	letter = (folded + ONES * (0x80 - 'a')) & ~(folded + ONES * (0x80 - 'f' - 1));
+	uint64_t	nib = (x & ONES * 0x0f) + ((letter >> 7) & ONES) * 9;
+	uint64_t	t;
+
+	/* byte j: nibble j above nibble j + 1; keep the even bytes, close up */
+	t = (nib << 4 | nib >> 8) & UINT64_C(0x00ff00ff00ff00ff);
+	t = (t | t >> 8) & UINT64_C(0x0000ffff0000ffff);
+	t = t | t >> 16;
+	cid_store_le32(out, t);
+	return ((x & ONES * 0x80) | (~(digit | letter) & ONES * 0x80)) == 0;
 }
 
 /*
- * Decode n characters at s, which must be the canonical 8-4-4-4-12 form
- * (n == 36) or bare hex (n == 32).  base is s's offset in the caller's
- * text, so that *errpos indexes the caller's text.
+ * The fast path of both text forms: the 32 digits as four words of eight
+ * (the canonical form's 4-digit groups paired up), the hyphens compared.
+ * False when anything is wrong; the caller then finds the first bad
+ * character with syntax_error().
+ */
+static inline bool
+parse_fast36(uint8_t *out, const char *s)
+{
+	const unsigned char *u = (const unsigned char *) s;
+
+	/* RFC 9562 section 4: 8-4-4-4-12, hyphens at 8, 13, 18 and 23. */
+	return hex8(out, cid_load_le(s, 8)) &
+		hex8(out + 4, cid_load_le(s + 9, 4) | cid_load_le(s + 14, 4) << 32) &
+		hex8(out + 8, cid_load_le(s + 19, 4) | cid_load_le(s + 24, 4) << 32) &
+		hex8(out + 12, cid_load_le(s + 28, 8)) &
+		(((u[8] ^ '-') | (u[13] ^ '-') | (u[18] ^ '-') | (u[23] ^ '-')) == 0);
+}
+
+static inline bool
+parse_fast32(uint8_t *out, const char *s)
+{
+	return hex8(out, cid_load_le(s, 8)) & hex8(out + 4, cid_load_le(s + 8, 8)) &
+		hex8(out + 8, cid_load_le(s + 16, 8)) & hex8(out + 12, cid_load_le(s + 24, 8));
+}
+
+/*
+ * Where the fast path refused n characters at s (the canonical 8-4-4-4-12
+ * form when n == 36, bare hex when n == 32): the first character that is
+ * not what the form wants there, as CID_ESYNTAX.  base is s's offset in
+ * the caller's text, so that *errpos indexes the caller's text.
  */
 static int
-parse_body(cid_uuid *out, const char *s, size_t n, size_t base, size_t *errpos)
+syntax_error(const char *s, size_t n, size_t base, size_t *errpos)
 {
-	int			nibble = 0;
-
 	for (size_t i = 0; i < n; i++)
 	{
-		bool		ok;
-
 		/* RFC 9562 section 4: hyphens sit after 8, 12, 16 and 20 digits. */
-		if (n == 36 && (i == 8 || i == 13 || i == 18 || i == 23))
-			ok = s[i] == '-';
-		else
-		{
-			int			v = hex_value((unsigned char) s[i]);
+		bool		hyphen = n == 36 && (i == 8 || i == 13 || i == 18 || i == 23);
 
-			ok = v >= 0;
-			if (ok && nibble % 2 == 0)
-				out->bytes[nibble / 2] = (uint8_t) (v << 4);
-			else if (ok)
-				out->bytes[nibble / 2] |= (uint8_t) v;
-			nibble++;
-		}
-		if (!ok)
+		if (hyphen ? s[i] != '-' : hex_values[(unsigned char) s[i]] == 0)
 		{
 			if (errpos)
 				*errpos = base + i;
 			return CID_ESYNTAX;
 		}
 	}
-	return CID_OK;
+	return CID_ESYNTAX;			/* not reached: the fast path found a fault */
+}
+
+/* Either form, n == 36 or 32. */
+static inline int
+parse_text(cid_uuid *out, const char *s, size_t n, size_t base, size_t *errpos)
+{
+	if (n == 36 ? parse_fast36(out->bytes, s) : parse_fast32(out->bytes, s))
+		return CID_OK;
+	return syntax_error(s, n, base, errpos);
 }
 
 int
@@ -77,7 +143,7 @@ cid_uuid_parse(cid_uuid *out, const char *s, size_t len, size_t *errpos)
 	{
 		case 36:
 		case 32:
-			rc = parse_body(&tmp, s, len, 0, errpos);
+			rc = parse_text(&tmp, s, len, 0, errpos);
 			break;
 		case 38:
 		case 34:
@@ -87,7 +153,7 @@ cid_uuid_parse(cid_uuid *out, const char *s, size_t len, size_t *errpos)
 					*errpos = 0;
 				return CID_ESYNTAX;
 			}
-			rc = parse_body(&tmp, s + 1, len - 2, 1, errpos);
+			rc = parse_text(&tmp, s + 1, len - 2, 1, errpos);
 			if (rc == CID_OK && s[len - 1] != '}')
 			{
 				if (errpos)
@@ -103,19 +169,48 @@ cid_uuid_parse(cid_uuid *out, const char *s, size_t len, size_t *errpos)
 	return rc;
 }
 
+/* The canonical text of b into out[0..36), RFC 9562 section 4: 8-4-4-4-12. */
+static inline void
+format36(char *out, const uint8_t *b)
+{
+	CID_UNROLL(16)
+	for (int i = 0; i < 16; i++)
+		memcpy(out + digit_at36[i], hex_pairs + 2 * (size_t) b[i], 2);
+	out[8] = out[13] = out[18] = out[23] = '-';
+}
+
 void
 cid_uuid_format(char *out, const cid_uuid *uuid)
 {
-	char	   *p = out;
+	format36(out, uuid->bytes);
+	out[CID_UUID_STRLEN] = '\0';
+}
 
-	for (int i = 0; i < 16; i++)
-	{
-		if (i == 4 || i == 6 || i == 8 || i == 10)
-			*p++ = '-';
-		*p++ = hex_digits[uuid->bytes[i] >> 4];
-		*p++ = hex_digits[uuid->bytes[i] & 0x0f];
-	}
-	*p = '\0';
+/* The canonical form's fast path and error, for the batch parser. */
+static bool
+parse36(uint8_t *out, const char *s)
+{
+	return parse_fast36(out, s);
+}
+
+static int
+error36(const char *s, size_t base, size_t *errpos)
+{
+	return syntax_error(s, CID_UUID_STRLEN, base, errpos);
+}
+
+size_t
+cid_uuid_format_many(char *out, const cid_uuid *uuids, size_t n, char sep)
+{
+	return cid_format_many16(out, (const uint8_t *) uuids, n, sep, CID_UUID_STRLEN, format36);
+}
+
+int
+cid_uuid_parse_many(cid_uuid *out, const char *s, size_t n, size_t stride,
+					size_t *done, size_t *errpos)
+{
+	return cid_parse_many16((uint8_t *) out, s, n, stride, CID_UUID_STRLEN, done, errpos,
+							parse36, error36);
 }
 
 int
@@ -197,30 +292,55 @@ cid_uuid_unix_ms(int64_t *unix_ms, const cid_uuid *uuid)
 void
 cid_uuidv4_from_bytes(cid_uuid *out, const uint8_t rand[16])
 {
-	memcpy(out->bytes, rand, 16);
+	/* rand may be out's own bytes (cid_uuidv4_fill): memmove */
+	memmove(out->bytes, rand, 16);
 	/* RFC 9562 section 5.4: version 4 in octet 6, variant 10 in octet 8. */
 	out->bytes[6] = (uint8_t) ((out->bytes[6] & 0x0f) | 0x40);
 	out->bytes[8] = (uint8_t) ((out->bytes[8] & 0x3f) | 0x80);
+}
+
+/* len bytes from env's random source (env NULL = platform). */
+static int
+env_random(const cid_env *env, void *buf, size_t len)
+{
+	int			rc;
+
+	if (env != NULL && env->random != NULL)
+		rc = env->random(env->ctx, buf, len);
+	else
+		rc = cid_random_bytes(buf, len);
+	return rc < 0 ? CID_ERANDOM : CID_OK;
 }
 
 int
 cid_uuidv4_new(cid_uuid *out, const cid_env *env)
 {
 	uint8_t		rand[16];
-	cid_random_fn fill = cid_platform_random;
-	void	   *ctx = NULL;
+	int			rc;
 
 	if (out == NULL)
 		return CID_EINVAL;
-	if (env != NULL)
-	{
-		if (env->random != NULL)
-			fill = env->random;
-		ctx = env->ctx;
-	}
-	if (fill(ctx, rand, sizeof(rand)) < 0)
-		return CID_ERANDOM;
-	cid_uuidv4_from_bytes(out, rand);
+	rc = env_random(env, rand, sizeof(rand));
+	if (rc == CID_OK)
+		cid_uuidv4_from_bytes(out, rand);
+	return rc;
+}
+
+/* The random bytes go straight into out; each UUID then gets its version. */
+int
+cid_uuidv4_fill(cid_uuid *out, size_t n, const cid_env *env)
+{
+	int			rc;
+
+	if (n == 0)
+		return CID_OK;
+	if (out == NULL || n > SIZE_MAX / sizeof(cid_uuid))
+		return CID_EINVAL;
+	rc = env_random(env, out, n * sizeof(cid_uuid));
+	if (rc != CID_OK)
+		return rc;
+	for (size_t i = 0; i < n; i++)
+		cid_uuidv4_from_bytes(&out[i], out[i].bytes);
 	return CID_OK;
 }
 

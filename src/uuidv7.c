@@ -1,13 +1,17 @@
 /*
  * uuidv7.c — the UUIDv7 generator: RFC 9562 section 6.2 method 3 (12 bits
  * of sub-millisecond fraction in rand_a), stepped lock-free so that one
- * generator's UUIDs strictly increase across threads, as PostgreSQL 18.
+ * generator's UUIDs strictly increase across threads, as PostgreSQL 18;
+ * one at a time or a batch per atomic step (fill).
  */
+#define _POSIX_C_SOURCE 200809L
+
 #include "chronoid.h"
 
 #include <string.h>
 
 #include "atomic_internal.h"
+#include "bytes_internal.h"
 #include "env_internal.h"
 
 #define NS_PER_MS INT64_C(1000000)
@@ -21,6 +25,9 @@
  * 2^61 units, which no state in 0 .. STATE_MAX survives.
  */
 #define SHIFT_Q_LIMIT (INT64_C(1) << 52)
+
+/* The batch stages rand_b in out, 8 bytes per UUID: see cid_uuidv7_fill. */
+_Static_assert(sizeof(cid_uuid) == 16 && _Alignof(cid_uuid) == 1, "cid_uuid must be its 16 bytes");
 
 int
 cid_uuidv7_init(cid_uuidv7_gen *gen, const cid_env *env)
@@ -54,6 +61,38 @@ shift_to_units(int64_t shift_us, int64_t *units)
 	return true;
 }
 
+/*
+ * RFC 9562 section 6.2 method 3: the state of clock reading now_ns (>= 0),
+ * ms << 12 | floor(sub-ms ns * 4096 / 1e6), the fraction as PostgreSQL 18
+ * fills rand_a.  (999999 * 4096 fits easily.)
+ */
+static inline uint64_t
+state_of(int64_t now_ns)
+{
+	return (uint64_t) (now_ns / NS_PER_MS) << FRACTION_BITS |
+		(uint64_t) (((now_ns % NS_PER_MS) << FRACTION_BITS) / NS_PER_MS);
+}
+
+/*
+ * The UUID of state s (ms << 12 | fraction) and 8 random bytes, RFC 9562
+ * section 5.7: unix_ts_ms (48), ver 0111, rand_a (12, the fraction), var
+ * 10, rand_b (62).  The first 8 bytes are s with the version nibble put in
+ * between, as one big-endian word.  rand_b may overlap b (the batch reads
+ * it before it writes).
+ */
+static inline void
+build(uint8_t *b, uint64_t s, const uint8_t *rand_b)
+{
+	uint64_t	hi = (s >> FRACTION_BITS) << 16 | UINT64_C(0x7000) |
+		(s & ((1u << FRACTION_BITS) - 1));
+	uint8_t		r[8];
+
+	memcpy(r, rand_b, 8);
+	cid_store_be64(b, hi);
+	r[0] = (uint8_t) (0x80 | (r[0] & 0x3f));
+	memcpy(b + 8, r, 8);
+}
+
 int
 cid_uuidv7_next_at(cid_uuidv7_gen *gen, int64_t now_ns, int64_t shift_us,
 				   const uint8_t rand_b[8], cid_uuid *out)
@@ -72,15 +111,12 @@ cid_uuidv7_next_at(cid_uuidv7_gen *gen, int64_t now_ns, int64_t shift_us,
 	ms = now_ns / NS_PER_MS;
 	if (ms > (STATE_MAX >> FRACTION_BITS))
 		return CID_ETIME_RANGE;	/* unreachable for int64 ns; kept for safety */
-	if (!shift_to_units(shift_us, &units))
+	if (shift_us == 0)
+		units = 0;
+	else if (!shift_to_units(shift_us, &units))
 		return CID_ETIME_RANGE;
 
-	/*
-	 * RFC 9562 section 6.2 method 3: rand_a carries floor(sub-ms ns * 4096 /
-	 * 1e6), as PostgreSQL 18 fills it.  (999999 * 4096 fits easily.)
-	 */
-	candidate = ms << FRACTION_BITS |
-		((now_ns % NS_PER_MS) << FRACTION_BITS) / NS_PER_MS;
+	candidate = (int64_t) state_of(now_ns);
 
 	/*
 	 * Take max(candidate, last + 1).  The state is the only shared datum,
@@ -109,16 +145,7 @@ cid_uuidv7_next_at(cid_uuidv7_gen *gen, int64_t now_ns, int64_t shift_us,
 													memory_order_relaxed,
 													memory_order_relaxed));
 
-	/*
-	 * RFC 9562 section 5.7: unix_ts_ms (48), ver 0111, rand_a (12, the
-	 * fraction), var 10, rand_b (62).
-	 */
-	for (int i = 0; i < 6; i++)
-		out->bytes[i] = (uint8_t) ((uint64_t) shifted >> (FRACTION_BITS + 40 - 8 * i));
-	out->bytes[6] = (uint8_t) (0x70 | ((shifted >> 8) & 0x0f));
-	out->bytes[7] = (uint8_t) (shifted & 0xff);
-	out->bytes[8] = (uint8_t) (0x80 | (rand_b[0] & 0x3f));
-	memcpy(out->bytes + 9, rand_b + 1, 7);
+	build(out->bytes, (uint64_t) shifted, rand_b);
 	return CID_OK;
 }
 
@@ -144,4 +171,60 @@ int
 cid_uuidv7_next(cid_uuidv7_gen *gen, cid_uuid *out)
 {
 	return cid_uuidv7_next_shifted(gen, 0, out);
+}
+
+/*
+ * The batch.  Its random bytes are drawn in one request into the back half
+ * of out (UUID i's 8 bytes at byte 8 * n + 8 * i), then the UUIDs are
+ * written front to back over them: UUID i ends at byte 16 * i + 16, which
+ * is never past the first unread byte, 8 * n + 8 * (i + 1), and build()
+ * reads UUID i's own bytes before writing.  So a batch costs one random
+ * request and no buffer of its own, however large.
+ */
+int
+cid_uuidv7_fill(cid_uuidv7_gen *gen, cid_uuid *out, size_t n, size_t *done)
+{
+	uint8_t    *rand;
+	uint64_t	candidate;
+	uint64_t	last;
+	uint64_t	first;
+	uint64_t	count;
+	int64_t		now;
+	int			rc;
+
+	rc = cid_fill_start(gen ? &gen->env : NULL, out, n, done, &now);
+	if (rc != CID_OK || n == 0)
+		return rc;
+	candidate = state_of(now);
+	rand = (uint8_t *) out + 8 * n;
+	rc = cid_env_random(&gen->env, rand, 8 * n);
+	if (rc != CID_OK)
+		return rc;
+
+	/*
+	 * As cid_uuidv7_next_at, for n positions at once: take max(candidate,
+	 * last + 1) and the n - 1 after it, publishing the last of them.  The
+	 * range is reserved whole by one compare-and-swap, so no other call
+	 * can issue inside it, and every later one issues after it.  Near the
+	 * end of the 48-bit field the range is cut short.
+	 */
+	last = atomic_load_explicit(cid_atomic_u64(&gen->state), memory_order_relaxed);
+	do
+	{
+		first = candidate > last ? candidate : last + 1;
+		if (first > (uint64_t) STATE_MAX)
+			return CID_ETIME_RANGE;
+		count = (uint64_t) STATE_MAX - first + 1;
+		if (count > n)
+			count = n;
+	} while (!atomic_compare_exchange_weak_explicit(cid_atomic_u64(&gen->state), &last,
+													first + count - 1,
+													memory_order_relaxed,
+													memory_order_relaxed));
+
+	for (uint64_t i = 0; i < count; i++)
+		build(out[i].bytes, first + i, rand + 8 * i);
+	if (done != NULL)
+		*done = (size_t) count;
+	return count == n ? CID_OK : CID_ETIME_RANGE;
 }

@@ -192,6 +192,26 @@ tu_mt_worker_main(void *arg)
 	return NULL;
 }
 
+/* A clean run: no failed call, no invalid ID, none out of order, outside the window or twice. */
+#define TU_MT_EXPECT_CLEAN(r) \
+	do { \
+		EXPECT_EQ_INT((r).errors, 0); \
+		EXPECT_EQ_INT((r).invalid, 0); \
+		EXPECT_EQ_INT((r).not_increasing, 0); \
+		EXPECT_EQ_INT((r).outside, 0); \
+		EXPECT_EQ_INT((r).dup_full, 0); \
+	} while (0)
+
+/* Version 7 of the RFC variant (RFC 9562 section 5.7): a valid() for UUIDv7 runs. */
+static inline bool
+tu_is_uuidv7(const uint8_t *id)
+{
+	cid_uuid	u;
+
+	memcpy(u.bytes, id, sizeof(u.bytes));
+	return cid_uuid_version(&u) == 7;
+}
+
 /*
  * Run r->total IDs through TU_MT_THREADS threads and fill in the counts.
  * An ID's ms (its first 48 bits, in both UUIDv7 and ULID) must lie between

@@ -135,16 +135,22 @@ increasing "gen snowflake: strictly increasing" numeric
 # Many batches and buffer drains: a million, all distinct and increasing.
 gen_lines "gen snowflake -n 1000000: count and form" 1000000 "$re_snowflake" snowflake -n 1000000 --node 1023
 increasing "gen snowflake -n 1000000: strictly increasing" numeric
-gen_lines "gen uuidv7 -n 5000: count and form" 5000 "$re_uuidv7" uuidv7 -n 5000
+# 20000 crosses gen's batches of 8192 twice, the last one partial.
+gen_lines "gen uuidv7 -n 20000: count and form" 20000 "$re_uuidv7" uuidv7 -n 20000
 increasing "gen uuidv7: strictly increasing" text
-gen_lines "gen uuidv4 -n 1000: count and form" 1000 "$re_uuidv4" uuidv4 -n 1000
-if [ "$(sort -u "$tmp/gen" | wc -l | tr -d ' ')" = 1000 ]; then
+gen_lines "gen uuidv4 -n 20000: count and form" 20000 "$re_uuidv4" uuidv4 -n 20000
+if [ "$(sort -u "$tmp/gen" | wc -l | tr -d ' ')" = 20000 ]; then
     pass "gen uuidv4: no duplicates"
 else
     fail "gen uuidv4: no duplicates"
 fi
-gen_lines "gen ulid -n 1000: count and form" 1000 "$re_ulid" ulid -n 1000
-gen_lines "gen ulid --monotonic -n 5000: count and form" 5000 "$re_ulid" ulid --monotonic -n 5000
+gen_lines "gen ulid -n 20000: count and form" 20000 "$re_ulid" ulid -n 20000
+if [ "$(sort -u "$tmp/gen" | wc -l | tr -d ' ')" = 20000 ]; then
+    pass "gen ulid: no duplicates"
+else
+    fail "gen ulid: no duplicates"
+fi
+gen_lines "gen ulid --monotonic -n 20000: count and form" 20000 "$re_ulid" ulid --monotonic -n 20000
 increasing "gen ulid --monotonic: strictly increasing" text
 gen_lines "gen snowflake: a layout without a node field needs no node" 2 "$re_snowflake" \
     snowflake -n 2 --layout 'time:42,seq:12,reserved:9;epoch=2025-01-01'

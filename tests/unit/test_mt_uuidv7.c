@@ -21,16 +21,6 @@ next_uuidv7(void *gen, uint8_t *out)
 	return rc;
 }
 
-/* Version 7 in the top nibble of byte 6 (RFC 9562 section 5.7). */
-static bool
-is_v7(const uint8_t *id)
-{
-	cid_uuid	u;
-
-	memcpy(u.bytes, id, sizeof(u.bytes));
-	return cid_uuid_version(&u) == 7;
-}
-
 static void
 test_four_threads_share_one_generator(void)
 {
@@ -48,7 +38,7 @@ test_four_threads_share_one_generator(void)
 	tu_mt_run	r = {
 		.gen = &gen,
 		.next = next_uuidv7,
-		.valid = is_v7,
+		.valid = tu_is_uuidv7,
 		.total = total,
 		.allowed_ms = (int64_t) (total / 4096) + 1,
 		.what = "UUIDs",
@@ -59,11 +49,7 @@ test_four_threads_share_one_generator(void)
 	if (!tu_mt_share_generator(&r))
 		return;
 
-	EXPECT_EQ_INT(r.errors, 0);
-	EXPECT_EQ_INT(r.invalid, 0);
-	EXPECT_EQ_INT(r.not_increasing, 0);
-	EXPECT_EQ_INT(r.outside, 0);
-	EXPECT_EQ_INT(r.dup_full, 0);
+	TU_MT_EXPECT_CLEAN(r);
 	/* the first 64 bits are ms, version and fraction: the state */
 	EXPECT_EQ_INT(tu_count_adjacent_equal(r.ids, r.n, 8), 0);
 	/* the atomic state ends at the largest value handed out */
