@@ -5,7 +5,8 @@
 # PostgreSQL's lock manager would after deadlock_timeout, and finishes at
 # once with the default --lock-timeout while writers stay within the
 # documented bound; a try that times out names the session that held the
-# lock.  Prints TAP; about 20 s.  Binaries from $BUILD (default build/).
+# lock; a role that may not cancel the autovacuum waits for it without
+# queueing for a lock.  Prints TAP; about 30 s.  Binaries from $BUILD (default build/).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . scripts/tap.bash
@@ -116,4 +117,60 @@ wait "$holder" 2>/dev/null
 out=$(mig swap --table orders 2>&1); rc=$?
 check "and once it is gone, the swap goes through" "$rc" 0 "$out"
 
+# --- a role that may not cancel autovacuum waits, taking no lock -------------
+# The tables' owner runs the tool itself: no superuser, and on PostgreSQL
+# 18 no pg_signal_autovacuum_worker, but pg_read_all_stats, so that it can
+# tell an autovacuum from another session (without it the tool tries the
+# lock, bounded by --lock-timeout, as for any holder).  The swap waits for
+# the child's crawling autovacuum without queueing for a lock, says which
+# pid, and goes on once a superuser cancels it.
+q "CREATE ROLE app LOGIN; GRANT CREATE ON DATABASE postgres TO app; GRANT CREATE ON SCHEMA public TO app;
+   GRANT pg_read_all_stats TO app" >/dev/null
+aq() { psql -XAtq -v ON_ERROR_STOP=1 -U app -c "$1" 2>&1; }
+amig() { "$bin" migrate "$@" --state-schema app_state --no-progress -d "user=app"; }
+aq "CREATE TABLE aorders (id uuid PRIMARY KEY DEFAULT gen_random_uuid(), note text);
+    INSERT INTO aorders (note) SELECT 'o' || g FROM generate_series(1, 5000) g;
+    CREATE TABLE aitems (id bigserial PRIMARY KEY, order_id uuid REFERENCES aorders, qty int);
+    INSERT INTO aitems (order_id, qty) SELECT id, 1 FROM aorders" >/dev/null
+aq "VACUUM ANALYZE aorders, aitems" >/dev/null
+out=$(amig run --table aorders --to uuidv7 2>&1); rc=$?
+ok_if "the owner, no superuser, runs the move" '[ $rc -eq 0 ]' "$(tail -3 <<<"$out")"
+aq "ALTER TABLE aitems SET (autovacuum_vacuum_threshold = 0, autovacuum_vacuum_scale_factor = 0,
+                            autovacuum_vacuum_cost_delay = 100, autovacuum_vacuum_cost_limit = 1);
+    UPDATE aitems SET qty = qty + 1" >/dev/null
+worker=
+for _ in $(seq 1 300); do
+    worker=$(q "SELECT pid FROM pg_stat_activity WHERE backend_type = 'autovacuum worker' AND query LIKE '%VACUUM%public.aitems%'")
+    [ -n "$worker" ] && break
+    sleep 0.1
+done
+[ -n "$worker" ] || bail "autovacuum never started on aitems"
+cat >"$work/awrite.sql" <<'EOF'
+WITH o AS (INSERT INTO aorders (note) VALUES ('w') RETURNING id) INSERT INTO aitems (order_id, qty) SELECT id, 1 FROM o;
+EOF
+(cd "$work" && exec "$PGC_BIN/pgbench" -n -U app -c 2 -j 2 -T 6 --rate 200 -f awrite.sql -l --log-prefix=alat \
+    >"$work/apgbench.out" 2>&1) &
+writers=$!
+timeout 120 "$bin" migrate swap --table aorders --state-schema app_state --no-progress -d "user=app" \
+    >"$work/aswap.out" 2>&1 &
+swapper=$!
+sleep 4
+waited=$(kill -0 "$swapper" 2>/dev/null && echo running || echo ended)
+queued=$(q "SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+             WHERE NOT l.granted AND a.application_name = 'chronoid-migrate'")
+ok_if "the owner's swap waits for the autovacuum it may not cancel, naming its pid, queued for no lock" \
+    '[ "$waited" = running ] && [ "$queued" = 0 ] && grep -q "waiting for autovacuum pid $worker " "$work/aswap.out"' \
+    "swap $waited, $queued lock requests queued" "$(cat "$work/aswap.out")"
+# Cancelled, it would be due again at once (naptime 1 s) and crawl again.
+q "SELECT pg_cancel_backend($worker)" >/dev/null
+q "ALTER TABLE aitems SET (autovacuum_enabled = false)" >/dev/null
+wait "$swapper"; rc=$?
+wait "$writers"; wrc=$?
+read -r max nt wfail <<<"$(cat "$work"/alat.* 2>/dev/null | awk '
+    $3 ~ /^[0-9]+$/ { n++; if ($3 > m) m = $3; next } { f++ } END { printf "%d %d %d\n", m / 1000, n, f }')"
+ok_if "once a superuser cancels it, the swap goes through; writers never waited on the swap meanwhile (max $max ms)" \
+    '[ $rc -eq 0 ] && [ $wrc -eq 0 ] && [ "$wfail" -eq 0 ] && [ "$max" -lt $((bound + 500)) ]' \
+    "swap rc=$rc, pgbench rc=$wrc, $wfail failed, $nt transactions" "$(tail -3 "$work/aswap.out")"
+
 tap_done
+
