@@ -55,18 +55,22 @@ ok_if "run ends with the table and its child vacuumed: autovacuum is not due on 
     '[ $rc -eq 0 ] && [[ $due == "items: vacuumed by run t, "*" dead, due f; orders: vacuumed by run t, "*" dead, due f" ]]' \
     "rc=$rc $due" "$(tail -3 <<<"$out")"
 
-# An autovacuum due on the child and made to crawl: it holds SHARE UPDATE
-# EXCLUSIVE on items for minutes.
-q "ALTER TABLE items SET (autovacuum_vacuum_threshold = 0, autovacuum_vacuum_scale_factor = 0,
-                          autovacuum_vacuum_cost_delay = 100, autovacuum_vacuum_cost_limit = 1);
-   UPDATE items SET qty = qty + 1" >/dev/null
-worker=
-for _ in $(seq 1 300); do
-    worker=$(q "SELECT pid FROM pg_stat_activity WHERE backend_type = 'autovacuum worker' AND query LIKE '%VACUUM%public.items%'")
-    [ -n "$worker" ] && break
-    sleep 0.1
-done
-[ -n "$worker" ] || bail "autovacuum never started on items"
+# crawl RUN TABLE: an autovacuum made due on TABLE (through RUN, its
+# owner's psql) and made to crawl, holding SHARE UPDATE EXCLUSIVE on it for
+# minutes; sets worker to its pid.
+crawl() {
+    "$1" "ALTER TABLE $2 SET (autovacuum_vacuum_threshold = 0, autovacuum_vacuum_scale_factor = 0,
+                             autovacuum_vacuum_cost_delay = 100, autovacuum_vacuum_cost_limit = 1);
+          UPDATE $2 SET qty = qty + 1" >/dev/null
+    worker=
+    for _ in $(seq 1 300); do
+        worker=$(q "SELECT pid FROM pg_stat_activity WHERE backend_type = 'autovacuum worker' AND query LIKE '%VACUUM%public.$2%'")
+        [ -n "$worker" ] && return
+        sleep 0.1
+    done
+    bail "autovacuum never started on $2"
+}
+crawl q items
 diag "autovacuum worker $worker is vacuuming items"
 
 # Writers, as the application: an order and its item per transaction.
@@ -135,16 +139,7 @@ aq "CREATE TABLE aorders (id uuid PRIMARY KEY DEFAULT gen_random_uuid(), note te
 aq "VACUUM ANALYZE aorders, aitems" >/dev/null
 out=$(amig run --table aorders --to uuidv7 2>&1); rc=$?
 ok_if "the owner, no superuser, runs the move" '[ $rc -eq 0 ]' "$(tail -3 <<<"$out")"
-aq "ALTER TABLE aitems SET (autovacuum_vacuum_threshold = 0, autovacuum_vacuum_scale_factor = 0,
-                            autovacuum_vacuum_cost_delay = 100, autovacuum_vacuum_cost_limit = 1);
-    UPDATE aitems SET qty = qty + 1" >/dev/null
-worker=
-for _ in $(seq 1 300); do
-    worker=$(q "SELECT pid FROM pg_stat_activity WHERE backend_type = 'autovacuum worker' AND query LIKE '%VACUUM%public.aitems%'")
-    [ -n "$worker" ] && break
-    sleep 0.1
-done
-[ -n "$worker" ] || bail "autovacuum never started on aitems"
+crawl aq aitems
 cat >"$work/awrite.sql" <<'EOF'
 WITH o AS (INSERT INTO aorders (note) VALUES ('w') RETURNING id) INSERT INTO aitems (order_id, qty) SELECT id, 1 FROM o;
 EOF
