@@ -312,6 +312,36 @@ mig_rollback(mig_ctx *c)
 	return MIG_EXIT_OK;
 }
 
+/*
+ * Keys the default did not make: an application that makes its own
+ * (uuid4() in an ORM) kept writing them into the new key.  Said, once, at
+ * finish (a read of the whole table, as its owner, blocking no one).
+ * false with c->err set.
+ */
+static bool
+own_keys_note(mig_ctx *c)
+{
+	mig_buf		q = {0};
+	PGresult   *res;
+	long		n;
+
+	mig_buf_printf(&q, "SELECT ARRAY[pg_catalog.count(*)::pg_catalog.text] FROM ONLY %s"
+				   " WHERE %s.uuid_extract_version(%s) IS DISTINCT FROM 7",
+				   c->t.qname, c->t.ext_q, c->t.key_q);
+	res = mig_read_as(c, MIG_AS_TABLE, q.s, 0, NULL);
+	mig_buf_free(&q);
+	if (res == NULL)
+		return false;
+	n = strtol(PQgetvalue(res, 0, 0), NULL, 10);
+	PQclear(res);
+	if (n > 0)
+		fprintf(stderr, "chronoid: %s: note: %ld row%s of %s %s a key that is not a UUIDv7: written with keys "
+				"the application made itself, not by %s's default (find them: WHERE %s.uuid_extract_version(%s) "
+				"<> 7)\n", c->o->sub, n, n == 1 ? "" : "s", c->t.qname, n == 1 ? "has" : "have", c->t.key_q,
+				c->t.ext_q, c->t.key_q);
+	return true;
+}
+
 int
 mig_finish(mig_ctx *c)
 {
@@ -325,6 +355,9 @@ mig_finish(mig_ctx *c)
 				 "(chronoid migrate status says what is next)", c->t.qname, mig_step_name(c->st.step));
 		return failed(c);
 	}
+	if (c->st.step == MIG_DONE && strcmp(c->st.target, "uuidv7") == 0 && c->t.ext_q[0] != '\0' &&
+		!own_keys_note(c))
+		return failed(c);
 	/* The old columns stay (data is never dropped by the tool); only the machinery goes. */
 	for (i = 0; i < c->t.nchildren; i++)
 	{

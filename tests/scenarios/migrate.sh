@@ -275,7 +275,10 @@ check "rollback: every row and child row kept, joined on the old key" \
     "$((rows + 3))|$((kids + 1))"
 out=$(mig run --table public.orders --to uuidv7 --time-from created_at 2>&1) && out2=$(mig swap --table public.orders 2>&1); rc=$?
 check "migrate again after the rollback, and swap for good" "$rc|$(q "SELECT count(*) FROM orders WHERE uuid_extract_version(id) <> 7 AND created_at IS NOT NULL")" "0|0"
+q "INSERT INTO orders (id, note) VALUES (gen_random_uuid(), 'the application made this key')" >/dev/null
 out=$(mig finish --table public.orders 2>&1); rc=$?
+ok_if "finish says how many keys the application made itself (not UUIDv7) since the swap" \
+    '[[ $out == *"note: 1 row of public.orders has a key that is not a UUIDv7"* ]]' "$out"
 check "finish: the triggers and the state go, the old columns stay" \
     "$rc|$(q "SELECT NOT EXISTS (SELECT 1 FROM pg_trigger WHERE tgname ~ '^chronoid_mig') AND NOT EXISTS (SELECT 1 FROM chronoid.migration)
               AND (SELECT count(*) FROM pg_attribute WHERE attrelid IN ('orders'::regclass, 'items'::regclass) AND attname IN ('id_old', 'order_id_old')) = 2")" "0|t"
