@@ -34,13 +34,15 @@ not_ok() {
 # skip NAME WHY: a case that does not apply here (counted as skipped).
 skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
 
-# check NAME GOT [WANT]: ok when GOT equals WANT (default "t", what a
-# boolean psql -At query prints).
+# check NAME GOT [WANT [DIAG...]]: ok when GOT equals WANT (default "t",
+# what a boolean psql -At query prints); else each DIAG as diagnostics.
 check() {
-    if [ "$2" = "${3-t}" ]; then
-        ok "$1"
+    local name=$1 got=$2 want=${3-t}
+    shift $(($# < 3 ? $# : 3))
+    if [ "$got" = "$want" ]; then
+        ok "$name"
     else
-        not_ok "$1 (got '$2', want '${3-t}')"
+        not_ok "$name (got '$got', want '$want')" "$@"
     fi
 }
 
