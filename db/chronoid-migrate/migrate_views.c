@@ -69,14 +69,16 @@
 "(k.relowner <> (SELECT r.oid FROM pg_catalog.pg_roles r WHERE r.rolname = SESSION_USER)" \
 " AND NOT (SELECT r.rolsuper FROM pg_catalog.pg_roles r WHERE r.oid = k.relowner))"
 
+/* A view's query as pg_get_viewdef writes it, without its semicolon. */
+#define VIEW_TEXT_SQL "pg_catalog.regexp_replace(pg_catalog.pg_get_viewdef(k.oid), ';\\s*$', '')"
+
 static const char views_rows_sql[] =
 "SELECT k.oid, v.depth, k.oid::pg_catalog.regclass::pg_catalog.text,"
 "       k.relowner, pg_catalog.quote_ident(pg_catalog.pg_get_userbyid(k.relowner)), " WRAP_SQL ","
 /* 6 */
-"       pg_catalog.format('CREATE VIEW %s%s AS %s;', k.oid::pg_catalog.regclass,"
+"       pg_catalog.format('CREATE VIEW %s%s AS ', k.oid::pg_catalog.regclass,"
 "         CASE WHEN k.reloptions IS NULL THEN '' ELSE"
-"           pg_catalog.format(' WITH (%s)', pg_catalog.array_to_string(k.reloptions, ', ')) END,"
-"         pg_catalog.regexp_replace(pg_catalog.pg_get_viewdef(k.oid), ';\\s*$', '')),"
+"           pg_catalog.format(' WITH (%s)', pg_catalog.array_to_string(k.reloptions, ', ')) END),"
 /* 7: privileges (granted by the owner) and comments */
 "       pg_catalog.concat_ws(pg_catalog.chr(10),"
 "         (SELECT pg_catalog.string_agg(pg_catalog.format('GRANT %s ON %s TO %s%s;', a.privilege_type,"
@@ -132,7 +134,9 @@ static const char views_rows_sql[] =
 "             AND NOT (d.classid = " REL("pg_rewrite") " AND EXISTS (SELECT 1 FROM pg_catalog.pg_rewrite r"
 "                 JOIN v w ON w.oid = r.ev_class WHERE r.oid = d.objid AND r.rulename = '_RETURN')))), '') END,"
 /* 12: a superuser makes it and gives it to its owner (no CREATE on the schema needed) */
-"       (SELECT r.rolsuper FROM pg_catalog.pg_roles r WHERE r.rolname = SESSION_USER)"
+"       (SELECT r.rolsuper FROM pg_catalog.pg_roles r WHERE r.rolname = SESSION_USER),"
+/* 13: its text, read again on the ulid path where that applies (view_text) */
+"       " VIEW_TEXT_SQL ""
 "  FROM v JOIN pg_catalog.pg_class k ON k.oid = v.oid ORDER BY v.depth, k.oid";
 
 /*
@@ -235,6 +239,75 @@ key_columns(mig_ctx *c, mig_buf *cols, char *pk, size_t pklen)
 	return true;
 }
 
+static bool
+ends_with(const char *s, const char *tail)
+{
+	size_t		n = strlen(s),
+				t = strlen(tail);
+
+	return n >= t && strcmp(s + n - t, tail) == 0;
+}
+
+/*
+ * chronoid's ulid keeps its operators in the extension's schema, which is
+ * not on the tool's path: a view comparing a ulid key reads, through
+ * pg_get_viewdef, OPERATOR(public.=), which no uuid column has.  So when
+ * the move goes to or from a ulid key, the views' text is read, and the
+ * views made again, with that schema on the path after pg_catalog: a
+ * comparison then reads as it was written (=) and binds by the column's
+ * type, the key's new one included.
+ */
+static bool
+ulid_views(const mig_ctx *c)
+{
+	return c->t.ext_q[0] != '\0' &&
+		(ends_with(c->t.newtype, ".ulid") || strcmp(c->t.origtype, "ulid") == 0 ||
+		 ends_with(c->t.origtype, ".ulid"));
+}
+
+/* The path for ulid_views (true) or the tool's own (false), for this session. */
+static bool
+ulid_path(mig_ctx *c, bool on)
+{
+	mig_buf		q = {0};
+	bool		ok;
+
+	mig_buf_printf(&q, "SELECT pg_catalog.set_config('search_path', 'pg_catalog, %s%s pg_temp', false)",
+				   on ? c->t.ext_q : "", on ? "," : "");
+	ok = mig_do(c, q.s);
+	mig_buf_free(&q);
+	return ok;
+}
+
+/*
+ * View oid's text read on the ulid path (ulid_views), the tool's own path
+ * set back after; NULL with c->err set.  Only the text: names qualified on
+ * the tool's path are read on it.
+ */
+static char *
+view_text(mig_ctx *c, uint32_t oid)
+{
+	char		o[16];
+	const char *params[1] = {o};
+	PGresult   *res;
+	char	   *text = NULL;
+
+	snprintf(o, sizeof(o), "%u", oid);
+	if (!ulid_path(c, true))
+		return NULL;
+	res = mig_query(c, "SELECT " VIEW_TEXT_SQL " FROM pg_catalog.pg_class k WHERE k.oid = $1::pg_catalog.oid",
+					1, params);
+	if (res != NULL && PQntuples(res) == 1)
+		text = dup(PQgetvalue(res, 0, 0));
+	PQclear(res);
+	if (!ulid_path(c, false))
+	{
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
 bool
 mig_views_load(mig_ctx *c)
 {
@@ -278,7 +351,20 @@ mig_views_load(mig_ctx *c)
 		snprintf(w->owner.table, sizeof(w->owner.table), "view %s", V(2));
 		w->owner.wrap = strcmp(V(5), "t") == 0;
 		w->by_tool = !w->owner.wrap || strcmp(V(12), "t") == 0;
-		w->create = dup(V(6));
+		{
+			mig_buf		cr = {0};
+			char	   *text = ulid_views(c) ? view_text(c, w->oid) : dup(V(13));
+
+			if (text == NULL)
+			{
+				PQclear(res);
+				goto fail;
+			}
+			mig_buf_printf(&cr, "%s%s;", V(6), text);
+			free(text);
+			w->create = dup(cr.s);
+			mig_buf_free(&cr);
+		}
 		w->after = dup(V(7));
 		mig_buf_printf(&chk, "  IF (SELECT %s FROM pg_catalog.pg_class k WHERE k.oid = %s::pg_catalog.regclass)"
 					   " IS DISTINCT FROM %s THEN\n    RAISE EXCEPTION USING MESSAGE = %s;\n  END IF;\n",
@@ -324,14 +410,12 @@ mig_views_load(mig_ctx *c)
 	PQclear(res);
 	{
 		/*
-		 * Views re-created for a ulid key get chronoid's schema on their
+		 * Views re-created around a ulid key get chronoid's schema on their
 		 * path (its operators live there): an operator some role put in
 		 * that schema could then bind where a comparison used an implicit
 		 * cast.  Only the extensions' own operators may be there.
 		 */
-		size_t		tlen = strlen(c->t.newtype);
-
-		if (c->nviews > 0 && tlen >= 5 && strcmp(c->t.newtype + tlen - 5, ".ulid") == 0)
+		if (c->nviews > 0 && ulid_views(c))
 		{
 			res = mig_query(c, "SELECT pg_catalog.string_agg(o.oid::pg_catalog.regoperator::pg_catalog.text, ', ')"
 							" FROM pg_catalog.pg_operator o WHERE o.oprnamespace ="
@@ -394,14 +478,8 @@ mig_sql_views_create(const mig_ctx *c, mig_script *s)
 {
 	int			i;
 
-	size_t		n = strlen(c->t.newtype);
-	/*
-	 * chronoid's ulid keeps its operators in the extension's schema: a
-	 * view that compares the new ulid key finds them there (its text was
-	 * written when the key was a uuid, with pg_catalog's).  Only then, and
-	 * only for these statements.
-	 */
-	bool		ulid = n >= 5 && strcmp(c->t.newtype + n - 5, ".ulid") == 0 && c->t.ext_q[0] != '\0';
+	/* Only for these statements: the path the views' text was read with (ulid_views). */
+	bool		ulid = ulid_views(c);
 
 	if (c->nviews == 0)
 		return;

@@ -118,6 +118,16 @@ out=$(mig run --table orders --to ulid 2>&1) && out=$(mig swap --table orders 2>
 check "swap to ulid (the views' key column changes type)" \
     "$rc|$(views_match)|$(q "SELECT format_type(atttypid, NULL) FROM pg_attribute WHERE attrelid = 'recent_orders'::regclass AND attname = 'id'")" \
     "0|tttttt|ulid"
+out=$(mig rollback --table orders 2>&1); rc=$?
+check "rollback from ulid: the views, which compare with chronoid's = for ulid, follow the uuid key back" \
+    "$rc|$(views_match)|$(q "SELECT format_type(atttypid, NULL) FROM pg_attribute WHERE attrelid = 'recent_orders'::regclass AND attname = 'id'")" \
+    "0|tttttt|uuid" "$out"
+q "CREATE TABLE u1 (id ulid PRIMARY KEY DEFAULT gen_ulid(), v int); INSERT INTO u1 (v) SELECT g FROM generate_series(1, 40) g;
+   CREATE VIEW u1_pairs AS SELECT a.id, b.v FROM u1 a JOIN u1 b ON a.id = b.id" >/dev/null
+out=$(mig run --table u1 --to uuidv7 2>&1) && out=$(mig swap --table u1 2>&1); rc=$?
+check "a ulid key moved to uuidv7: a view comparing it follows (chronoid's = for ulid becomes uuid's)" \
+    "$rc|$(q "SELECT count(*) FROM u1_pairs")|$(q "SELECT format_type(atttypid, NULL) FROM pg_attribute WHERE attrelid = 'u1_pairs'::regclass AND attname = 'id'")" \
+    "0|40|uuid" "$out"
 
 # --- refusals change nothing -------------------------------------------------------
 fingerprint() {
