@@ -120,6 +120,13 @@ mig_txn_rollback(mig_txn *x)
 bool
 mig_txn_begin(mig_txn *x, PGconn *conn, bool in_txn, int64_t lock_timeout_ms, char *err, size_t errlen)
 {
+	return mig_txn_begin_capped(x, conn, in_txn, lock_timeout_ms, -1, err, errlen);
+}
+
+bool
+mig_txn_begin_capped(mig_txn *x, PGconn *conn, bool in_txn, int64_t lock_timeout_ms, int64_t statement_ms,
+					 char *err, size_t errlen)
+{
 	memset(x, 0, sizeof(*x));
 	x->conn = conn;
 	x->err = err;
@@ -132,6 +139,17 @@ mig_txn_begin(mig_txn *x, PGconn *conn, bool in_txn, int64_t lock_timeout_ms, ch
 		char		set[64];
 
 		snprintf(set, sizeof(set), "SET LOCAL lock_timeout = %lld", (long long) lock_timeout_ms);
+		if (!cid_pq_do(conn, set, 0, err, errlen))
+		{
+			mig_txn_rollback(x);
+			return false;
+		}
+	}
+	if (statement_ms >= 0)
+	{
+		char		set[64];
+
+		snprintf(set, sizeof(set), "SET LOCAL statement_timeout = %lld", (long long) statement_ms);
 		if (!cid_pq_do(conn, set, 0, err, errlen))
 		{
 			mig_txn_rollback(x);

@@ -156,26 +156,52 @@ build_map(mig_ctx *c)
 }
 
 /*
+ * After a batch begun at t0 failed in x: true when it ran into the pace's
+ * time cap (statement_timeout) and the batch could be halved, saying so;
+ * the caller tries again.  Otherwise false, c->err as it is.
+ */
+static bool
+over_cap(mig_ctx *c, const mig_txn *x, int64_t t0, mig_pace *pace, mig_progress *pr)
+{
+	char		note[200];
+
+	/* Not a cancel by hand (pg_cancel_backend): that one stops the run. */
+	if (strcmp(x->sqlstate, "57014") != 0 || mig_interrupted() || mig_now_ms() - t0 < pace->cap_ms)
+		return false;
+	if (!mig_pace_shrink(pace))
+	{
+		snprintf(c->err, sizeof(c->err), "a batch of one row took more than %lld ms and was cancelled, "
+				 "again and again: something holds the table (chronoid migrate status, pg_stat_activity)",
+				 (long long) pace->cap_ms);
+		return false;
+	}
+	snprintf(note, sizeof(note), "a batch took more than %lld ms (writers would wait as long on its rows): "
+			 "rolled back, trying %lld rows", (long long) pace->cap_ms, (long long) pace->batch);
+	mig_progress_update(pr, pr->done, note);
+	c->err[0] = '\0';
+	return true;
+}
+
+/*
  * One batch: the owner's rows and the tool's cursor committed together.
  * *got rows read, *set given an ID, cursor the last old key read.  false
  * with c->err set.
  */
 static bool
-one_batch(mig_ctx *c, const char *sql, const char *state_sql, int64_t batch, bool from_cursor,
-		  char *cursor, size_t cursorlen, int64_t *got, int64_t *set)
+one_batch(mig_ctx *c, mig_txn *x, const char *sql, const char *state_sql, const mig_pace *pace,
+		  bool from_cursor, char *cursor, size_t cursorlen, int64_t *got, int64_t *set)
 {
 	char		n[24];
 	const char *args[2] = {n, cursor};
-	mig_txn		x;
 	PGresult   *res;
 
-	snprintf(n, sizeof(n), "%lld", (long long) batch);
-	if (!mig_txn_begin(&x, c->conn, false, -1, c->err, sizeof(c->err)))
+	snprintf(n, sizeof(n), "%lld", (long long) pace->batch);
+	if (!mig_txn_begin_capped(x, c->conn, false, -1, pace->cap_ms, c->err, sizeof(c->err)))
 		return false;
-	res = mig_txn_rows(&x, &c->t.owner, sql, from_cursor ? 2 : 1, args);
+	res = mig_txn_rows(x, &c->t.owner, sql, from_cursor ? 2 : 1, args);
 	if (res == NULL)
 	{
-		mig_txn_rollback(&x);
+		mig_txn_rollback(x);
 		return false;
 	}
 	*got = strtoll(PQgetvalue(res, 0, 1), NULL, 10);
@@ -188,14 +214,14 @@ one_batch(mig_ctx *c, const char *sql, const char *state_sql, int64_t batch, boo
 		if (r2 == NULL)
 		{
 			PQclear(res);
-			mig_txn_rollback(&x);
+			mig_txn_rollback(x);
 			return false;
 		}
 		PQclear(r2);
 		snprintf(cursor, cursorlen, "%s", PQgetvalue(res, 0, 0));
 	}
 	PQclear(res);
-	return mig_txn_commit(&x);
+	return mig_txn_commit(x);
 }
 
 bool
@@ -227,6 +253,7 @@ mig_backfill(mig_ctx *c)
 					took,
 					got,
 					set;
+		mig_txn		x;
 
 		if (mig_interrupted())
 		{
@@ -244,9 +271,12 @@ mig_backfill(mig_ctx *c)
 			break;
 		}
 		t0 = mig_now_ms();
-		if (!one_batch(c, have_cursor ? next.s : first.s, state.s, pace.batch, have_cursor,
+		if (!one_batch(c, &x, have_cursor ? next.s : first.s, state.s, &pace, have_cursor,
 					   cursor, sizeof(cursor), &got, &set))
 		{
+			/* The cursor moves only with a committed batch: the same rows again, fewer. */
+			if (over_cap(c, &x, t0, &pace, &pr))
+				continue;
 			mig_err_around(c, "backfill batch failed: ",
 						   " (run again to continue: the batches before it are kept)");
 			ok = false;
@@ -377,7 +407,7 @@ mig_backfill_children(mig_ctx *c)
 			t0 = mig_now_ms();
 			/* The owner's rows and the tool's page cursor, committed together. */
 			res = NULL;
-			if (mig_txn_begin(&x, c->conn, false, -1, c->err, sizeof(c->err)))
+			if (mig_txn_begin_capped(&x, c->conn, false, -1, pace.cap_ms, c->err, sizeof(c->err)))
 			{
 				res = mig_txn_rows(&x, &ch->owner, sql.s, 2, args);
 				if (res != NULL)
@@ -395,6 +425,9 @@ mig_backfill_children(mig_ctx *c)
 				if (res == NULL)
 					mig_txn_rollback(&x);
 			}
+			/* The page cursor moves only with a committed batch: the same pages again, fewer. */
+			if (res == NULL && over_cap(c, &x, t0, &pace, &pr))
+				continue;
 			if (res == NULL)
 			{
 				mig_buf_free(&sql);

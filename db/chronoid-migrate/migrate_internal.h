@@ -90,6 +90,14 @@ typedef struct mig_txn
 bool		mig_txn_begin(mig_txn *x, PGconn *conn, bool in_txn, int64_t lock_timeout_ms,
 						  char *err, size_t errlen);
 
+/*
+ * mig_txn_begin, and SET LOCAL statement_timeout = statement_ms (< 0:
+ * left as it is): a batch that runs longer is cancelled (SQLSTATE 57014
+ * in x->sqlstate), rolled back, and so lets go of its row locks.
+ */
+bool		mig_txn_begin_capped(mig_txn *x, PGconn *conn, bool in_txn, int64_t lock_timeout_ms,
+								 int64_t statement_ms, char *err, size_t errlen);
+
 /* A script as as (NULL: the tool itself); false with err set. */
 bool		mig_txn_do(mig_txn *x, const mig_owner *as, const char *sql);
 

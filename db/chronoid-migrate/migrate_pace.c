@@ -17,6 +17,13 @@
 #define PACE_TARGET_MS 200
 /* The adaptive pause never exceeds this: one batch stalled by something else must not stall the run. */
 #define PACE_MAX_PAUSE_MS 2000
+/*
+ * A batch holds its rows' locks until it commits, and a writer updating
+ * one of them waits that long: whatever slows a batch (a starved machine,
+ * a subscriber catching up, a checkpoint), it is cancelled at this and
+ * tried again with half as many rows, so that no writer waits longer.
+ */
+#define PACE_CAP_MS 1000
 
 int64_t
 mig_now_ms(void)
@@ -47,6 +54,19 @@ mig_pace_init(mig_pace *p, int64_t fixed_batch, int64_t pause_ms)
 	p->batch = fixed_batch > 0 ? fixed_batch : PACE_FIRST;
 	p->pause_ms = pause_ms;
 	p->target_ms = PACE_TARGET_MS;
+	p->cap_ms = PACE_CAP_MS;
+}
+
+bool
+mig_pace_shrink(mig_pace *p)
+{
+	if (p->batch <= 1)
+		return false;
+	p->batch /= 2;
+	/* --batch too: the cap protects the writers, whatever size was asked for. */
+	if (p->fixed_batch > 0)
+		p->fixed_batch = p->batch;
+	return true;
 }
 
 int64_t

@@ -417,9 +417,16 @@ typedef struct mig_pace
 	int64_t		fixed_batch;	/* --batch, 0 adaptive */
 	int64_t		pause_ms;		/* --pause, -1 adaptive */
 	int64_t		target_ms;		/* a batch should take about this long */
+	int64_t		cap_ms;			/* and is cancelled at this (statement_timeout) */
 } mig_pace;
 
 void		mig_pace_init(mig_pace *p, int64_t fixed_batch, int64_t pause_ms);
+
+/*
+ * A batch ran into cap_ms and was rolled back: halve the batch (--batch
+ * too).  false when it is one row already.
+ */
+bool		mig_pace_shrink(mig_pace *p);
 
 /* After a batch of took_ms: the next batch's size, and the sleep before it. */
 int64_t		mig_pace_after(mig_pace *p, int64_t rows, int64_t took_ms);

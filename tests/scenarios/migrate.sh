@@ -320,6 +320,38 @@ check "a server crash mid-backfill: run exits 1, the next finishes, every row on
     "1|0|$(q "SELECT count(*) FROM orders")|0|t" "before: $done4" "$(tail -2 "$work/run4")" "$out"
 mig rollback --table public.orders >/dev/null 2>&1
 
+# --- a slow batch holds writers no longer than the cap ------------------------
+# The backfill's updates each sleep 20 ms (the owner's trigger): the first
+# batches (1,000 rows, then fewer) would hold their rows for seconds; each
+# is cancelled at 1 s, rolled back and halved, and a writer updating rows
+# meanwhile never waits much longer than that.
+q "CREATE TABLE slowt (id uuid PRIMARY KEY DEFAULT gen_random_uuid(), n int);
+   INSERT INTO slowt (n) SELECT g FROM generate_series(1, 300) g;
+   CREATE FUNCTION slowt_nap() RETURNS trigger LANGUAGE plpgsql AS
+     \$\$BEGIN IF current_setting('application_name') = 'chronoid-migrate' THEN PERFORM pg_sleep(0.02); END IF;
+       RETURN NEW; END\$\$;
+   CREATE TRIGGER slowt_nap BEFORE UPDATE ON slowt FOR EACH ROW EXECUTE FUNCTION slowt_nap();
+   ANALYZE slowt" >/dev/null
+(
+    end=$((SECONDS + 8))
+    while [ $SECONDS -lt $end ]; do
+        t=$(date +%s%N)
+        psql -XAtq -c "UPDATE slowt SET n = n WHERE n = $((RANDOM % 300 + 1))" >/dev/null 2>&1
+        echo $((($(date +%s%N) - t) / 1000000))
+    done >"$work/slow_writer"
+) &
+writer=$!
+out=$(PGAPPNAME=chronoid-migrate "$bin" migrate run --table slowt --to uuidv7 --no-progress 2>&1); rc=$?
+wait "$writer"
+wmax=$(sort -n "$work/slow_writer" | tail -n 1)
+ok_if "a batch that runs past 1 s is cancelled, rolled back and halved; run goes on and backfills every row once" \
+    '[ $rc -eq 0 ] && [[ $out == *"a batch took more than 1000 ms (writers would wait as long on its rows): rolled back, trying 500 rows"* ]] &&
+     [ "$(q "SELECT rows_done FROM chronoid.migration WHERE relid = '"'"'slowt'"'"'::regclass")|$(q "SELECT count(*) FROM slowt WHERE id_new IS NULL")" = "300|0" ]' \
+    "rc=$rc" "$(grep -c 'rolled back' <<<"$out") cancelled batches" "$(tail -n 4 <<<"$out")"
+ok_if "a writer updating the table meanwhile waited at most 1.5 s (max $wmax ms over $(wc -l <"$work/slow_writer") updates)" \
+    '[ -n "$wmax" ] && [ "$wmax" -lt 1500 ]'
+mig rollback --table slowt >/dev/null 2>&1
+
 # --- rollback before the swap ------------------------------------------------
 setup_orders 500
 before=$(catalog)
