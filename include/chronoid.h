@@ -10,7 +10,8 @@
  *     cid_strerror() names each one.
  *   - Output parameter first; text parsers take (const char *s, size_t len)
  *     and never read past len; they need no NUL terminator.
- *   - The core allocates nothing and does no I/O.  Time and randomness come
+ *   - The core allocates nothing and does no I/O (node claims, at the end,
+ *     are the one exception: they are lock files).  Time and randomness come
  *     from a cid_env (NULL means the platform's: CLOCK_REALTIME and a
  *     buffered, fork-safe getrandom()).  Every generator also has a pure
  *     "_at" step that takes the time and random bytes as arguments.
@@ -129,8 +130,15 @@ enum
 	CID_ECLOCK = -14,			/* the clock could not be read */
 	CID_ENOTIME = -15,			/* the ID carries no timestamp */
 	CID_EUNKNOWN = -16,			/* text is no known ID form */
-	CID_EAGAIN = -17			/* pure step only: the generator must wait
+	CID_EAGAIN = -17,			/* pure step only: the generator must wait
 								 * for the clock (the _next driver waits) */
+	CID_ENODE_HELD = -18,		/* node claim: another live process on this
+								 * host (or this one) holds the number */
+	CID_ECLAIM = -19,			/* node claim: the claim directory or lock
+								 * file cannot be used safely (message says
+								 * why) */
+	CID_EFORKED = -20			/* node claim: inherited through fork(); it
+								 * belongs to the parent process */
 };
 
 /*
@@ -713,6 +721,98 @@ typedef struct cid_info
  */
 CID_API int	cid_inspect(cid_info *out, const char *s, size_t len,
 						const cid_layout *layout, size_t *errpos) CID_MUST_CHECK;
+
+/* ------------------------------------------------------------------------
+ * Node claims: one live process per Snowflake node number on this host
+ * ------------------------------------------------------------------------ */
+
+/*
+ * Two processes that mint Snowflakes with the same layout and node number
+ * mint the same IDs.  A claim is a host-wide, crash-proof "this number is
+ * mine": an exclusive POSIX record lock (fcntl F_SETLK) on the lock file
+ * DIR/SCOPE.NODE.lock.  The kernel drops it when the process exits or is
+ * killed, so a crashed holder never leaves a stale claim; a second process
+ * asking for a held number gets CID_ENODE_HELD and the holder's pid.
+ *
+ * This is the one part of libchronoid that does I/O and allocates
+ * (src/node_claim.c); nothing else calls it.  Why these locks
+ * (docs/node-claims.md has the whole story):
+ *   - a record lock belongs to the process: a child made by fork() does not
+ *     hold its parent's claim (it is refused like any other process), and
+ *     a claim inherited through fork() reports CID_EFORKED;
+ *   - the kernel drops a process's record locks on a file when it closes
+ *     ANY descriptor of that file, and locks never conflict within one
+ *     process: so the library keeps a registry of its claims, refuses a
+ *     second claim of the same number in the same process without touching
+ *     the file, and never opens a lock file twice.  Do not open the lock
+ *     files yourself in a process that holds claims.
+ *
+ * The directory: the dir argument, else $CHRONOID_CLAIM_DIR, else
+ * CID_CLAIM_DIR_DEFAULT.  Only its last component is created when missing:
+ * the default one shared by every user (mode 1777, like /tmp), any other
+ * private (0700).  It must be local (record locks over NFS are not to be
+ * trusted), a real directory (not a symbolic link), owned by root or by
+ * this process's effective user, and sticky if others may write into it;
+ * otherwise CID_ECLAIM.  In a shared directory lock files are made
+ * writable by all, so that users can claim numbers after one another.  A
+ * hostile local user can deny numbers (hold their locks, plant unwritable
+ * files) but, under these rules, cannot make two processes hold the same
+ * claim.  Processes in different containers see different directories
+ * unless one is mounted into both.
+ *
+ * The scope names the ID space a number belongs to (an application, a
+ * database, a layout): claims of different scopes never collide.  1 ..
+ * CID_CLAIM_SCOPE_MAX characters of [A-Za-z0-9_.-], not starting with
+ * '.'; NULL means "default".
+ */
+#define CID_CLAIM_SCOPE_MAX 64
+#define CID_CLAIM_DIR_ENV "CHRONOID_CLAIM_DIR"
+#ifdef __linux__
+#define CID_CLAIM_DIR_DEFAULT "/run/lock/chronoid"
+#else
+#define CID_CLAIM_DIR_DEFAULT "/tmp/chronoid-claims"
+#endif
+
+typedef struct cid_node_claim cid_node_claim;
+
+/*
+ * Claim node under scope in dir (NULL: see above).  On success *out is a
+ * new claim, held until cid_node_claim_release or the end of the process.
+ * CID_ENODE_HELD when a live process holds it: *holder_pid (when not NULL)
+ * gets its pid, or 0 when the kernel cannot say (another PID namespace),
+ * and err names the number, the scope and the pid; this process's own
+ * claims are refused the same way, with its own pid.  CID_EINVAL for a
+ * NULL out or a bad scope; CID_ECLAIM when the directory or the lock file
+ * fails the rules above or a system call fails (err says which and why).
+ * err (errlen bytes, may be NULL) always gets a NUL-terminated message on
+ * failure.  Thread-safe.
+ */
+CID_API int	cid_node_claim_acquire(cid_node_claim **out, const char *scope,
+								   uint64_t node, const char *dir, long *holder_pid,
+								   char *err, size_t errlen) CID_MUST_CHECK;
+
+/*
+ * Give the number back and free the claim.  In a child process after
+ * fork() it only closes the inherited descriptor and frees the memory: the
+ * parent's claim stands.  NULL is a no-op.
+ */
+CID_API void	cid_node_claim_release(cid_node_claim *claim);
+
+/*
+ * CID_OK while this process holds the claim; CID_EFORKED in a child after
+ * fork() (a generator built on it must not mint there: the parent may).
+ */
+CID_API int	cid_node_claim_status(const cid_node_claim *claim);
+
+/* The claimed number, and the lock file's path (valid until release). */
+CID_API uint64_t	cid_node_claim_node(const cid_node_claim *claim);
+CID_API const char *cid_node_claim_path(const cid_node_claim *claim);
+
+/*
+ * The directory a NULL dir means now: $CHRONOID_CLAIM_DIR when set and not
+ * empty, else CID_CLAIM_DIR_DEFAULT.  Never NULL.
+ */
+CID_API const char *cid_node_claim_dir(void);
 
 #ifdef __cplusplus
 }

@@ -49,6 +49,12 @@ cid_strerror(int status)
 			return "not a known id form";
 		case CID_EAGAIN:
 			return "must wait for the clock";
+		case CID_ENODE_HELD:
+			return "node number held by another process on this host";
+		case CID_ECLAIM:
+			return "node claim directory or lock file unusable";
+		case CID_EFORKED:
+			return "node claim belongs to the parent process (after fork)";
 	}
 	return "unknown status";
 }
