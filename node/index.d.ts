@@ -1,0 +1,137 @@
+// Type declarations of the chronoid package (docs/javascript.md).
+/// <reference types="node" />
+
+/** An instant: a Date, Unix ms (an integer) or RFC 3339 UTC text / "YYYY-MM-DD". */
+export type TimeInput = Date | number | string;
+
+/** A UUID or ULID as text, or its 16 bytes. */
+export type Id128Input = string | Uint8Array;
+
+/** Preset name ("pgedge", "twitter", ...) or a layout spec, e.g. "time:41,node:10,seq:12;epoch=2023-01-01;tick=1ms". */
+export type LayoutInput = string;
+
+/** Errors carry a stable code: CHRONOID_* for the core's statuses, ERR_INVALID_ARG_TYPE for wrong types. */
+export interface ChronoidError extends Error {
+  code: string;
+  /** CHRONOID_ENODE_HELD from another process: its pid, when the kernel says. */
+  holderPid?: number;
+}
+
+export interface Layout {
+  name: string;
+  spec: string;
+  bits: 63 | 64 | number;
+  timeBits: number;
+  nodeBits: number;
+  sequenceBits: number;
+  reservedBits: number;
+  tickMs: number;
+  epoch: Date;
+  epochMs: number;
+  maxNode: number;
+  maxMs: number;
+}
+
+export interface Bounds<T> {
+  min: T;
+  max: T;
+}
+
+export interface UuidInfo {
+  kind: 'uuid';
+  id: string;
+  version: number | null;
+  time: Date | null;
+  unixMs: number | null;
+  bytes: Buffer;
+}
+
+export interface UlidInfo {
+  kind: 'ulid';
+  id: string;
+  time: Date;
+  unixMs: number;
+  bytes: Buffer;
+}
+
+export interface SnowflakeInfo {
+  kind: 'snowflake';
+  id: string;
+  value: bigint;
+  time: Date;
+  unixMs: number;
+  node: number | null;
+  sequence: number;
+  layout: string;
+}
+
+export type IdInfo = UuidInfo | UlidInfo | SnowflakeInfo;
+
+export interface SnowflakeOptions {
+  /** The node number: 0 .. layout.maxNode. */
+  node: number | bigint;
+  /** Default "pgedge". */
+  layout?: LayoutInput;
+  /** Claim scope (default "default"): claims of different scopes never collide. */
+  scope?: string;
+  /** Claim the node number on this host (default true). */
+  claim?: boolean;
+  /** Claim directory (default $CHRONOID_CLAIM_DIR, else /run/lock/chronoid). */
+  claimDir?: string;
+  /** Clock behind the last tick: run ahead (default), wait, or fail. */
+  onClockBehind?: 'run-ahead' | 'wait' | 'fail';
+  maxDriftMs?: number;
+  maxWaitMs?: number;
+  /** Sequence used up within a tick: wait for the next (default) or borrow one. */
+  onExhausted?: 'wait' | 'borrow';
+  maxBorrowTicks?: number;
+}
+
+export class Snowflake {
+  constructor(options: SnowflakeOptions);
+  /** Next ID, signed as PostgreSQL's bigint. */
+  readonly next: () => bigint;
+  /** Next ID as decimal text. */
+  readonly nextString: () => string;
+  /** n increasing IDs. */
+  readonly batch: (n: number) => BigInt64Array;
+  /** Give the generator up (the last user of the node frees its claim). */
+  readonly close: () => void;
+  readonly node: number;
+  readonly scope: string;
+  readonly layout: Layout;
+  /** The lock file of the node claim, null without a claim. */
+  readonly claimPath: string | null;
+  batchStrings(n: number): string[];
+  bounds(time: TimeInput): Bounds<bigint>;
+  inspect(id: string | bigint): IdInfo;
+}
+
+export function uuidv7(): string;
+export function uuidv7Bytes(): Buffer;
+export function uuidv7Buffer(n: number): Buffer;
+export function uuidv7Batch(n: number): string[];
+export function uuidv4(): string;
+export function uuidv4Bytes(): Buffer;
+export function uuidv4Buffer(n: number): Buffer;
+export function uuidv4Batch(n: number): string[];
+export function ulid(): string;
+export function ulidBytes(): Buffer;
+export function ulidBuffer(n: number): Buffer;
+export function ulidBatch(n: number): string[];
+export function monotonicUlid(): string;
+export function monotonicUlidBytes(): Buffer;
+export function monotonicUlidBuffer(n: number): Buffer;
+export function monotonicUlidBatch(n: number): string[];
+
+export function inspect(id: string | bigint | Uint8Array, options?: { layout?: LayoutInput }): IdInfo;
+export function uuidToUlid(uuid: Id128Input): string;
+export function ulidToUuid(ulid: Id128Input): string;
+export function uuidv7Bounds(time: TimeInput): Bounds<string>;
+export function ulidBounds(time: TimeInput): Bounds<string>;
+export function snowflakeBounds(time: TimeInput, layout?: LayoutInput): Bounds<bigint>;
+export function layout(spec?: LayoutInput): Layout;
+export function claimDir(): string;
+export const presets: readonly string[];
+export const version: string;
+export const maxBatch: number;

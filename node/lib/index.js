@@ -1,0 +1,126 @@
+// chronoid — unique, time-sortable IDs for Node.js over libchronoid's C core.
+// This layer only shapes the API: the native functions (src/*.c) check the
+// arguments and make every ID.  docs/javascript.md is the manual.
+'use strict';
+
+const path = require('node:path');
+
+const native = require(path.join(__dirname, '..', 'build', 'chronoid.node'));
+
+const BEHIND = { 'run-ahead': 0, wait: 1, fail: 2 };
+const EXHAUSTED = { wait: 0, borrow: 1 };
+const SNOWFLAKE_OPTIONS = new Set(['node', 'layout', 'scope', 'claim', 'claimDir', 'onClockBehind',
+  'maxDriftMs', 'maxWaitMs', 'onExhausted', 'maxBorrowTicks']);
+
+function typeError(msg) {
+  const e = new TypeError(msg);
+  e.code = 'ERR_INVALID_ARG_TYPE';
+  return e;
+}
+
+function policy(table, value, what) {
+  if (value === undefined)
+    return undefined;
+  if (typeof value === 'string' && Object.hasOwn(table, value))
+    return table[value];
+  const e = new RangeError(`${what} ${JSON.stringify(String(value))} is not a policy: expected one of ` +
+    Object.keys(table).map((k) => JSON.stringify(k)).join(', '));
+  e.code = 'CHRONOID_EINVAL';
+  throw e;
+}
+
+// Text batches come from C as one string of lines: far cheaper than n
+// strings handed over one by one.
+function lines(text) {
+  return text === '' ? [] : text.split('\n');
+}
+
+/**
+ * A Snowflake generator.  Every generator of one (scope, node) in a
+ * process, in any worker_thread, shares one C generator, so IDs never
+ * repeat and always increase; the first one claims the node number on
+ * this host (unless claim is false), so a second process is refused.
+ */
+class Snowflake {
+  #layoutArg;
+
+  constructor(options) {
+    if (options === null || typeof options !== 'object')
+      throw typeError(`Snowflake options must be an object with a node, got ${options === null ? 'null' : typeof options}`);
+    for (const key of Object.keys(options))
+      if (!SNOWFLAKE_OPTIONS.has(key))
+        throw typeError(`unknown Snowflake option ${JSON.stringify(key)}: expected ${[...SNOWFLAKE_OPTIONS].join(', ')}`);
+    if (options.claim !== undefined && typeof options.claim !== 'boolean')
+      throw typeError(`Snowflake option claim must be a boolean, got ${typeof options.claim}`);
+    const g = native.snowflake(options.layout, options.node, options.scope, options.claim !== false,
+      options.claimDir, policy(BEHIND, options.onClockBehind, 'onClockBehind'), options.maxDriftMs,
+      options.maxWaitMs, policy(EXHAUSTED, options.onExhausted, 'onExhausted'), options.maxBorrowTicks);
+    /** Next ID as a BigInt (signed, as PostgreSQL's bigint). */
+    this.next = g.next;
+    /** Next ID as decimal text (for JSON: a Number cannot hold 64 bits). */
+    this.nextString = g.nextString;
+    /** n IDs, increasing, as a BigInt64Array. */
+    this.batch = g.batch;
+    /** Stop using the generator (and, with the last user, free the claim). */
+    this.close = g.close;
+    this.node = Number(g.node);
+    this.scope = g.scope;
+    this.layout = g.layout;
+    this.claimPath = g.claimPath;
+    // Presets by name, so that decoded IDs name their layout.
+    this.#layoutArg = g.layout.name === 'custom' ? g.layout.spec : g.layout.name;
+    Object.freeze(this);
+  }
+
+  /** n IDs as decimal strings. */
+  batchStrings(n) {
+    return Array.from(this.batch(n), (id) => id.toString());
+  }
+
+  /** Smallest and largest ID of any node in the tick of a time. */
+  bounds(time) {
+    return native.snowflakeBounds(time, this.#layoutArg);
+  }
+
+  /** Decode an ID of this generator's layout. */
+  inspect(id) {
+    return native.inspect(id, this.#layoutArg);
+  }
+}
+
+function inspect(id, options) {
+  if (options !== undefined && (options === null || typeof options !== 'object'))
+    throw typeError(`inspect options must be an object, got ${options === null ? 'null' : typeof options}`);
+  return native.inspect(id, options?.layout);
+}
+
+module.exports = {
+  uuidv7: native.uuidv7,
+  uuidv7Bytes: () => native.uuidv7Into(Buffer.allocUnsafe(16)),
+  uuidv7Buffer: native.uuidv7Buffer,
+  uuidv7Batch: (n) => lines(native.uuidv7Lines(n)),
+  uuidv4: native.uuidv4,
+  uuidv4Bytes: () => native.uuidv4Into(Buffer.allocUnsafe(16)),
+  uuidv4Buffer: native.uuidv4Buffer,
+  uuidv4Batch: (n) => lines(native.uuidv4Lines(n)),
+  ulid: native.ulid,
+  ulidBytes: () => native.ulidInto(Buffer.allocUnsafe(16)),
+  ulidBuffer: native.ulidBuffer,
+  ulidBatch: (n) => lines(native.ulidLines(n)),
+  monotonicUlid: native.monotonicUlid,
+  monotonicUlidBytes: () => native.monotonicUlidInto(Buffer.allocUnsafe(16)),
+  monotonicUlidBuffer: native.monotonicUlidBuffer,
+  monotonicUlidBatch: (n) => lines(native.monotonicUlidLines(n)),
+  Snowflake,
+  inspect,
+  uuidToUlid: native.uuidToUlid,
+  ulidToUuid: native.ulidToUuid,
+  uuidv7Bounds: native.uuidv7Bounds,
+  ulidBounds: native.ulidBounds,
+  snowflakeBounds: (time, layout) => native.snowflakeBounds(time, layout),
+  layout: (spec) => native.layout(spec),
+  claimDir: native.claimDir,
+  presets: Object.freeze([...native.presets]),
+  version: native.version,
+  maxBatch: native.maxBatch,
+};

@@ -1,0 +1,113 @@
+#!/usr/bin/env node
+// build.js — compile the addon build/chronoid.node from the C glue in src/
+// and the core's own sources (../src in the repository, deps/chronoid/src in
+// the npm tarball: the same files, copied by `npm pack`).  It runs as the
+// package's install script and needs a C compiler and the Node-API headers:
+// those of the running node (<prefix>/include/node) or, when the
+// installation has none, the npm package node-api-headers.  Nothing is
+// downloaded here.  Environment: CC (default cc), CFLAGS (default -O2),
+// CHRONOID_WERROR=1 (warnings as errors), CHRONOID_SAN (e.g. address).
+'use strict';
+
+const fs = require('node:fs');
+const path = require('node:path');
+const os = require('node:os');
+const { spawn } = require('node:child_process');
+
+const pkg = path.resolve(__dirname, '..');
+const out = path.join(pkg, 'build');
+
+function fail(msg) {
+  process.stderr.write(`chronoid: ${msg}\n`);
+  process.exit(1);
+}
+
+// The core: the repository's when the package sits in it, else the copy.
+function coreDir() {
+  for (const dir of [path.resolve(pkg, '..'), path.join(pkg, 'deps', 'chronoid')]) {
+    if (fs.existsSync(path.join(dir, 'include', 'chronoid.h')) &&
+        fs.existsSync(path.join(dir, 'src', 'snowflake_gen.c')))
+      return dir;
+  }
+  fail('the core sources (src/, include/chronoid.h) are missing: neither ../ nor deps/chronoid/ has them');
+}
+
+function napiHeaders() {
+  const own = path.resolve(path.dirname(process.execPath), '..', 'include', 'node');
+  if (fs.existsSync(path.join(own, 'node_api.h')))
+    return own;
+  try {
+    const dir = path.join(path.dirname(require.resolve('node-api-headers/package.json')), 'include');
+    if (fs.existsSync(path.join(dir, 'node_api.h')))
+      return dir;
+  } catch { /* not installed: the message below */ }
+  fail(`no Node-API headers: neither ${own}/node_api.h nor the npm package node-api-headers`);
+}
+
+function run(cmd, args) {
+  return new Promise((resolve, reject) => {
+    const p = spawn(cmd, args, { stdio: 'inherit' });
+    p.on('error', (e) => reject(new Error(`${cmd}: ${e.message}`)));
+    p.on('exit', (code) => code === 0 ? resolve() : reject(new Error(`${cmd} ${args.join(' ')} exited ${code}`)));
+  });
+}
+
+function newer(target, sources) {
+  if (!fs.existsSync(target))
+    return true;
+  const t = fs.statSync(target).mtimeMs;
+  return sources.some((s) => fs.statSync(s).mtimeMs > t);
+}
+
+async function main() {
+  const core = coreDir();
+  const headers = napiHeaders();
+  const cc = process.env.CC || 'cc';
+  const cflags = (process.env.CFLAGS || '-O2').split(/\s+/).filter(Boolean);
+  const san = process.env.CHRONOID_SAN ? [`-fsanitize=${process.env.CHRONOID_SAN}`] : [];
+  // CID_API empty: the addon exports only its Node-API entry point, so two
+  // addons that carry libchronoid cannot bind each other's copy.
+  const flags = ['-std=c11', '-Wall', '-Wextra', '-Wmissing-prototypes', '-fPIC', '-pthread',
+    '-fvisibility=hidden', '-DCID_API=', `-I${path.join(core, 'include')}`,
+    `-I${path.join(core, 'src')}`, `-I${headers}`, ...cflags, ...san];
+  if (process.env.CHRONOID_WERROR === '1')
+    flags.push('-Werror');
+
+  const coreSrcs = fs.readdirSync(path.join(core, 'src'))
+    .filter((f) => f.endsWith('.c')).sort().map((f) => path.join(core, 'src', f));
+  const glueSrcs = ['addon.c', 'snowflake.c'].map((f) => path.join(pkg, 'src', f));
+  const headersDeps = [path.join(core, 'include', 'chronoid.h'), path.join(pkg, 'src', 'addon.h'),
+    ...fs.readdirSync(path.join(core, 'src')).filter((f) => f.endsWith('.h'))
+      .map((f) => path.join(core, 'src', f))];
+  const stamp = path.join(out, 'flags');
+  const flagText = JSON.stringify([cc, flags]);
+  fs.mkdirSync(path.join(out, 'obj'), { recursive: true });
+  const flagsChanged = !fs.existsSync(stamp) || fs.readFileSync(stamp, 'utf8') !== flagText;
+
+  const jobs = [];
+  const objs = [];
+  for (const src of [...coreSrcs, ...glueSrcs]) {
+    const obj = path.join(out, 'obj', (src.startsWith(pkg) ? 'glue-' : 'core-') + path.basename(src, '.c') + '.o');
+    objs.push(obj);
+    if (flagsChanged || newer(obj, [src, ...headersDeps]))
+      jobs.push([src, obj]);
+  }
+  const width = Math.max(1, Math.min(4, (os.availableParallelism?.() ?? os.cpus().length)));
+  let next = 0;
+  const worker = async () => {
+    while (next < jobs.length) {
+      const [src, obj] = jobs[next++];
+      await run(cc, [...flags, '-c', src, '-o', obj]);
+    }
+  };
+  await Promise.all(Array.from({ length: width }, worker));
+  fs.writeFileSync(stamp, flagText);
+
+  const target = path.join(out, 'chronoid.node');
+  if (jobs.length > 0 || newer(target, objs)) {
+    await run(cc, ['-shared', '-pthread', ...san, '-o', target + '.tmp', ...objs]);
+    fs.renameSync(target + '.tmp', target);
+  }
+}
+
+main().catch((e) => fail(e.message));

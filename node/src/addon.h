@@ -1,0 +1,81 @@
+/*
+ * addon.h — what the files of the Node-API glue share: argument readers and
+ * error throwers.  Every function that finds a bad argument throws a
+ * JavaScript exception and returns false (or NULL); the caller then
+ * returns NULL to JavaScript at once.
+ */
+#ifndef CID_NODE_ADDON_H
+#define CID_NODE_ADDON_H
+
+#define NAPI_VERSION 8
+#include <node_api.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "chronoid.h"
+
+/* Most IDs one batch call makes (Buffers of 16 MiB, arrays of 1Mi strings). */
+#define CID_NODE_MAX_BATCH (1u << 20)
+
+/* Longest text argument read (IDs, layouts, times); longer is an error. */
+#define CID_NODE_MAX_TEXT 256
+
+/* The stable `code` of a core status, e.g. "CHRONOID_ENODE". */
+const char *cid_node_code(int status);
+
+/*
+ * Throw an Error (or RangeError when range is true) with code
+ * cid_node_code(status) and a printf message.  Returns NULL for "return
+ * throw_status(...)".
+ */
+napi_value	cid_node_throw(napi_env env, int status, bool range, const char *fmt,...)
+			__attribute__((format(printf, 4, 5)));
+
+/* TypeError ERR_INVALID_ARG_TYPE: "<what> must be <expected>, got <type>". */
+napi_value	cid_node_type_error(napi_env env, napi_value v, const char *what,
+								const char *expected);
+
+/* A number as JavaScript writes it (NaN, Infinity, 1.5) into buf. */
+const char *cid_node_number_text(char *buf, size_t cap, double d);
+
+/* A Node-API call failed where it cannot for valid input: throw, NULL. */
+napi_value	cid_node_napi_failed(napi_env env, const char *where);
+
+/*
+ * Quote text for a message: at most 60 characters, printable ASCII kept,
+ * other bytes as \xNN, "..." when cut.  out holds CID_NODE_QUOTE_MAX.
+ */
+#define CID_NODE_QUOTE_MAX 300
+void		cid_node_quote(char *out, const char *s, size_t len);
+
+/*
+ * Read a string argument into buf (cap bytes, NUL-terminated); *len its
+ * UTF-8 length.  TypeError when v is not a string; Error CHRONOID_ELENGTH
+ * when it is longer than cap - 1 bytes.
+ */
+bool		cid_node_get_text(napi_env env, napi_value v, const char *what,
+							  char *buf, size_t cap, size_t *len);
+
+/* A batch size: an integer 0 .. CID_NODE_MAX_BATCH (RangeError otherwise). */
+bool		cid_node_get_count(napi_env env, napi_value v, size_t *n);
+
+/*
+ * An instant as Unix ms: a Date, a number of ms (an integer) or text
+ * (cid_time_parse: RFC 3339 UTC or an integer of ms).
+ */
+bool		cid_node_get_time(napi_env env, napi_value v, int64_t *unix_ms);
+
+/* A layout: undefined/null = "pgedge", else a preset name or a spec. */
+bool		cid_node_get_layout(napi_env env, napi_value v, cid_layout *layout);
+
+/* JavaScript object of a layout: name, spec, bits, maxNode, epoch ... */
+napi_value	cid_node_layout_object(napi_env env, const cid_layout *layout);
+
+/* BigInt of a Snowflake, signed as PostgreSQL's bigint reads it. */
+napi_value	cid_node_bigint(napi_env env, uint64_t id);
+
+/* Define the Snowflake functions (snowflake.c) on exports. */
+bool		cid_node_snowflake_init(napi_env env, napi_value exports);
+
+#endif							/* CID_NODE_ADDON_H */

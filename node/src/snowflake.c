@@ -1,0 +1,552 @@
+/*
+ * snowflake.c — Snowflake generators for JavaScript.  A process mints
+ * under one (scope, node number) through one C generator: every
+ * generator object made for that pair in any worker_thread shares it (so
+ * IDs stay unique and increasing across threads), and the first one takes
+ * the host-wide node claim (cid_node_claim_acquire) that keeps other
+ * processes off the number.  The pair's generator and claim live while
+ * any object uses them.
+ */
+#define _GNU_SOURCE
+
+#include <inttypes.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "addon.h"
+
+/* One (scope, node) of this process: its generator and claim. */
+typedef struct sf_entry
+{
+	struct sf_entry *next;
+	int			refs;			/* objects using it (registry lock) */
+	char		scope[CID_CLAIM_SCOPE_MAX + 1];
+	uint64_t	node;
+	char		spec[256];		/* canonical layout spec */
+	cid_snowflake_opts opts;
+	cid_node_claim *claim;		/* NULL when not claimed */
+	cid_snowflake_gen gen;
+} sf_entry;
+
+static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static sf_entry *registry;
+
+/* One JavaScript generator object: its functions share this. */
+typedef struct sf_handle
+{
+	sf_entry   *entry;
+	int			fn_refs;		/* live function objects (one JS thread) */
+	bool		closed;
+} sf_handle;
+
+#define SF_FUNCS 4
+
+static void
+entry_unref(sf_entry *e)
+{
+	bool		last;
+
+	pthread_mutex_lock(&registry_lock);
+	last = --e->refs == 0;
+	if (last)
+	{
+		for (sf_entry **pp = &registry; *pp != NULL; pp = &(*pp)->next)
+			if (*pp == e)
+			{
+				*pp = e->next;
+				break;
+			}
+	}
+	pthread_mutex_unlock(&registry_lock);
+	if (last)
+	{
+		cid_node_claim_release(e->claim);
+		free(e);
+	}
+}
+
+static void
+handle_close(sf_handle *h)
+{
+	if (!h->closed)
+	{
+		h->closed = true;
+		entry_unref(h->entry);
+	}
+}
+
+static void
+fn_finalize(napi_env env, void *data, void *hint)
+{
+	sf_handle  *h = data;
+
+	(void) env;
+	(void) hint;
+	if (--h->fn_refs == 0)
+	{
+		handle_close(h);
+		free(h);
+	}
+}
+
+static napi_value
+closed_error(napi_env env, const sf_handle *h)
+{
+	char		msg[160];
+
+	snprintf(msg, sizeof(msg), "this snowflake generator (node %" PRIu64 ") was closed",
+			 h->entry->node);
+	napi_throw_error(env, "CHRONOID_ECLOSED", msg);
+	return NULL;
+}
+
+static napi_value
+mint_failed(napi_env env, int rc, const sf_handle *h)
+{
+	return cid_node_throw(env, rc, false, "snowflake (node %" PRIu64 ", layout \"%s\"): %s",
+						  h->entry->node, h->entry->gen.layout.name, cid_strerror(rc));
+}
+
+static sf_handle *
+this_handle(napi_env env, napi_callback_info info, size_t *argc, napi_value *argv)
+{
+	void	   *data = NULL;
+
+	if (napi_get_cb_info(env, info, argc, argv, NULL, &data) != napi_ok)
+		return cid_node_napi_failed(env, "cannot read the arguments"), NULL;
+	return data;
+}
+
+static napi_value
+sf_next(napi_env env, napi_callback_info info)
+{
+	sf_handle  *h = this_handle(env, info, NULL, NULL);
+	uint64_t	id;
+	int			rc;
+
+	if (h == NULL)
+		return NULL;
+	if (h->closed)
+		return closed_error(env, h);
+	rc = cid_snowflake_next(&h->entry->gen, &id);
+	if (rc < 0)
+		return mint_failed(env, rc, h);
+	return cid_node_bigint(env, id);
+}
+
+static napi_value
+sf_next_string(napi_env env, napi_callback_info info)
+{
+	sf_handle  *h = this_handle(env, info, NULL, NULL);
+	napi_value	v;
+	uint64_t	id;
+	char		dec[24];
+	int			rc;
+
+	if (h == NULL)
+		return NULL;
+	if (h->closed)
+		return closed_error(env, h);
+	rc = cid_snowflake_next(&h->entry->gen, &id);
+	if (rc < 0)
+		return mint_failed(env, rc, h);
+	/* Signed, as PostgreSQL's bigint and BigInt64Array read it. */
+	snprintf(dec, sizeof(dec), "%" PRId64, (int64_t) id);
+	if (napi_create_string_latin1(env, dec, strlen(dec), &v) != napi_ok)
+		return cid_node_napi_failed(env, "cannot create a string");
+	return v;
+}
+
+/* n IDs as a BigInt64Array, reserved by cid_snowflake_fill in runs. */
+static napi_value
+sf_batch(napi_env env, napi_callback_info info)
+{
+	size_t		argc = 1;
+	napi_value	argv[1];
+	napi_value	ab,
+				arr;
+	sf_handle  *h = this_handle(env, info, &argc, argv);
+	void	   *data;
+	size_t		n;
+	size_t		done = 0;
+	int			rc;
+
+	if (h == NULL)
+		return NULL;
+	if (argc < 1)
+		napi_get_undefined(env, &argv[0]);
+	if (!cid_node_get_count(env, argv[0], &n))
+		return NULL;
+	if (h->closed)
+		return closed_error(env, h);
+	if (napi_create_arraybuffer(env, n * 8, &data, &ab) != napi_ok)
+		return cid_node_napi_failed(env, "cannot create an ArrayBuffer");
+	if (n > 0)
+	{
+		rc = cid_snowflake_fill(&h->entry->gen, data, n, &done);
+		if (rc < 0)
+			return mint_failed(env, rc, h);
+	}
+	if (napi_create_typedarray(env, napi_bigint64_array, n, ab, 0, &arr) != napi_ok)
+		return cid_node_napi_failed(env, "cannot create a BigInt64Array");
+	return arr;
+}
+
+static napi_value
+sf_close(napi_env env, napi_callback_info info)
+{
+	sf_handle  *h = this_handle(env, info, NULL, NULL);
+	napi_value	undef;
+
+	if (h == NULL)
+		return NULL;
+	handle_close(h);
+	napi_get_undefined(env, &undef);
+	return undef;
+}
+
+/* ------------------------------------------------------------------------
+ * Creation
+ * ------------------------------------------------------------------------ */
+
+/* A node number: a number (safe integer) or a BigInt, 0 .. 2^64-1. */
+static bool
+get_node(napi_env env, napi_value v, const cid_layout *layout, uint64_t *node)
+{
+	napi_valuetype t;
+	uint64_t	max = cid_layout_max_node(layout);
+
+	napi_typeof(env, v, &t);
+	if (t == napi_number)
+	{
+		double		d = 0;
+
+		napi_get_value_double(env, v, &d);
+		if (!(d >= 0 && d <= 9007199254740991.0) || d != floor(d))
+		{
+			char		num[32];
+
+			cid_node_throw(env, CID_ENODE, true,
+						   "node %s is not a node number: expected an integer from 0 to %" PRIu64
+						   " (layout \"%s\")", cid_node_number_text(num, sizeof(num), d), max,
+						   layout->name);
+			return false;
+		}
+		*node = (uint64_t) d;
+		return true;
+	}
+	if (t == napi_bigint)
+	{
+		int			sign = 0;
+		size_t		words = 1;
+		uint64_t	w = 0;
+
+		napi_get_value_bigint_words(env, v, &sign, &words, &w);
+		if (sign || words > 1)
+		{
+			cid_node_throw(env, CID_ENODE, true,
+						   "node BigInt is out of range: expected 0 to %" PRIu64 " (layout \"%s\")",
+						   max, layout->name);
+			return false;
+		}
+		*node = w;
+		return true;
+	}
+	cid_node_type_error(env, v, "node", "a number or a BigInt");
+	return false;
+}
+
+/* A non-negative integer option (ms or ticks), undefined = keep default. */
+static bool
+get_limit(napi_env env, napi_value v, const char *what, int64_t *out)
+{
+	napi_valuetype t;
+	double		d = 0;
+
+	napi_typeof(env, v, &t);
+	if (t == napi_undefined || t == napi_null)
+		return true;
+	if (t != napi_number)
+	{
+		cid_node_type_error(env, v, what, "a number");
+		return false;
+	}
+	napi_get_value_double(env, v, &d);
+	if (!(d >= 0 && d <= 9007199254740991.0) || d != floor(d))
+	{
+		char		num[32];
+
+		cid_node_throw(env, CID_EINVAL, true, "%s %s is out of range: expected a non-negative integer",
+					   what, cid_node_number_text(num, sizeof(num), d));
+		return false;
+	}
+	*out = (int64_t) d;
+	return true;
+}
+
+static bool
+get_int(napi_env env, napi_value v, const char *what, int lo, int hi, int *out)
+{
+	int64_t		x = *out;
+
+	if (!get_limit(env, v, what, &x))
+		return false;
+	if (x < lo || x > hi)
+	{
+		cid_node_throw(env, CID_EINVAL, true, "%s %lld is out of range: expected %d to %d",
+					   what, (long long) x, lo, hi);
+		return false;
+	}
+	*out = (int) x;
+	return true;
+}
+
+/* An optional string (undefined or null = NULL), no NUL inside. */
+static bool
+get_opt_text(napi_env env, napi_value v, const char *what, char *buf, size_t cap,
+			 const char **out)
+{
+	napi_valuetype t;
+	size_t		len = 0;
+
+	napi_typeof(env, v, &t);
+	*out = NULL;
+	if (t == napi_undefined || t == napi_null)
+		return true;
+	if (!cid_node_get_text(env, v, what, buf, cap, &len))
+		return false;
+	if (strlen(buf) != len)
+	{
+		char		q[CID_NODE_QUOTE_MAX];
+
+		cid_node_quote(q, buf, len);
+		cid_node_throw(env, CID_EINVAL, false, "%s %s contains a NUL character", what, q);
+		return false;
+	}
+	*out = buf;
+	return true;
+}
+
+static napi_value
+claim_failed(napi_env env, int rc, const char *msg, long holder)
+{
+	napi_value	code,
+				text,
+				err,
+				pid;
+
+	if (napi_create_string_utf8(env, cid_node_code(rc), NAPI_AUTO_LENGTH, &code) != napi_ok ||
+		napi_create_string_utf8(env, msg, NAPI_AUTO_LENGTH, &text) != napi_ok ||
+		napi_create_error(env, code, text, &err) != napi_ok)
+		return cid_node_napi_failed(env, "cannot create an Error");
+	if (rc == CID_ENODE_HELD && holder > 0 &&
+		napi_create_int64(env, holder, &pid) == napi_ok)
+		napi_set_named_property(env, err, "holderPid", pid);
+	napi_throw(env, err);
+	return NULL;
+}
+
+static bool
+same_config(const sf_entry *e, const char *spec, const cid_snowflake_opts *o)
+{
+	return strcmp(e->spec, spec) == 0 && e->opts.on_behind == o->on_behind &&
+		e->opts.max_drift_ms == o->max_drift_ms && e->opts.max_wait_ms == o->max_wait_ms &&
+		e->opts.on_exhausted == o->on_exhausted && e->opts.max_borrow_ticks == o->max_borrow_ticks;
+}
+
+/*
+ * The entry of (scope, node), made if new, with a claim when asked and it
+ * has none yet; NULL after throwing.
+ */
+static sf_entry *
+entry_get(napi_env env, const char *scope, uint64_t node, const cid_layout *layout,
+		  const char *spec, const cid_snowflake_opts *opts, bool claim, const char *claim_dir)
+{
+	sf_entry   *e;
+	char		msg[512];
+	long		holder = 0;
+	int			rc;
+
+	pthread_mutex_lock(&registry_lock);
+	for (e = registry; e != NULL; e = e->next)
+		if (e->node == node && strcmp(e->scope, scope) == 0)
+			break;
+	if (e != NULL && !same_config(e, spec, opts))
+	{
+		pthread_mutex_unlock(&registry_lock);
+		cid_node_throw(env, CID_ENODE_HELD, false,
+					   "node %" PRIu64 " of scope \"%s\" is already in use in this process with "
+					   "layout \"%s\" and other settings: one process mints under one number "
+					   "with one layout and one set of policies", node, scope, e->spec);
+		return NULL;
+	}
+	if (e == NULL)
+	{
+		e = calloc(1, sizeof(*e));
+		if (e == NULL)
+		{
+			pthread_mutex_unlock(&registry_lock);
+			cid_node_throw(env, CID_EINVAL, false, "out of memory");
+			return NULL;
+		}
+		snprintf(e->scope, sizeof(e->scope), "%s", scope);
+		snprintf(e->spec, sizeof(e->spec), "%s", spec);
+		e->node = node;
+		e->opts = *opts;
+		rc = cid_snowflake_init(&e->gen, layout, node, opts, NULL);
+		if (rc != CID_OK)
+		{
+			pthread_mutex_unlock(&registry_lock);
+			free(e);
+			cid_node_throw(env, rc, false, "snowflake generator: %s", cid_strerror(rc));
+			return NULL;
+		}
+		e->next = registry;
+		registry = e;
+	}
+	if (claim && e->claim == NULL)
+	{
+		rc = cid_node_claim_acquire(&e->claim, scope, node, claim_dir, &holder, msg, sizeof(msg));
+		if (rc != CID_OK)
+		{
+			/* A new entry goes again; an old one stays for its users. */
+			e->refs++;
+			pthread_mutex_unlock(&registry_lock);
+			entry_unref(e);
+			if (rc == CID_ENODE_HELD)
+				strncat(msg, ": give every process its own node number (or a lease), "
+						"or another claim scope", sizeof(msg) - strlen(msg) - 1);
+			claim_failed(env, rc, msg, holder);
+			return NULL;
+		}
+	}
+	e->refs++;
+	pthread_mutex_unlock(&registry_lock);
+	return e;
+}
+
+static bool
+def_handle_fn(napi_env env, napi_value obj, const char *name, napi_callback cb, sf_handle *h)
+{
+	napi_value	fn;
+
+	if (napi_create_function(env, name, NAPI_AUTO_LENGTH, cb, h, &fn) != napi_ok ||
+		napi_add_finalizer(env, fn, h, fn_finalize, NULL, NULL) != napi_ok)
+		return false;
+	h->fn_refs++;
+	return napi_set_named_property(env, obj, name, fn) == napi_ok;
+}
+
+/*
+ * snowflake(layout, node, scope, claim, claimDir, onBehind, maxDriftMs,
+ * maxWaitMs, onExhausted, maxBorrowTicks): { next, nextString, batch,
+ * close, node, scope, layout, claimPath }.  The JavaScript layer turns
+ * the options object into these and the policy names into numbers.
+ */
+static napi_value
+sf_create(napi_env env, napi_callback_info info)
+{
+	napi_value	argv[10];
+	size_t		argc = 10;
+	cid_layout	layout;
+	cid_snowflake_opts opts;
+	uint64_t	node = 0;
+	char		scope_buf[CID_NODE_MAX_TEXT];
+	char		dir_buf[4096];
+	const char *scope;
+	const char *dir;
+	char		spec[256];
+	bool		claim = true;
+	int			behind = CID_BEHIND_RUN_AHEAD;
+	int			exhaust = CID_EXHAUST_WAIT;
+	int64_t		borrow;
+	sf_handle  *h;
+	sf_entry   *e;
+	napi_value	obj,
+				v;
+
+	if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok)
+		return cid_node_napi_failed(env, "cannot read the arguments");
+	for (size_t i = argc; i < 10; i++)
+		napi_get_undefined(env, &argv[i]);
+	cid_snowflake_opts_default(&opts);
+	borrow = (int64_t) opts.max_borrow_ticks;
+	if (!cid_node_get_layout(env, argv[0], &layout) || !get_node(env, argv[1], &layout, &node) ||
+		!get_opt_text(env, argv[2], "scope", scope_buf, sizeof(scope_buf), &scope) ||
+		!get_opt_text(env, argv[4], "claimDir", dir_buf, sizeof(dir_buf), &dir) ||
+		!get_int(env, argv[5], "onBehind", 0, 2, &behind) ||
+		!get_limit(env, argv[6], "maxDriftMs", &opts.max_drift_ms) ||
+		!get_limit(env, argv[7], "maxWaitMs", &opts.max_wait_ms) ||
+		!get_int(env, argv[8], "onExhausted", 0, 1, &exhaust) ||
+		!get_limit(env, argv[9], "maxBorrowTicks", &borrow))
+		return NULL;
+	if (napi_get_value_bool(env, argv[3], &claim) != napi_ok)
+		claim = true;
+	opts.on_behind = (cid_behind_policy) behind;
+	opts.on_exhausted = (cid_exhaust_policy) exhaust;
+	opts.max_borrow_ticks = (uint64_t) borrow;
+	if (node > cid_layout_max_node(&layout))
+		return cid_node_throw(env, CID_ENODE, true,
+							  "node %" PRIu64 " is out of range for layout \"%s\": expected 0 to %" PRIu64
+							  " (%d node bits)", node, layout.name, cid_layout_max_node(&layout),
+							  layout.bits[CID_FIELD_NODE]);
+	if (scope == NULL)
+		scope = "default";
+	if (cid_layout_format(spec, sizeof(spec), &layout) < 0)
+		snprintf(spec, sizeof(spec), "%s", layout.name);
+
+	e = entry_get(env, scope, node, &layout, spec, &opts, claim, dir);
+	if (e == NULL)
+		return NULL;
+	h = calloc(1, sizeof(*h));
+	if (h == NULL)
+	{
+		entry_unref(e);
+		return cid_node_throw(env, CID_EINVAL, false, "out of memory");
+	}
+	h->entry = e;
+	if (napi_create_object(env, &obj) != napi_ok)
+	{
+		handle_close(h);
+		free(h);
+		return cid_node_napi_failed(env, "cannot create an object");
+	}
+	/* From here the functions' finalizers own h. */
+	if (!def_handle_fn(env, obj, "next", sf_next, h) ||
+		!def_handle_fn(env, obj, "nextString", sf_next_string, h) ||
+		!def_handle_fn(env, obj, "batch", sf_batch, h) ||
+		!def_handle_fn(env, obj, "close", sf_close, h))
+	{
+		if (h->fn_refs == 0)
+		{
+			handle_close(h);
+			free(h);
+		}
+		return cid_node_napi_failed(env, "cannot define the generator's functions");
+	}
+	if (napi_set_named_property(env, obj, "layout", cid_node_layout_object(env, &layout)) != napi_ok ||
+		napi_create_string_utf8(env, scope, NAPI_AUTO_LENGTH, &v) != napi_ok ||
+		napi_set_named_property(env, obj, "scope", v) != napi_ok ||
+		napi_create_bigint_uint64(env, node, &v) != napi_ok ||
+		napi_set_named_property(env, obj, "node", v) != napi_ok)
+		return cid_node_napi_failed(env, "cannot describe the generator");
+	if (e->claim != NULL)
+		napi_create_string_utf8(env, cid_node_claim_path(e->claim), NAPI_AUTO_LENGTH, &v);
+	else
+		napi_get_null(env, &v);
+	if (napi_set_named_property(env, obj, "claimPath", v) != napi_ok)
+		return cid_node_napi_failed(env, "cannot describe the generator");
+	return obj;
+}
+
+bool
+cid_node_snowflake_init(napi_env env, napi_value exports)
+{
+	napi_value	fn;
+
+	return napi_create_function(env, "snowflake", NAPI_AUTO_LENGTH, sf_create, NULL, &fn) == napi_ok &&
+		napi_set_named_property(env, exports, "snowflake", fn) == napi_ok;
+}
