@@ -178,6 +178,15 @@ if [ -x pg/test/run.sh ]; then
 fi
 [ -x pg/test/cluster/run.sh ] && run_tap cluster pg/test/cluster/run.sh
 
+# The npm package (node/, where node is): its node --test suites, the
+# node-postgres test on a throwaway server (after the sql suite, which
+# installed the extension) and the type declarations (about 40 s in all).
+if command -v node >/dev/null 2>&1; then
+    run_tap node node/test/run.sh
+    run_tap node-pg node/test/pg.sh
+    run_tap node-types node/test/types.sh
+fi
+
 # Each scenario runs what modes it needs itself (migrate_privilege.sh: the
 # server without and with chronoid preloaded, on one cluster).
 for extra in tests/scenarios/*.sh; do

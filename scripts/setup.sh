@@ -42,7 +42,26 @@ have_pgxs() {
 }
 have_server() { ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; }
 
+# node/ (the npm package chronoid) needs Node.js >= 18.17 and npm: Debian's
+# when the machine has none.  Its test and type-check tools (pg, typescript,
+# @types/node: devDependencies) come from the npm registry into
+# node/node_modules; that install also builds the addon.
+command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || missing+=(nodejs npm)
+node_modules() {
+    local d
+    for d in pg typescript @types/node node-api-headers; do
+        [ -d "node/node_modules/$d" ] || break
+    done
+    [ -d "node/node_modules/$d" ] && return 0
+    echo "setup: npm install in node/ (pg, typescript, @types/node, node-api-headers)" >&2
+    # Not fatal: the node suites then fail, each saying what is missing.
+    (cd node && npm install --no-audit --no-fund --no-package-lock --loglevel=error) >&2 ||
+        echo "setup: npm install in node/ failed" >&2
+}
+cd "$(dirname "$0")/.."
+
 if [ ${#missing[@]} -eq 0 ] && have_pgxs && have_server; then
+    node_modules
     exit 0
 fi
 
@@ -68,3 +87,4 @@ fi
 echo "setup: installing ${missing[*]}" >&2
 $SUDO "${apt[@]}" install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 have_pgxs || { echo "setup: pg_config --pgxs still names no file after install" >&2; exit 1; }
+node_modules

@@ -1,0 +1,60 @@
+// types.ts — every export of the chronoid package, used once with its
+// declared types; `tsc --noEmit` on this file (node/test/types.sh, in make
+// check) checks index.d.ts against real use.  It also runs as a plain
+// example after compilation.
+import * as chronoid from 'chronoid';
+import {
+  Snowflake, uuidv7, uuidv7Bytes, uuidv7Buffer, uuidv7Batch, uuidv4, uuidv4Bytes, uuidv4Buffer, uuidv4Batch,
+  ulid, ulidBytes, ulidBuffer, ulidBatch, monotonicUlid, monotonicUlidBytes, monotonicUlidBuffer,
+  monotonicUlidBatch, inspect, uuidToUlid, ulidToUuid, uuidv7Bounds, ulidBounds, snowflakeBounds, layout,
+  claimDir, presets, version, maxBatch,
+} from 'chronoid';
+import type { Bounds, ChronoidError, IdInfo, Layout, SnowflakeInfo, SnowflakeOptions, TimeInput } from 'chronoid';
+
+const strings: string[] = [uuidv7(), uuidv4(), ulid(), monotonicUlid(), ...uuidv7Batch(2), ...uuidv4Batch(2),
+  ...ulidBatch(2), ...monotonicUlidBatch(2)];
+const buffers: Buffer[] = [uuidv7Bytes(), uuidv4Bytes(), ulidBytes(), monotonicUlidBytes(), uuidv7Buffer(2),
+  uuidv4Buffer(2), ulidBuffer(2), monotonicUlidBuffer(2)];
+
+const options: SnowflakeOptions = {
+  node: 7, layout: 'pgedge', scope: 'types-example', claim: true, claimDir: claimDir(),
+  onClockBehind: 'run-ahead', maxDriftMs: 1000, maxWaitMs: 1000, onExhausted: 'wait', maxBorrowTicks: 1000,
+};
+const sf = new Snowflake(options);
+const id: bigint = sf.next();
+const text: string = sf.nextString();
+const batch: BigInt64Array = sf.batch(10);
+const batchText: string[] = sf.batchStrings(3);
+const range: Bounds<bigint> = sf.bounds(new Date());
+const decoded: IdInfo = sf.inspect(id);
+if (decoded.kind === 'snowflake') {
+  const info: SnowflakeInfo = decoded;
+  const node: number | null = info.node;
+  void node;
+}
+const l: Layout = sf.layout;
+const claimed: string | null = sf.claimPath;
+const nodeNumber: number = sf.node;
+const scope: string = sf.scope;
+sf.close();
+
+const when: TimeInput = '2025-01-01T00:00:00Z';
+const u: Bounds<string> = uuidv7Bounds(when);
+const v: Bounds<string> = ulidBounds(Date.now());
+const w: Bounds<bigint> = snowflakeBounds(new Date(), 'twitter');
+const info: IdInfo = inspect(uuidv7(), { layout: 'pgedge' });
+const fromBytes: IdInfo = inspect(uuidv7Bytes());
+const converted: string = ulidToUuid(uuidToUlid(uuidv7()));
+const layouts: Layout[] = presets.map((name) => layout(name));
+const v2: string = chronoid.version;
+const most: number = maxBatch;
+
+try {
+  new Snowflake({ node: 1024 });
+} catch (e) {
+  const err = e as ChronoidError;
+  console.log(err.code, err.holderPid ?? '-', err.message);
+}
+
+console.log(strings.length, buffers.length, text, batch.length, batchText, range, l.name, claimed, nodeNumber,
+  scope, u, v, w, info.kind, fromBytes.kind, converted, layouts.length, v2, most, version);
