@@ -8,6 +8,8 @@
 #   make check-matrix    the extension on PostgreSQL 15, 17 and 18
 #   make demo            install what is missing, show the main job
 #   make bench           benchmark table (docs/benchmarks.md)
+#   make bench-node      the npm package against its npm peers (docs/benchmarks.md)
+#   make node-addon      the npm package's addon, node/build/chronoid.node
 #   make bench-pg        PostgreSQL extension benchmark (docs/benchmarks.md)
 #   make bench-pk        primary-key kinds on PostgreSQL (docs/benchmarks.md)
 #   make bench-migrate   chronoid migrate's backfill and writers' latency (docs/benchmarks.md)
@@ -361,6 +363,17 @@ bench: setup
 $(BUILD)/bench/bench: bench/bench.c $(STATIC_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(CID_CFLAGS) -O2 -o $@ $< $(STATIC_LIB) $(CID_LDFLAGS) $(LDFLAGS) -luuid -lcrypto -lm
+
+# The npm package (node/, docs/javascript.md): its addon, and its benchmark
+# against the npm peers, which go into $(BUILD)/bench-node (bench/node/
+# package.json), never into the package's dependencies.
+.PHONY: node-addon bench-node
+node-addon:
+	@node node/scripts/build.js
+bench-node: setup node-addon
+	@mkdir -p $(BUILD)/bench-node && cp bench/node/package.json $(BUILD)/bench-node/
+	@cd $(BUILD)/bench-node && npm install --no-audit --no-fund --no-package-lock --loglevel=error
+	@node --expose-gc bench/node/bench.mjs $(BUILD)/bench-node
 
 # The extension against core nextval() and gen_random_uuid(), on a throwaway
 # cluster, without and with preload (as root; BENCH_PG_QUICK=1 for a smoke run).
