@@ -107,6 +107,56 @@ export class Snowflake {
   inspect(id: string | bigint): IdInfo;
 }
 
+export interface LeaseOptions {
+  /** libpq conninfo or URI; default: the PG* environment variables. */
+  conninfo?: string;
+  /** Schema of the node_lease table (default "chronoid"). */
+  schema?: string;
+  /** Free text for people (default host:pid). */
+  owner?: string;
+  /** Lease length (default 30000; 1000 .. 86400000). */
+  ttlMs?: number;
+  graceMs?: number;
+  clockWaitMs?: number;
+  /** Range of numbers, inclusive (default 1 .. the layout's largest node). */
+  lo?: number;
+  hi?: number;
+  /** Renew in the background (default true). */
+  renew?: boolean;
+  layout?: LayoutInput;
+  onClockBehind?: 'run-ahead' | 'wait' | 'fail';
+  maxDriftMs?: number;
+  maxWaitMs?: number;
+  onExhausted?: 'wait' | 'borrow';
+  maxBorrowTicks?: number;
+}
+
+/** A Snowflake generator under a node number leased from PostgreSQL (libchronoid_lease). */
+export class LeasedSnowflake {
+  private constructor();
+  readonly next: () => bigint;
+  readonly nextString: () => string;
+  readonly batch: (n: number) => BigInt64Array;
+  /** null while the lease may mint, else the code minting fails with (e.g. "CHRONOID_ELEASE_EXPIRED"). */
+  readonly status: () => string | null;
+  readonly remainingMs: () => number;
+  readonly release: () => Promise<void>;
+  readonly node: number;
+  readonly holder: string;
+  readonly notBeforeMs: number;
+  readonly layout: Layout;
+  batchStrings(n: number): string[];
+  bounds(time: TimeInput): Bounds<bigint>;
+  inspect(id: string | bigint): IdInfo;
+}
+
+/** Lease the lowest free node number of [lo, hi] (rejects with CHRONOID_ELEASE_* codes). */
+export function leaseSnowflake(options?: LeaseOptions): Promise<LeasedSnowflake>;
+/** Create the lease table if missing. */
+export function leaseSetup(options?: LeaseOptions): Promise<void>;
+/** Whether this build has leases (libpq's header was there when it was built). */
+export const hasLease: boolean;
+
 export function uuidv7(): string;
 export function uuidv7Bytes(): Buffer;
 export function uuidv7Buffer(n: number): Buffer;

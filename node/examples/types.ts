@@ -7,9 +7,9 @@ import {
   Snowflake, uuidv7, uuidv7Bytes, uuidv7Buffer, uuidv7Batch, uuidv4, uuidv4Bytes, uuidv4Buffer, uuidv4Batch,
   ulid, ulidBytes, ulidBuffer, ulidBatch, monotonicUlid, monotonicUlidBytes, monotonicUlidBuffer,
   monotonicUlidBatch, inspect, uuidToUlid, ulidToUuid, uuidv7Bounds, ulidBounds, snowflakeBounds, layout,
-  claimDir, presets, version, maxBatch,
+  claimDir, presets, version, maxBatch, LeasedSnowflake, leaseSnowflake, leaseSetup, hasLease,
 } from 'chronoid';
-import type { Bounds, ChronoidError, IdInfo, Layout, SnowflakeInfo, SnowflakeOptions, TimeInput } from 'chronoid';
+import type { Bounds, ChronoidError, IdInfo, Layout, LeaseOptions, SnowflakeInfo, SnowflakeOptions, TimeInput } from 'chronoid';
 
 const strings: string[] = [uuidv7(), uuidv4(), ulid(), monotonicUlid(), ...uuidv7Batch(2), ...uuidv4Batch(2),
   ...ulidBatch(2), ...monotonicUlidBatch(2)];
@@ -49,6 +49,24 @@ const layouts: Layout[] = presets.map((name) => layout(name));
 const v2: string = chronoid.version;
 const most: number = maxBatch;
 
+// Leases talk to PostgreSQL: typed here, called in node/test/pg/lease.test.js.
+const leaseOptions: LeaseOptions = { conninfo: 'postgresql:///app', schema: 'chronoid', ttlMs: 30000, lo: 1, hi: 64,
+  owner: 'types.ts', renew: true, layout: 'pgedge', onExhausted: 'wait' };
+async function useLease(): Promise<bigint> {
+  await leaseSetup(leaseOptions);
+  const leased: LeasedSnowflake = await leaseSnowflake(leaseOptions);
+  const first: bigint = leased.next();
+  const state: string | null = leased.status();
+  const left: number = leased.remainingMs();
+  const many: BigInt64Array = leased.batch(10);
+  console.log(leased.node, leased.holder, leased.notBeforeMs, leased.layout.name, state, left, many.length,
+    leased.batchStrings(1), leased.bounds(Date.now()), leased.inspect(first), leased.nextString());
+  await leased.release();
+  return first;
+}
+const leaseUser: () => Promise<bigint> = useLease;
+const leaseBuilt: boolean = hasLease;
+
 try {
   new Snowflake({ node: 1024 });
 } catch (e) {
@@ -57,4 +75,5 @@ try {
 }
 
 console.log(strings.length, buffers.length, text, batch.length, batchText, range, l.name, claimed, nodeNumber,
-  scope, u, v, w, info.kind, fromBytes.kind, converted, layouts.length, v2, most, version);
+  scope, u, v, w, info.kind, fromBytes.kind, converted, layouts.length, v2, most, version, typeof leaseUser,
+  leaseBuilt);

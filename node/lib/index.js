@@ -88,6 +88,77 @@ class Snowflake {
   }
 }
 
+const LEASE_OPTIONS = new Set(['conninfo', 'schema', 'owner', 'ttlMs', 'graceMs', 'clockWaitMs', 'lo', 'hi',
+  'renew', 'layout', 'onClockBehind', 'maxDriftMs', 'maxWaitMs', 'onExhausted', 'maxBorrowTicks']);
+
+function leaseCall(op, options = {}) {
+  if (options === null || typeof options !== 'object')
+    return Promise.reject(typeError(`lease options must be an object, got ${options === null ? 'null' : typeof options}`));
+  for (const key of Object.keys(options))
+    if (!LEASE_OPTIONS.has(key))
+      return Promise.reject(typeError(`unknown lease option ${JSON.stringify(key)}: expected ${[...LEASE_OPTIONS].join(', ')}`));
+  if (options.renew !== undefined && typeof options.renew !== 'boolean')
+    return Promise.reject(typeError(`lease option renew must be a boolean, got ${typeof options.renew}`));
+  try {
+    return native.lease(op, options.layout, options.conninfo, options.schema, options.owner, options.ttlMs,
+      options.graceMs, options.clockWaitMs, options.lo, options.hi, options.renew !== false,
+      policy(BEHIND, options.onClockBehind, 'onClockBehind'), options.maxDriftMs, options.maxWaitMs,
+      policy(EXHAUSTED, options.onExhausted, 'onExhausted'), options.maxBorrowTicks);
+  } catch (e) {
+    return Promise.reject(e);
+  }
+}
+
+/**
+ * A Snowflake generator whose node number is leased from PostgreSQL
+ * (libchronoid_lease: the lowest free number of [lo, hi], renewed in the
+ * background, fenced on the monotonic clock so that a lease that cannot be
+ * renewed stops minting before the number can go to someone else).
+ */
+class LeasedSnowflake {
+  #layoutArg;
+
+  constructor(g) {
+    this.next = g.next;
+    this.nextString = g.nextString;
+    this.batch = g.batch;
+    /** null while the lease may mint, else the code minting fails with. */
+    this.status = g.status;
+    /** ms until the local deadline (0 once fenced). */
+    this.remainingMs = g.remainingMs;
+    /** Give the number back now (a Promise): the next holder's IDs sort after ours. */
+    this.release = g.release;
+    this.node = Number(g.node);
+    this.holder = g.holder;
+    this.notBeforeMs = g.notBeforeMs;
+    this.layout = g.layout;
+    this.#layoutArg = g.layout.name === 'custom' ? g.layout.spec : g.layout.name;
+    Object.freeze(this);
+  }
+
+  batchStrings(n) {
+    return Array.from(this.batch(n), (id) => id.toString());
+  }
+
+  bounds(time) {
+    return native.snowflakeBounds(time, this.#layoutArg);
+  }
+
+  inspect(id) {
+    return native.inspect(id, this.#layoutArg);
+  }
+}
+
+/** Lease a node number: resolves to a LeasedSnowflake. */
+async function leaseSnowflake(options) {
+  return new LeasedSnowflake(await leaseCall(1, options));
+}
+
+/** Create the lease table if missing (CREATE ... IF NOT EXISTS). */
+async function leaseSetup(options) {
+  await leaseCall(0, options);
+}
+
 function inspect(id, options) {
   if (options !== undefined && (options === null || typeof options !== 'object'))
     throw typeError(`inspect options must be an object, got ${options === null ? 'null' : typeof options}`);
@@ -112,6 +183,10 @@ module.exports = {
   monotonicUlidBuffer: native.monotonicUlidBuffer,
   monotonicUlidBatch: (n) => lines(native.monotonicUlidLines(n)),
   Snowflake,
+  LeasedSnowflake,
+  leaseSnowflake,
+  leaseSetup,
+  hasLease: native.hasLease,
   inspect,
   uuidToUlid: native.uuidToUlid,
   ulidToUuid: native.ulidToUuid,

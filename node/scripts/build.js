@@ -5,8 +5,11 @@
 // package's install script and needs a C compiler and the Node-API headers:
 // those of the running node (<prefix>/include/node) or, when the
 // installation has none, the npm package node-api-headers.  Nothing is
-// downloaded here.  Environment: CC (default cc), CFLAGS (default -O2),
-// CHRONOID_WERROR=1 (warnings as errors), CHRONOID_SAN (e.g. address).
+// downloaded here.  Where libpq's header is (libpq-dev), node leases are
+// compiled in from libchronoid_lease's own sources (db/lease, db/pq) and
+// the addon links libpq.  Environment: CC (default cc), CFLAGS (default
+// -O2), CHRONOID_WERROR=1 (warnings as errors), CHRONOID_SAN (e.g.
+// address), CHRONOID_NO_LEASE=1 (build without leases).
 'use strict';
 
 const fs = require('node:fs');
@@ -59,6 +62,17 @@ function newer(target, sources) {
   return sources.some((s) => fs.statSync(s).mtimeMs > t);
 }
 
+// libpq's header, for node leases (db/lease): pg_config's include
+// directory, else Debian's; null when there is none (no leases then).
+function libpqInclude() {
+  const dirs = ['/usr/include/postgresql', '/usr/local/include', '/usr/include'];
+  try {
+    const { execFileSync } = require('node:child_process');
+    dirs.unshift(execFileSync('pg_config', ['--includedir'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim());
+  } catch { /* no pg_config: the usual places */ }
+  return dirs.find((d) => d && fs.existsSync(path.join(d, 'libpq-fe.h'))) ?? null;
+}
+
 async function main() {
   const core = coreDir();
   const headers = napiHeaders();
@@ -75,8 +89,18 @@ async function main() {
 
   const coreSrcs = fs.readdirSync(path.join(core, 'src'))
     .filter((f) => f.endsWith('.c')).sort().map((f) => path.join(core, 'src', f));
-  const glueSrcs = ['addon.c', 'snowflake.c'].map((f) => path.join(pkg, 'src', f));
+  // Leases: libchronoid_lease's own sources, where libpq is (CHRONOID_NO_LEASE=1: never).
+  const pq = process.env.CHRONOID_NO_LEASE === '1' ? null : libpqInclude();
+  const leaseDirs = [path.join(core, 'db', 'lease'), path.join(core, 'db', 'pq')];
+  if (pq && leaseDirs.every((d) => fs.existsSync(d))) {
+    flags.push('-DCHRONOID_NODE_LEASE', `-I${pq}`, ...leaseDirs.map((d) => `-I${d}`));
+    for (const d of leaseDirs)
+      coreSrcs.push(...fs.readdirSync(d).filter((f) => f.endsWith('.c')).sort().map((f) => path.join(d, f)));
+  }
+  const libs = pq ? ['-lpq'] : [];
+  const glueSrcs = ['addon.c', 'snowflake.c', 'lease.c'].map((f) => path.join(pkg, 'src', f));
   const headersDeps = [path.join(core, 'include', 'chronoid.h'), path.join(pkg, 'src', 'addon.h'),
+    ...(pq ? [path.join(core, 'include', 'chronoid_lease.h')] : []),
     ...fs.readdirSync(path.join(core, 'src')).filter((f) => f.endsWith('.h'))
       .map((f) => path.join(core, 'src', f))];
   const stamp = path.join(out, 'flags');
@@ -87,7 +111,7 @@ async function main() {
   const jobs = [];
   const objs = [];
   for (const src of [...coreSrcs, ...glueSrcs]) {
-    const obj = path.join(out, 'obj', (src.startsWith(pkg) ? 'glue-' : 'core-') + path.basename(src, '.c') + '.o');
+    const obj = path.join(out, 'obj', (glueSrcs.includes(src) ? 'glue-' : 'core-') + path.basename(src, '.c') + '.o');
     objs.push(obj);
     if (flagsChanged || newer(obj, [src, ...headersDeps]))
       jobs.push([src, obj]);
@@ -105,7 +129,7 @@ async function main() {
 
   const target = path.join(out, 'chronoid.node');
   if (jobs.length > 0 || newer(target, objs)) {
-    await run(cc, ['-shared', '-pthread', ...san, '-o', target + '.tmp', ...objs]);
+    await run(cc, ['-shared', '-pthread', ...san, '-o', target + '.tmp', ...objs, ...libs]);
     fs.renameSync(target + '.tmp', target);
   }
 }

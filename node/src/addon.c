@@ -1127,7 +1127,8 @@ init(napi_env env, napi_value exports)
 		def_fn(env, exports, "snowflakeBounds", snowflake_bounds, NULL) &&
 		def_fn(env, exports, "layout", layout_info, NULL) &&
 		def_fn(env, exports, "claimDir", claim_dir, NULL) &&
-		cid_node_snowflake_init(env, exports);
+		cid_node_snowflake_init(env, exports) &&
+		cid_node_lease_init(env, exports);
 	if (!ok)
 		return cid_node_napi_failed(env, "chronoid: cannot define the functions");
 

@@ -78,4 +78,7 @@ napi_value	cid_node_bigint(napi_env env, uint64_t id);
 /* Define the Snowflake functions (snowflake.c) on exports. */
 bool		cid_node_snowflake_init(napi_env env, napi_value exports);
 
+/* Define lease() and hasLease (lease.c) on exports. */
+bool		cid_node_lease_init(napi_env env, napi_value exports);
+
 #endif							/* CID_NODE_ADDON_H */

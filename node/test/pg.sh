@@ -2,8 +2,9 @@
 # pg.sh — the npm package against a real PostgreSQL: a throwaway cluster
 # (scripts/pgcluster.sh), the chronoid extension created in it (installed
 # first, under the shared lock, only when the server has none), then
-# node --test on test/pg/ with node-postgres from node/node_modules
-# (scripts/setup.sh installs it).  Prints TAP.
+# node --test on test/pg/: node-postgres (from node/node_modules, which
+# scripts/setup.sh fills) and node leases (libchronoid_lease in the
+# addon).  Prints TAP.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . scripts/tap.bash

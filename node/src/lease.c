@@ -1,0 +1,586 @@
+/*
+ * lease.c — Snowflake node numbers leased from PostgreSQL, for
+ * JavaScript: libchronoid_lease itself (db/lease, compiled into the addon
+ * as the core is), not a second implementation of its protocol.  Acquiring,
+ * setting up and releasing talk to the server, so they run on libuv's
+ * thread pool and return Promises; minting (cid_lease_next/fill: the
+ * fence is one monotonic clock read and atomic loads) is synchronous.  The
+ * library's own thread renews the lease in the background.  Built only
+ * where libpq's header is (CHRONOID_NODE_LEASE); elsewhere the functions
+ * reject with CHRONOID_ENOLEASE.
+ */
+#define _GNU_SOURCE
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "addon.h"
+
+#ifdef CHRONOID_NODE_LEASE
+#include "chronoid_lease.h"
+
+/* What JavaScript passes in: strings copied, for the pool thread. */
+typedef struct lease_args
+{
+	char	   *conninfo;
+	char	   *schema;
+	char	   *owner;
+	int64_t		ttl_ms;
+	int64_t		grace_ms;
+	int64_t		clock_wait_ms;
+	uint64_t	lo;
+	uint64_t	hi;
+	bool		renew;
+	cid_layout	layout;
+	cid_snowflake_opts sf_opts;
+} lease_args;
+
+/* One JavaScript lease object: its functions share this. */
+typedef struct lease_handle
+{
+	cid_lease  *lease;			/* NULL once handed to release */
+	int			fn_refs;
+	char		layout_name[CID_LAYOUT_NAME_MAX];
+} lease_handle;
+
+/* The pool's job: what to do, its inputs and its outcome. */
+typedef enum lease_op
+{
+	OP_SETUP,
+	OP_ACQUIRE,
+	OP_RELEASE
+} lease_op;
+
+typedef struct lease_work
+{
+	lease_op	op;
+	lease_args	a;
+	cid_lease  *lease;			/* acquired, or to release */
+	int			status;
+	char		err[512];
+	napi_deferred deferred;
+	napi_async_work work;
+} lease_work;
+
+static void
+args_free(lease_args *a)
+{
+	free(a->conninfo);
+	free(a->schema);
+	free(a->owner);
+}
+
+static const char *
+lease_code(int status)
+{
+	switch (status)
+	{
+		case CID_ELEASE_DB:
+			return "CHRONOID_ELEASE_DB";
+		case CID_ELEASE_FULL:
+			return "CHRONOID_ELEASE_FULL";
+		case CID_ELEASE_EXPIRED:
+			return "CHRONOID_ELEASE_EXPIRED";
+		case CID_ELEASE_LOST:
+			return "CHRONOID_ELEASE_LOST";
+		case CID_ELEASE_FORKED:
+			return "CHRONOID_ELEASE_FORKED";
+		case CID_ELEASE_CLOCK:
+			return "CHRONOID_ELEASE_CLOCK";
+		case CID_ELEASE_RELEASED:
+			return "CHRONOID_ELEASE_RELEASED";
+	}
+	return cid_node_code(status);
+}
+
+static napi_value
+make_error(napi_env env, int status, const char *msg)
+{
+	napi_value	code,
+				text,
+				err = NULL;
+
+	if (napi_create_string_utf8(env, lease_code(status), NAPI_AUTO_LENGTH, &code) == napi_ok &&
+		napi_create_string_utf8(env, msg, NAPI_AUTO_LENGTH, &text) == napi_ok)
+		napi_create_error(env, code, text, &err);
+	return err;
+}
+
+static napi_value
+throw_lease(napi_env env, int status, const char *what, const lease_handle *h)
+{
+	char		msg[512];
+
+	snprintf(msg, sizeof(msg), "%s (leased node %" PRIu64 "): %s", what,
+			 h->lease ? cid_lease_node(h->lease) : 0, cid_lease_strerror(status));
+	napi_throw(env, make_error(env, status, msg));
+	return NULL;
+}
+
+/* ------------------------------------------------------------------------
+ * Minting
+ * ------------------------------------------------------------------------ */
+
+static lease_handle *
+handle_of(napi_env env, napi_callback_info info, size_t *argc, napi_value *argv)
+{
+	void	   *data = NULL;
+
+	if (napi_get_cb_info(env, info, argc, argv, NULL, &data) != napi_ok)
+		return cid_node_napi_failed(env, "cannot read the arguments"), NULL;
+	if (data != NULL && ((lease_handle *) data)->lease == NULL)
+	{
+		napi_throw(env, make_error(env, CID_ELEASE_RELEASED, "this lease was released"));
+		return NULL;
+	}
+	return data;
+}
+
+static napi_value
+l_next(napi_env env, napi_callback_info info)
+{
+	lease_handle *h = handle_of(env, info, NULL, NULL);
+	uint64_t	id;
+	int			rc;
+
+	if (h == NULL)
+		return NULL;
+	rc = cid_lease_next(h->lease, &id);
+	if (rc < 0)
+		return throw_lease(env, rc, "snowflake", h);
+	return cid_node_bigint(env, id);
+}
+
+static napi_value
+l_next_string(napi_env env, napi_callback_info info)
+{
+	lease_handle *h = handle_of(env, info, NULL, NULL);
+	napi_value	v;
+	uint64_t	id;
+	char		dec[24];
+	int			rc;
+
+	if (h == NULL)
+		return NULL;
+	rc = cid_lease_next(h->lease, &id);
+	if (rc < 0)
+		return throw_lease(env, rc, "snowflake", h);
+	snprintf(dec, sizeof(dec), "%" PRId64, (int64_t) id);
+	if (napi_create_string_latin1(env, dec, strlen(dec), &v) != napi_ok)
+		return cid_node_napi_failed(env, "cannot create a string");
+	return v;
+}
+
+static napi_value
+l_batch(napi_env env, napi_callback_info info)
+{
+	size_t		argc = 1;
+	napi_value	argv[1];
+	napi_value	ab,
+				arr;
+	void	   *data;
+	size_t		n;
+	lease_handle *h = handle_of(env, info, &argc, argv);
+	int			rc;
+
+	if (h == NULL)
+		return NULL;
+	if (argc < 1)
+		napi_get_undefined(env, &argv[0]);
+	if (!cid_node_get_count(env, argv[0], &n))
+		return NULL;
+	if (napi_create_arraybuffer(env, n * 8, &data, &ab) != napi_ok)
+		return cid_node_napi_failed(env, "cannot create an ArrayBuffer");
+	if (n > 0)
+	{
+		/* The whole batch or nothing: a batch the fence cut is burnt. */
+		rc = cid_lease_fill(h->lease, data, n, NULL);
+		if (rc < 0)
+			return throw_lease(env, rc, "snowflake batch", h);
+	}
+	if (napi_create_typedarray(env, napi_bigint64_array, n, ab, 0, &arr) != napi_ok)
+		return cid_node_napi_failed(env, "cannot create a BigInt64Array");
+	return arr;
+}
+
+/* 0 while the lease may mint, else the code it would fail with. */
+static napi_value
+l_status(napi_env env, napi_callback_info info)
+{
+	lease_handle *h = handle_of(env, info, NULL, NULL);
+	napi_value	v;
+	int			rc;
+
+	if (h == NULL)
+		return NULL;
+	rc = cid_lease_status(h->lease);
+	if (rc == CID_OK)
+		napi_get_null(env, &v);
+	else
+		napi_create_string_utf8(env, lease_code(rc), NAPI_AUTO_LENGTH, &v);
+	return v;
+}
+
+static napi_value
+l_remaining(napi_env env, napi_callback_info info)
+{
+	lease_handle *h = handle_of(env, info, NULL, NULL);
+	napi_value	v;
+	int64_t		ns;
+
+	if (h == NULL)
+		return NULL;
+	ns = cid_lease_remaining_ns(h->lease);
+	napi_create_double(env, ns > 0 ? (double) ns / 1e6 : 0, &v);
+	return v;
+}
+
+/* ------------------------------------------------------------------------
+ * The pool: setup, acquire, release
+ * ------------------------------------------------------------------------ */
+
+static void
+fill_opts(cid_lease_opts *o, const lease_args *a)
+{
+	cid_lease_opts_default(o);
+	o->conninfo = a->conninfo;
+	o->schema = a->schema;
+	o->owner = a->owner;
+	if (a->ttl_ms > 0)
+		o->ttl_ms = a->ttl_ms;
+	if (a->grace_ms >= 0)
+		o->grace_ms = a->grace_ms;
+	if (a->clock_wait_ms >= 0)
+		o->clock_wait_ms = a->clock_wait_ms;
+	o->lo = a->lo;
+	o->hi = a->hi;
+	o->layout = &a->layout;
+	o->sf_opts = &a->sf_opts;
+	o->no_renewer = !a->renew;
+}
+
+static void
+work_execute(napi_env env, void *data)
+{
+	lease_work *w = data;
+	cid_lease_opts o;
+
+	(void) env;
+	w->err[0] = '\0';
+	switch (w->op)
+	{
+		case OP_SETUP:
+			fill_opts(&o, &w->a);
+			w->status = cid_lease_setup(&o, w->err, sizeof(w->err));
+			break;
+		case OP_ACQUIRE:
+			fill_opts(&o, &w->a);
+			w->status = cid_lease_acquire(&w->lease, &o, w->err, sizeof(w->err));
+			break;
+		case OP_RELEASE:
+			w->status = cid_lease_release(w->lease, w->err, sizeof(w->err));
+			w->lease = NULL;
+			break;
+	}
+}
+
+static void
+fn_finalize(napi_env env, void *data, void *hint)
+{
+	lease_handle *h = data;
+
+	(void) env;
+	(void) hint;
+	if (--h->fn_refs == 0)
+	{
+		/* Dropped without release: stop renewing, let the row lapse. */
+		cid_lease_free(h->lease);
+		free(h);
+	}
+}
+
+static napi_value l_release(napi_env env, napi_callback_info info);
+
+static bool
+def_fn(napi_env env, napi_value obj, const char *name, napi_callback cb, lease_handle *h)
+{
+	napi_value	fn;
+
+	if (napi_create_function(env, name, NAPI_AUTO_LENGTH, cb, h, &fn) != napi_ok ||
+		napi_add_finalizer(env, fn, h, fn_finalize, NULL, NULL) != napi_ok)
+		return false;
+	h->fn_refs++;
+	return napi_set_named_property(env, obj, name, fn) == napi_ok;
+}
+
+static napi_value
+lease_object(napi_env env, cid_lease *lease, const cid_layout *layout)
+{
+	lease_handle *h = calloc(1, sizeof(*h));
+	napi_value	obj,
+				v;
+
+	if (h == NULL)
+	{
+		cid_lease_free(lease);
+		return make_error(env, CID_EINVAL, "out of memory");
+	}
+	h->lease = lease;
+	snprintf(h->layout_name, sizeof(h->layout_name), "%s", layout->name);
+	if (napi_create_object(env, &obj) != napi_ok)
+	{
+		cid_lease_free(lease);
+		free(h);
+		return make_error(env, CID_EINVAL, "cannot create an object");
+	}
+	if (!def_fn(env, obj, "next", l_next, h) || !def_fn(env, obj, "nextString", l_next_string, h) ||
+		!def_fn(env, obj, "batch", l_batch, h) || !def_fn(env, obj, "status", l_status, h) ||
+		!def_fn(env, obj, "remainingMs", l_remaining, h) || !def_fn(env, obj, "release", l_release, h))
+	{
+		if (h->fn_refs == 0)
+		{
+			cid_lease_free(lease);
+			free(h);
+		}
+		return make_error(env, CID_EINVAL, "cannot define the lease's functions");
+	}
+	napi_create_bigint_uint64(env, cid_lease_node(lease), &v);
+	napi_set_named_property(env, obj, "node", v);
+	napi_create_string_utf8(env, cid_lease_holder(lease), NAPI_AUTO_LENGTH, &v);
+	napi_set_named_property(env, obj, "holder", v);
+	napi_create_double(env, (double) cid_lease_not_before_ms(lease), &v);
+	napi_set_named_property(env, obj, "notBeforeMs", v);
+	napi_set_named_property(env, obj, "layout", cid_node_layout_object(env, layout));
+	return obj;
+}
+
+static void
+work_complete(napi_env env, napi_status st, void *data)
+{
+	lease_work *w = data;
+	napi_value	v = NULL;
+	bool		ok = st == napi_ok && w->status >= 0;
+
+	if (!ok)
+	{
+		char		msg[700];
+
+		snprintf(msg, sizeof(msg), "%s: %s%s%s",
+				 w->op == OP_SETUP ? "lease setup" : w->op == OP_ACQUIRE ? "lease" : "lease release",
+				 cid_lease_strerror(w->status), w->err[0] ? ": " : "", w->err);
+		v = make_error(env, w->status, msg);
+		napi_reject_deferred(env, w->deferred, v);
+	}
+	else
+	{
+		if (w->op == OP_ACQUIRE)
+		{
+			v = lease_object(env, w->lease, &w->a.layout);
+			if (v != NULL)
+			{
+				bool		is_err = false;
+
+				napi_is_error(env, v, &is_err);
+				if (is_err)
+				{
+					napi_reject_deferred(env, w->deferred, v);
+					v = NULL;
+				}
+			}
+		}
+		else
+			napi_get_undefined(env, &v);
+		if (v != NULL)
+			napi_resolve_deferred(env, w->deferred, v);
+	}
+	napi_delete_async_work(env, w->work);
+	args_free(&w->a);
+	free(w);
+}
+
+static napi_value
+queue(napi_env env, lease_work *w)
+{
+	napi_value	promise,
+				name;
+
+	if (napi_create_promise(env, &w->deferred, &promise) != napi_ok ||
+		napi_create_string_utf8(env, "chronoid.lease", NAPI_AUTO_LENGTH, &name) != napi_ok ||
+		napi_create_async_work(env, NULL, name, work_execute, work_complete, w, &w->work) != napi_ok ||
+		napi_queue_async_work(env, w->work) != napi_ok)
+	{
+		args_free(&w->a);
+		free(w);
+		return cid_node_napi_failed(env, "cannot queue the lease's work");
+	}
+	return promise;
+}
+
+static napi_value
+l_release(napi_env env, napi_callback_info info)
+{
+	lease_handle *h = handle_of(env, info, NULL, NULL);
+	lease_work *w;
+
+	if (h == NULL)
+		return NULL;
+	w = calloc(1, sizeof(*w));
+	if (w == NULL)
+		return cid_node_throw(env, CID_EINVAL, false, "out of memory");
+	w->op = OP_RELEASE;
+	/* From here the pool owns the lease; this object mints no more. */
+	w->lease = h->lease;
+	h->lease = NULL;
+	return queue(env, w);
+}
+
+/* An optional string argument, copied (NULL when undefined or null). */
+static bool
+dup_text(napi_env env, napi_value v, const char *what, char **out)
+{
+	napi_valuetype t;
+	char		buf[4096];
+	size_t		len = 0;
+
+	*out = NULL;
+	napi_typeof(env, v, &t);
+	if (t == napi_undefined || t == napi_null)
+		return true;
+	if (!cid_node_get_text(env, v, what, buf, sizeof(buf), &len))
+		return false;
+	if (strlen(buf) != len)
+	{
+		cid_node_throw(env, CID_EINVAL, false, "%s contains a NUL character", what);
+		return false;
+	}
+	*out = strdup(buf);
+	return *out != NULL;
+}
+
+static bool
+get_ms(napi_env env, napi_value v, const char *what, int64_t *out)
+{
+	napi_valuetype t;
+	double		d = 0;
+
+	napi_typeof(env, v, &t);
+	if (t == napi_undefined || t == napi_null)
+		return true;
+	if (t != napi_number)
+		return cid_node_type_error(env, v, what, "a number"), false;
+	napi_get_value_double(env, v, &d);
+	if (!(d >= 0 && d <= 9007199254740991.0) || d != (double) (int64_t) d)
+	{
+		char		num[32];
+
+		cid_node_throw(env, CID_EINVAL, true, "%s %s is out of range: expected a non-negative integer",
+					   what, cid_node_number_text(num, sizeof(num), d));
+		return false;
+	}
+	*out = (int64_t) d;
+	return true;
+}
+
+/*
+ * lease(op, layout, conninfo, schema, owner, ttlMs, graceMs, clockWaitMs,
+ * lo, hi, renew, onBehind, maxDriftMs, maxWaitMs, onExhausted,
+ * maxBorrowTicks): a Promise.  op 0 = setup, 1 = acquire.
+ */
+static napi_value
+lease_start(napi_env env, napi_callback_info info)
+{
+	napi_value	argv[16];
+	size_t		argc = 16;
+	lease_work *w;
+	double		op = 0;
+	int64_t		lo = 0,
+				hi = 0,
+				behind = CID_BEHIND_RUN_AHEAD,
+				exhaust = CID_EXHAUST_WAIT,
+				borrow;
+	bool		renew = true;
+
+	if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok)
+		return cid_node_napi_failed(env, "cannot read the arguments");
+	for (size_t i = argc; i < 16; i++)
+		napi_get_undefined(env, &argv[i]);
+	w = calloc(1, sizeof(*w));
+	if (w == NULL)
+		return cid_node_throw(env, CID_EINVAL, false, "out of memory");
+	napi_get_value_double(env, argv[0], &op);
+	w->op = op == 0 ? OP_SETUP : OP_ACQUIRE;
+	w->a.ttl_ms = 0;
+	w->a.grace_ms = -1;
+	w->a.clock_wait_ms = -1;
+	cid_snowflake_opts_default(&w->a.sf_opts);
+	borrow = (int64_t) w->a.sf_opts.max_borrow_ticks;
+	if (!cid_node_get_layout(env, argv[1], &w->a.layout) ||
+		!dup_text(env, argv[2], "conninfo", &w->a.conninfo) ||
+		!dup_text(env, argv[3], "schema", &w->a.schema) ||
+		!dup_text(env, argv[4], "owner", &w->a.owner) ||
+		!get_ms(env, argv[5], "ttlMs", &w->a.ttl_ms) ||
+		!get_ms(env, argv[6], "graceMs", &w->a.grace_ms) ||
+		!get_ms(env, argv[7], "clockWaitMs", &w->a.clock_wait_ms) ||
+		!get_ms(env, argv[8], "lo", &lo) || !get_ms(env, argv[9], "hi", &hi) ||
+		!get_ms(env, argv[11], "onClockBehind", &behind) ||
+		!get_ms(env, argv[12], "maxDriftMs", &w->a.sf_opts.max_drift_ms) ||
+		!get_ms(env, argv[13], "maxWaitMs", &w->a.sf_opts.max_wait_ms) ||
+		!get_ms(env, argv[14], "onExhausted", &exhaust) ||
+		!get_ms(env, argv[15], "maxBorrowTicks", &borrow))
+	{
+		args_free(&w->a);
+		free(w);
+		return NULL;
+	}
+	if (napi_get_value_bool(env, argv[10], &renew) != napi_ok)
+		renew = true;
+	w->a.renew = renew;
+	w->a.lo = (uint64_t) lo;
+	w->a.hi = (uint64_t) hi;
+	w->a.sf_opts.on_behind = (cid_behind_policy) behind;
+	w->a.sf_opts.on_exhausted = (cid_exhaust_policy) exhaust;
+	w->a.sf_opts.max_borrow_ticks = (uint64_t) borrow;
+	return queue(env, w);
+}
+
+#else							/* !CHRONOID_NODE_LEASE */
+
+static napi_value
+lease_start(napi_env env, napi_callback_info info)
+{
+	napi_value	promise,
+				code,
+				text,
+				err;
+	napi_deferred d;
+
+	(void) info;
+	napi_create_promise(env, &d, &promise);
+	napi_create_string_utf8(env, "CHRONOID_ENOLEASE", NAPI_AUTO_LENGTH, &code);
+	napi_create_string_utf8(env, "chronoid was built without libpq: node leases need libpq's "
+							"header when the addon is built (Debian: libpq-dev)",
+							NAPI_AUTO_LENGTH, &text);
+	napi_create_error(env, code, text, &err);
+	napi_reject_deferred(env, d, err);
+	return promise;
+}
+
+#endif
+
+bool
+cid_node_lease_init(napi_env env, napi_value exports)
+{
+	napi_value	fn,
+				v;
+
+	return napi_create_function(env, "lease", NAPI_AUTO_LENGTH, lease_start, NULL, &fn) == napi_ok &&
+		napi_set_named_property(env, exports, "lease", fn) == napi_ok &&
+#ifdef CHRONOID_NODE_LEASE
+		napi_get_boolean(env, true, &v) == napi_ok &&
+#else
+		napi_get_boolean(env, false, &v) == napi_ok &&
+#endif
+		napi_set_named_property(env, exports, "hasLease", v) == napi_ok;
+}
