@@ -138,8 +138,8 @@ export class LeasedSnowflake {
   readonly nextString: () => string;
   readonly batch: (n: number) => BigInt64Array;
   /** null while the lease may mint, else the code minting fails with (e.g. "CHRONOID_ELEASE_EXPIRED"). */
-  readonly status: () => string | null;
-  readonly remainingMs: () => number;
+  status(): string | null;
+  remainingMs(): number;
   readonly release: () => Promise<void>;
   readonly node: number;
   readonly holder: string;

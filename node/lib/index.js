@@ -35,41 +35,24 @@ function lines(text) {
   return text === '' ? [] : text.split('\n');
 }
 
-/**
- * A Snowflake generator.  Every generator of one (scope, node) in a
- * process, in any worker_thread, shares one C generator, so IDs never
- * repeat and always increase; the first one claims the node number on
- * this host (unless claim is false), so a second process is refused.
- */
-class Snowflake {
+// What Snowflake and LeasedSnowflake share: the native generator's
+// functions as own properties (a direct call, no wrapper on the hot path)
+// and the layout-bound helpers.  Subclasses freeze the object.
+class SnowflakeFace {
   #layoutArg;
 
-  constructor(options) {
-    if (options === null || typeof options !== 'object')
-      throw typeError(`Snowflake options must be an object with a node, got ${options === null ? 'null' : typeof options}`);
-    for (const key of Object.keys(options))
-      if (!SNOWFLAKE_OPTIONS.has(key))
-        throw typeError(`unknown Snowflake option ${JSON.stringify(key)}: expected ${[...SNOWFLAKE_OPTIONS].join(', ')}`);
-    if (options.claim !== undefined && typeof options.claim !== 'boolean')
-      throw typeError(`Snowflake option claim must be a boolean, got ${typeof options.claim}`);
-    const g = native.snowflake(options.layout, options.node, options.scope, options.claim !== false,
-      options.claimDir, policy(BEHIND, options.onClockBehind, 'onClockBehind'), options.maxDriftMs,
-      options.maxWaitMs, policy(EXHAUSTED, options.onExhausted, 'onExhausted'), options.maxBorrowTicks);
+  constructor(g) {
+    const next = g.next;
     /** Next ID as a BigInt (signed, as PostgreSQL's bigint). */
-    this.next = g.next;
+    this.next = next;
     /** Next ID as decimal text (for JSON: a Number cannot hold 64 bits). */
-    this.nextString = g.nextString;
+    this.nextString = () => next().toString();
     /** n IDs, increasing, as a BigInt64Array. */
     this.batch = g.batch;
-    /** Stop using the generator (and, with the last user, free the claim). */
-    this.close = g.close;
     this.node = Number(g.node);
-    this.scope = g.scope;
     this.layout = g.layout;
-    this.claimPath = g.claimPath;
     // Presets by name, so that decoded IDs name their layout.
     this.#layoutArg = g.layout.name === 'custom' ? g.layout.spec : g.layout.name;
-    Object.freeze(this);
   }
 
   /** n IDs as decimal strings. */
@@ -85,6 +68,33 @@ class Snowflake {
   /** Decode an ID of this generator's layout. */
   inspect(id) {
     return native.inspect(id, this.#layoutArg);
+  }
+}
+
+/**
+ * A Snowflake generator.  Every generator of one (scope, node) in a
+ * process, in any worker_thread, shares one C generator, so IDs never
+ * repeat and always increase; the first one claims the node number on
+ * this host (unless claim is false), so a second process is refused.
+ */
+class Snowflake extends SnowflakeFace {
+  constructor(options) {
+    if (options === null || typeof options !== 'object')
+      throw typeError(`Snowflake options must be an object with a node, got ${options === null ? 'null' : typeof options}`);
+    for (const key of Object.keys(options))
+      if (!SNOWFLAKE_OPTIONS.has(key))
+        throw typeError(`unknown Snowflake option ${JSON.stringify(key)}: expected ${[...SNOWFLAKE_OPTIONS].join(', ')}`);
+    if (options.claim !== undefined && typeof options.claim !== 'boolean')
+      throw typeError(`Snowflake option claim must be a boolean, got ${typeof options.claim}`);
+    const g = native.snowflake(options.layout, options.node, options.scope, options.claim !== false,
+      options.claimDir, policy(BEHIND, options.onClockBehind, 'onClockBehind'), options.maxDriftMs,
+      options.maxWaitMs, policy(EXHAUSTED, options.onExhausted, 'onExhausted'), options.maxBorrowTicks);
+    super(g);
+    /** Stop using the generator (and, with the last user, free the claim). */
+    this.close = g.close;
+    this.scope = g.scope;
+    this.claimPath = g.claimPath;
+    Object.freeze(this);
   }
 }
 
@@ -115,37 +125,27 @@ function leaseCall(op, options = {}) {
  * background, fenced on the monotonic clock so that a lease that cannot be
  * renewed stops minting before the number can go to someone else).
  */
-class LeasedSnowflake {
-  #layoutArg;
+class LeasedSnowflake extends SnowflakeFace {
+  #state;
 
   constructor(g) {
-    this.next = g.next;
-    this.nextString = g.nextString;
-    this.batch = g.batch;
-    /** null while the lease may mint, else the code minting fails with. */
-    this.status = g.status;
-    /** ms until the local deadline (0 once fenced). */
-    this.remainingMs = g.remainingMs;
+    super(g);
+    this.#state = g.state;
     /** Give the number back now (a Promise): the next holder's IDs sort after ours. */
     this.release = g.release;
-    this.node = Number(g.node);
     this.holder = g.holder;
     this.notBeforeMs = g.notBeforeMs;
-    this.layout = g.layout;
-    this.#layoutArg = g.layout.name === 'custom' ? g.layout.spec : g.layout.name;
     Object.freeze(this);
   }
 
-  batchStrings(n) {
-    return Array.from(this.batch(n), (id) => id.toString());
+  /** null while the lease may mint, else the code minting fails with. */
+  status() {
+    return this.#state().code;
   }
 
-  bounds(time) {
-    return native.snowflakeBounds(time, this.#layoutArg);
-  }
-
-  inspect(id) {
-    return native.inspect(id, this.#layoutArg);
+  /** ms until the local deadline (0 once fenced). */
+  remainingMs() {
+    return this.#state().remainingMs;
   }
 }
 

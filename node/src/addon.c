@@ -325,6 +325,58 @@ cid_node_get_time(napi_env env, napi_value v, int64_t *unix_ms)
 }
 
 bool
+cid_node_get_limit(napi_env env, napi_value v, const char *what, int64_t *out)
+{
+	napi_valuetype t;
+	double		d = 0;
+
+	napi_typeof(env, v, &t);
+	if (t == napi_undefined || t == napi_null)
+		return true;
+	if (t != napi_number)
+	{
+		cid_node_type_error(env, v, what, "a number");
+		return false;
+	}
+	napi_get_value_double(env, v, &d);
+	if (!(d >= 0 && d <= 9007199254740991.0) || d != floor(d))
+	{
+		char		num[32];
+
+		cid_node_throw(env, CID_EINVAL, true, "%s %s is out of range: expected a non-negative integer",
+					   what, cid_node_number_text(num, sizeof(num), d));
+		return false;
+	}
+	*out = (int64_t) d;
+	return true;
+}
+
+bool
+cid_node_get_opt_text(napi_env env, napi_value v, const char *what, char *buf, size_t cap,
+					  const char **out)
+{
+	napi_valuetype t;
+	size_t		len = 0;
+
+	napi_typeof(env, v, &t);
+	*out = NULL;
+	if (t == napi_undefined || t == napi_null)
+		return true;
+	if (!cid_node_get_text(env, v, what, buf, cap, &len))
+		return false;
+	if (strlen(buf) != len)
+	{
+		char		q[CID_NODE_QUOTE_MAX];
+
+		cid_node_quote(q, buf, len);
+		cid_node_throw(env, CID_EINVAL, false, "%s %s contains a NUL character", what, q);
+		return false;
+	}
+	*out = buf;
+	return true;
+}
+
+bool
 cid_node_get_layout(napi_env env, napi_value v, cid_layout *layout)
 {
 	napi_valuetype t;
@@ -411,6 +463,18 @@ cid_node_bigint(napi_env env, uint64_t id)
 	return v;
 }
 
+napi_value
+cid_node_bigint64_array(napi_env env, size_t n, uint64_t **data)
+{
+	napi_value	ab,
+				arr;
+
+	if (napi_create_arraybuffer(env, n * 8, (void **) data, &ab) != napi_ok ||
+		napi_create_typedarray(env, napi_bigint64_array, n, ab, 0, &arr) != napi_ok)
+		return cid_node_napi_failed(env, "cannot create a BigInt64Array");
+	return arr;
+}
+
 static napi_value
 uuid_string(napi_env env, const cid_uuid *u)
 {
@@ -467,6 +531,19 @@ cid_node_layout_object(napi_env env, const cid_layout *layout)
 		!set(env, obj, "maxMs", number(env, (double) cid_layout_max_ms(layout))))
 		return cid_node_napi_failed(env, "cannot build the layout object");
 	return obj;
+}
+
+bool
+cid_node_def_method(napi_env env, napi_value obj, const char *name, napi_callback cb, void *data,
+					napi_finalize fin, int *refs)
+{
+	napi_value	fn;
+
+	if (napi_create_function(env, name, NAPI_AUTO_LENGTH, cb, data, &fn) != napi_ok ||
+		napi_add_finalizer(env, fn, data, fin, NULL, NULL) != napi_ok)
+		return false;
+	(*refs)++;
+	return napi_set_named_property(env, obj, name, fn) == napi_ok;
 }
 
 /* Data pointer and argument count of a call. */
@@ -749,8 +826,9 @@ bytes16(napi_env env, napi_value v, const char *what, uint8_t out[16], bool *is_
 	return true;
 }
 
+/* A UUID (as_ulid false) or a ULID (true) given as text or 16 bytes. */
 static bool
-get_uuid(napi_env env, napi_value v, cid_uuid *u)
+get_id16(napi_env env, napi_value v, bool as_ulid, uint8_t out[16])
 {
 	char		buf[CID_NODE_MAX_TEXT];
 	size_t		len = 0;
@@ -758,36 +836,17 @@ get_uuid(napi_env env, napi_value v, cid_uuid *u)
 	bool		is_bytes;
 	int			rc;
 
-	if (!bytes16(env, v, "uuid", u->bytes, &is_bytes))
+	if (!bytes16(env, v, as_ulid ? "ulid" : "uuid", out, &is_bytes))
 		return false;
 	if (is_bytes)
 		return true;
-	if (!cid_node_get_text(env, v, "uuid", buf, sizeof(buf), &len))
+	if (!cid_node_get_text(env, v, as_ulid ? "ulid" : "uuid", buf, sizeof(buf), &len))
 		return false;
-	rc = cid_uuid_parse(u, buf, len, &pos);
+	rc = as_ulid ? cid_ulid_parse((cid_ulid *) out, buf, len, &pos)
+		: cid_uuid_parse((cid_uuid *) out, buf, len, &pos);
 	if (rc != CID_OK)
-		return parse_failed(env, rc, "UUID", buf, len, pos, UUID_EXPECTED), false;
-	return true;
-}
-
-static bool
-get_ulid(napi_env env, napi_value v, cid_ulid *u)
-{
-	char		buf[CID_NODE_MAX_TEXT];
-	size_t		len = 0;
-	size_t		pos = 0;
-	bool		is_bytes;
-	int			rc;
-
-	if (!bytes16(env, v, "ulid", u->bytes, &is_bytes))
-		return false;
-	if (is_bytes)
-		return true;
-	if (!cid_node_get_text(env, v, "ulid", buf, sizeof(buf), &len))
-		return false;
-	rc = cid_ulid_parse(u, buf, len, &pos);
-	if (rc != CID_OK)
-		return parse_failed(env, rc, "ULID", buf, len, pos, ULID_EXPECTED), false;
+		return parse_failed(env, rc, as_ulid ? "ULID" : "UUID", buf, len, pos,
+							as_ulid ? ULID_EXPECTED : UUID_EXPECTED), false;
 	return true;
 }
 
@@ -798,7 +857,7 @@ uuid_to_ulid(napi_env env, napi_callback_info info)
 	cid_uuid	u;
 	cid_ulid	l;
 
-	if (!args(env, info, 1, argv, NULL) || !get_uuid(env, argv[0], &u))
+	if (!args(env, info, 1, argv, NULL) || !get_id16(env, argv[0], false, u.bytes))
 		return NULL;
 	cid_ulid_from_uuid(&l, &u);
 	return ulid_string(env, &l);
@@ -811,7 +870,7 @@ ulid_to_uuid(napi_env env, napi_callback_info info)
 	cid_uuid	u;
 	cid_ulid	l;
 
-	if (!args(env, info, 1, argv, NULL) || !get_ulid(env, argv[0], &l))
+	if (!args(env, info, 1, argv, NULL) || !get_id16(env, argv[0], true, l.bytes))
 		return NULL;
 	cid_ulid_to_uuid(&u, &l);
 	return uuid_string(env, &u);
@@ -974,51 +1033,41 @@ bounds_pair(napi_env env, napi_value min, napi_value max)
 
 static const uint8_t all_ones[10] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
 
+/*
+ * The smallest and largest UUIDv7 (data NULL) or ULID (data non-NULL) of
+ * the millisecond of a time.
+ */
 static napi_value
-time_range_error(napi_env env, int rc, const char *kind, int64_t ms)
-{
-	return cid_node_throw(env, rc, true,
-						  "time %lld ms is outside what a %s can hold (0 .. 281474976710655 Unix ms)",
-						  (long long) ms, kind);
-}
-
-/* The smallest and largest UUIDv7 of the millisecond of a time. */
-static napi_value
-uuidv7_bounds(napi_env env, napi_callback_info info)
+bounds16(napi_env env, napi_callback_info info)
 {
 	napi_value	argv[1];
+	void	   *is_ulid;
 	int64_t		ms;
-	cid_uuid	lo,
-				hi;
+	uint8_t		lo[16],
+				hi[16];
 	int			rc;
 
-	if (!args(env, info, 1, argv, NULL) || !cid_node_get_time(env, argv[0], &ms))
+	if (!args(env, info, 1, argv, &is_ulid) || !cid_node_get_time(env, argv[0], &ms))
 		return NULL;
-	rc = cid_uuidv7_from_ms(&lo, ms, NULL);
-	if (rc == CID_OK)
-		rc = cid_uuidv7_from_ms(&hi, ms, all_ones);
+	if (is_ulid)
+	{
+		rc = cid_ulid_from_ms((cid_ulid *) lo, ms, NULL);
+		if (rc == CID_OK)
+			rc = cid_ulid_from_ms((cid_ulid *) hi, ms, all_ones);
+	}
+	else
+	{
+		rc = cid_uuidv7_from_ms((cid_uuid *) lo, ms, NULL);
+		if (rc == CID_OK)
+			rc = cid_uuidv7_from_ms((cid_uuid *) hi, ms, all_ones);
+	}
 	if (rc != CID_OK)
-		return time_range_error(env, rc, "UUIDv7", ms);
-	return bounds_pair(env, uuid_string(env, &lo), uuid_string(env, &hi));
-}
-
-static napi_value
-ulid_bounds(napi_env env, napi_callback_info info)
-{
-	napi_value	argv[1];
-	int64_t		ms;
-	cid_ulid	lo,
-				hi;
-	int			rc;
-
-	if (!args(env, info, 1, argv, NULL) || !cid_node_get_time(env, argv[0], &ms))
-		return NULL;
-	rc = cid_ulid_from_ms(&lo, ms, NULL);
-	if (rc == CID_OK)
-		rc = cid_ulid_from_ms(&hi, ms, all_ones);
-	if (rc != CID_OK)
-		return time_range_error(env, rc, "ULID", ms);
-	return bounds_pair(env, ulid_string(env, &lo), ulid_string(env, &hi));
+		return cid_node_throw(env, rc, true,
+							  "time %lld ms is outside what a %s can hold (0 .. 281474976710655 Unix ms)",
+							  (long long) ms, is_ulid ? "ULID" : "UUIDv7");
+	if (is_ulid)
+		return bounds_pair(env, ulid_string(env, (cid_ulid *) lo), ulid_string(env, (cid_ulid *) hi));
+	return bounds_pair(env, uuid_string(env, (cid_uuid *) lo), uuid_string(env, (cid_uuid *) hi));
 }
 
 static napi_value
@@ -1122,8 +1171,8 @@ init(napi_env env, napi_value exports)
 	ok = ok && def_fn(env, exports, "uuidToUlid", uuid_to_ulid, NULL) &&
 		def_fn(env, exports, "ulidToUuid", ulid_to_uuid, NULL) &&
 		def_fn(env, exports, "inspect", inspect, NULL) &&
-		def_fn(env, exports, "uuidv7Bounds", uuidv7_bounds, NULL) &&
-		def_fn(env, exports, "ulidBounds", ulid_bounds, NULL) &&
+		def_fn(env, exports, "uuidv7Bounds", bounds16, NULL) &&
+		def_fn(env, exports, "ulidBounds", bounds16, (void *) "ulid") &&
 		def_fn(env, exports, "snowflakeBounds", snowflake_bounds, NULL) &&
 		def_fn(env, exports, "layout", layout_info, NULL) &&
 		def_fn(env, exports, "claimDir", claim_dir, NULL) &&

@@ -75,6 +75,30 @@ napi_value	cid_node_layout_object(napi_env env, const cid_layout *layout);
 /* BigInt of a Snowflake, signed as PostgreSQL's bigint reads it. */
 napi_value	cid_node_bigint(napi_env env, uint64_t id);
 
+/*
+ * A BigInt64Array of n elements for a batch; *data is where the IDs go.
+ * NULL after throwing.
+ */
+napi_value	cid_node_bigint64_array(napi_env env, size_t n, uint64_t **data);
+
+/* A non-negative integer option (undefined or null: *out untouched). */
+bool		cid_node_get_limit(napi_env env, napi_value v, const char *what, int64_t *out);
+
+/*
+ * An optional string (undefined or null: *out = NULL) with no NUL inside,
+ * into buf (cap bytes).
+ */
+bool		cid_node_get_opt_text(napi_env env, napi_value v, const char *what,
+								  char *buf, size_t cap, const char **out);
+
+/*
+ * Define obj.name as a function over data that keeps data alive: each
+ * such function counts in *refs, and fin runs when one is collected (it
+ * frees data when the count reaches 0).
+ */
+bool		cid_node_def_method(napi_env env, napi_value obj, const char *name, napi_callback cb,
+								void *data, napi_finalize fin, int *refs);
+
 /* Define the Snowflake functions (snowflake.c) on exports. */
 bool		cid_node_snowflake_init(napi_env env, napi_value exports);
 

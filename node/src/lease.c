@@ -154,36 +154,14 @@ l_next(napi_env env, napi_callback_info info)
 }
 
 static napi_value
-l_next_string(napi_env env, napi_callback_info info)
-{
-	lease_handle *h = handle_of(env, info, NULL, NULL);
-	napi_value	v;
-	uint64_t	id;
-	char		dec[24];
-	int			rc;
-
-	if (h == NULL)
-		return NULL;
-	rc = cid_lease_next(h->lease, &id);
-	if (rc < 0)
-		return throw_lease(env, rc, "snowflake", h);
-	snprintf(dec, sizeof(dec), "%" PRId64, (int64_t) id);
-	if (napi_create_string_latin1(env, dec, strlen(dec), &v) != napi_ok)
-		return cid_node_napi_failed(env, "cannot create a string");
-	return v;
-}
-
-static napi_value
 l_batch(napi_env env, napi_callback_info info)
 {
 	size_t		argc = 1;
 	napi_value	argv[1];
-	napi_value	ab,
-				arr;
-	void	   *data;
+	napi_value	arr;
+	uint64_t   *data;
 	size_t		n;
 	lease_handle *h = handle_of(env, info, &argc, argv);
-	int			rc;
 
 	if (h == NULL)
 		return NULL;
@@ -191,50 +169,45 @@ l_batch(napi_env env, napi_callback_info info)
 		napi_get_undefined(env, &argv[0]);
 	if (!cid_node_get_count(env, argv[0], &n))
 		return NULL;
-	if (napi_create_arraybuffer(env, n * 8, &data, &ab) != napi_ok)
-		return cid_node_napi_failed(env, "cannot create an ArrayBuffer");
-	if (n > 0)
+	arr = cid_node_bigint64_array(env, n, &data);
+	if (arr != NULL && n > 0)
 	{
 		/* The whole batch or nothing: a batch the fence cut is burnt. */
-		rc = cid_lease_fill(h->lease, data, n, NULL);
+		int			rc = cid_lease_fill(h->lease, data, n, NULL);
+
 		if (rc < 0)
 			return throw_lease(env, rc, "snowflake batch", h);
 	}
-	if (napi_create_typedarray(env, napi_bigint64_array, n, ab, 0, &arr) != napi_ok)
-		return cid_node_napi_failed(env, "cannot create a BigInt64Array");
 	return arr;
 }
 
-/* 0 while the lease may mint, else the code it would fail with. */
+/*
+ * { code, remainingMs }: code null while the lease may mint, else what
+ * minting would fail with; ms until the local deadline (0 once fenced).
+ */
 static napi_value
-l_status(napi_env env, napi_callback_info info)
+l_state(napi_env env, napi_callback_info info)
 {
 	lease_handle *h = handle_of(env, info, NULL, NULL);
-	napi_value	v;
+	napi_value	obj,
+				code,
+				left;
+	int64_t		ns;
 	int			rc;
 
 	if (h == NULL)
 		return NULL;
 	rc = cid_lease_status(h->lease);
-	if (rc == CID_OK)
-		napi_get_null(env, &v);
-	else
-		napi_create_string_utf8(env, lease_code(rc), NAPI_AUTO_LENGTH, &v);
-	return v;
-}
-
-static napi_value
-l_remaining(napi_env env, napi_callback_info info)
-{
-	lease_handle *h = handle_of(env, info, NULL, NULL);
-	napi_value	v;
-	int64_t		ns;
-
-	if (h == NULL)
-		return NULL;
 	ns = cid_lease_remaining_ns(h->lease);
-	napi_create_double(env, ns > 0 ? (double) ns / 1e6 : 0, &v);
-	return v;
+	if (rc == CID_OK)
+		napi_get_null(env, &code);
+	else
+		napi_create_string_utf8(env, lease_code(rc), NAPI_AUTO_LENGTH, &code);
+	napi_create_double(env, rc == CID_OK && ns > 0 ? (double) ns / 1e6 : 0, &left);
+	if (napi_create_object(env, &obj) != napi_ok || napi_set_named_property(env, obj, "code", code) != napi_ok ||
+		napi_set_named_property(env, obj, "remainingMs", left) != napi_ok)
+		return cid_node_napi_failed(env, "cannot describe the lease");
+	return obj;
 }
 
 /* ------------------------------------------------------------------------
@@ -303,18 +276,6 @@ fn_finalize(napi_env env, void *data, void *hint)
 
 static napi_value l_release(napi_env env, napi_callback_info info);
 
-static bool
-def_fn(napi_env env, napi_value obj, const char *name, napi_callback cb, lease_handle *h)
-{
-	napi_value	fn;
-
-	if (napi_create_function(env, name, NAPI_AUTO_LENGTH, cb, h, &fn) != napi_ok ||
-		napi_add_finalizer(env, fn, h, fn_finalize, NULL, NULL) != napi_ok)
-		return false;
-	h->fn_refs++;
-	return napi_set_named_property(env, obj, name, fn) == napi_ok;
-}
-
 static napi_value
 lease_object(napi_env env, cid_lease *lease, const cid_layout *layout)
 {
@@ -335,9 +296,10 @@ lease_object(napi_env env, cid_lease *lease, const cid_layout *layout)
 		free(h);
 		return make_error(env, CID_EINVAL, "cannot create an object");
 	}
-	if (!def_fn(env, obj, "next", l_next, h) || !def_fn(env, obj, "nextString", l_next_string, h) ||
-		!def_fn(env, obj, "batch", l_batch, h) || !def_fn(env, obj, "status", l_status, h) ||
-		!def_fn(env, obj, "remainingMs", l_remaining, h) || !def_fn(env, obj, "release", l_release, h))
+	if (!cid_node_def_method(env, obj, "next", l_next, h, fn_finalize, &h->fn_refs) ||
+		!cid_node_def_method(env, obj, "batch", l_batch, h, fn_finalize, &h->fn_refs) ||
+		!cid_node_def_method(env, obj, "state", l_state, h, fn_finalize, &h->fn_refs) ||
+		!cid_node_def_method(env, obj, "release", l_release, h, fn_finalize, &h->fn_refs))
 	{
 		if (h->fn_refs == 0)
 		{
@@ -440,47 +402,18 @@ l_release(napi_env env, napi_callback_info info)
 static bool
 dup_text(napi_env env, napi_value v, const char *what, char **out)
 {
-	napi_valuetype t;
 	char		buf[4096];
-	size_t		len = 0;
+	const char *text;
 
 	*out = NULL;
-	napi_typeof(env, v, &t);
-	if (t == napi_undefined || t == napi_null)
+	if (!cid_node_get_opt_text(env, v, what, buf, sizeof(buf), &text))
+		return false;
+	if (text == NULL)
 		return true;
-	if (!cid_node_get_text(env, v, what, buf, sizeof(buf), &len))
-		return false;
-	if (strlen(buf) != len)
-	{
-		cid_node_throw(env, CID_EINVAL, false, "%s contains a NUL character", what);
-		return false;
-	}
-	*out = strdup(buf);
+	*out = strdup(text);
+	if (*out == NULL)
+		cid_node_throw(env, CID_EINVAL, false, "out of memory");
 	return *out != NULL;
-}
-
-static bool
-get_ms(napi_env env, napi_value v, const char *what, int64_t *out)
-{
-	napi_valuetype t;
-	double		d = 0;
-
-	napi_typeof(env, v, &t);
-	if (t == napi_undefined || t == napi_null)
-		return true;
-	if (t != napi_number)
-		return cid_node_type_error(env, v, what, "a number"), false;
-	napi_get_value_double(env, v, &d);
-	if (!(d >= 0 && d <= 9007199254740991.0) || d != (double) (int64_t) d)
-	{
-		char		num[32];
-
-		cid_node_throw(env, CID_EINVAL, true, "%s %s is out of range: expected a non-negative integer",
-					   what, cid_node_number_text(num, sizeof(num), d));
-		return false;
-	}
-	*out = (int64_t) d;
-	return true;
 }
 
 /*
@@ -520,15 +453,15 @@ lease_start(napi_env env, napi_callback_info info)
 		!dup_text(env, argv[2], "conninfo", &w->a.conninfo) ||
 		!dup_text(env, argv[3], "schema", &w->a.schema) ||
 		!dup_text(env, argv[4], "owner", &w->a.owner) ||
-		!get_ms(env, argv[5], "ttlMs", &w->a.ttl_ms) ||
-		!get_ms(env, argv[6], "graceMs", &w->a.grace_ms) ||
-		!get_ms(env, argv[7], "clockWaitMs", &w->a.clock_wait_ms) ||
-		!get_ms(env, argv[8], "lo", &lo) || !get_ms(env, argv[9], "hi", &hi) ||
-		!get_ms(env, argv[11], "onClockBehind", &behind) ||
-		!get_ms(env, argv[12], "maxDriftMs", &w->a.sf_opts.max_drift_ms) ||
-		!get_ms(env, argv[13], "maxWaitMs", &w->a.sf_opts.max_wait_ms) ||
-		!get_ms(env, argv[14], "onExhausted", &exhaust) ||
-		!get_ms(env, argv[15], "maxBorrowTicks", &borrow))
+		!cid_node_get_limit(env, argv[5], "ttlMs", &w->a.ttl_ms) ||
+		!cid_node_get_limit(env, argv[6], "graceMs", &w->a.grace_ms) ||
+		!cid_node_get_limit(env, argv[7], "clockWaitMs", &w->a.clock_wait_ms) ||
+		!cid_node_get_limit(env, argv[8], "lo", &lo) || !cid_node_get_limit(env, argv[9], "hi", &hi) ||
+		!cid_node_get_limit(env, argv[11], "onClockBehind", &behind) ||
+		!cid_node_get_limit(env, argv[12], "maxDriftMs", &w->a.sf_opts.max_drift_ms) ||
+		!cid_node_get_limit(env, argv[13], "maxWaitMs", &w->a.sf_opts.max_wait_ms) ||
+		!cid_node_get_limit(env, argv[14], "onExhausted", &exhaust) ||
+		!cid_node_get_limit(env, argv[15], "maxBorrowTicks", &borrow))
 	{
 		args_free(&w->a);
 		free(w);

@@ -42,8 +42,6 @@ typedef struct sf_handle
 	bool		closed;
 } sf_handle;
 
-#define SF_FUNCS 4
-
 static void
 entry_unref(sf_entry *e)
 {
@@ -137,42 +135,16 @@ sf_next(napi_env env, napi_callback_info info)
 	return cid_node_bigint(env, id);
 }
 
-static napi_value
-sf_next_string(napi_env env, napi_callback_info info)
-{
-	sf_handle  *h = this_handle(env, info, NULL, NULL);
-	napi_value	v;
-	uint64_t	id;
-	char		dec[24];
-	int			rc;
-
-	if (h == NULL)
-		return NULL;
-	if (h->closed)
-		return closed_error(env, h);
-	rc = cid_snowflake_next(&h->entry->gen, &id);
-	if (rc < 0)
-		return mint_failed(env, rc, h);
-	/* Signed, as PostgreSQL's bigint and BigInt64Array read it. */
-	snprintf(dec, sizeof(dec), "%" PRId64, (int64_t) id);
-	if (napi_create_string_latin1(env, dec, strlen(dec), &v) != napi_ok)
-		return cid_node_napi_failed(env, "cannot create a string");
-	return v;
-}
-
 /* n IDs as a BigInt64Array, reserved by cid_snowflake_fill in runs. */
 static napi_value
 sf_batch(napi_env env, napi_callback_info info)
 {
 	size_t		argc = 1;
 	napi_value	argv[1];
-	napi_value	ab,
-				arr;
+	napi_value	arr;
 	sf_handle  *h = this_handle(env, info, &argc, argv);
-	void	   *data;
+	uint64_t   *data;
 	size_t		n;
-	size_t		done = 0;
-	int			rc;
 
 	if (h == NULL)
 		return NULL;
@@ -182,16 +154,14 @@ sf_batch(napi_env env, napi_callback_info info)
 		return NULL;
 	if (h->closed)
 		return closed_error(env, h);
-	if (napi_create_arraybuffer(env, n * 8, &data, &ab) != napi_ok)
-		return cid_node_napi_failed(env, "cannot create an ArrayBuffer");
-	if (n > 0)
+	arr = cid_node_bigint64_array(env, n, &data);
+	if (arr != NULL && n > 0)
 	{
-		rc = cid_snowflake_fill(&h->entry->gen, data, n, &done);
+		int			rc = cid_snowflake_fill(&h->entry->gen, data, n, NULL);
+
 		if (rc < 0)
 			return mint_failed(env, rc, h);
 	}
-	if (napi_create_typedarray(env, napi_bigint64_array, n, ab, 0, &arr) != napi_ok)
-		return cid_node_napi_failed(env, "cannot create a BigInt64Array");
 	return arr;
 }
 
@@ -259,40 +229,12 @@ get_node(napi_env env, napi_value v, const cid_layout *layout, uint64_t *node)
 	return false;
 }
 
-/* A non-negative integer option (ms or ticks), undefined = keep default. */
-static bool
-get_limit(napi_env env, napi_value v, const char *what, int64_t *out)
-{
-	napi_valuetype t;
-	double		d = 0;
-
-	napi_typeof(env, v, &t);
-	if (t == napi_undefined || t == napi_null)
-		return true;
-	if (t != napi_number)
-	{
-		cid_node_type_error(env, v, what, "a number");
-		return false;
-	}
-	napi_get_value_double(env, v, &d);
-	if (!(d >= 0 && d <= 9007199254740991.0) || d != floor(d))
-	{
-		char		num[32];
-
-		cid_node_throw(env, CID_EINVAL, true, "%s %s is out of range: expected a non-negative integer",
-					   what, cid_node_number_text(num, sizeof(num), d));
-		return false;
-	}
-	*out = (int64_t) d;
-	return true;
-}
-
 static bool
 get_int(napi_env env, napi_value v, const char *what, int lo, int hi, int *out)
 {
 	int64_t		x = *out;
 
-	if (!get_limit(env, v, what, &x))
+	if (!cid_node_get_limit(env, v, what, &x))
 		return false;
 	if (x < lo || x > hi)
 	{
@@ -301,32 +243,6 @@ get_int(napi_env env, napi_value v, const char *what, int lo, int hi, int *out)
 		return false;
 	}
 	*out = (int) x;
-	return true;
-}
-
-/* An optional string (undefined or null = NULL), no NUL inside. */
-static bool
-get_opt_text(napi_env env, napi_value v, const char *what, char *buf, size_t cap,
-			 const char **out)
-{
-	napi_valuetype t;
-	size_t		len = 0;
-
-	napi_typeof(env, v, &t);
-	*out = NULL;
-	if (t == napi_undefined || t == napi_null)
-		return true;
-	if (!cid_node_get_text(env, v, what, buf, cap, &len))
-		return false;
-	if (strlen(buf) != len)
-	{
-		char		q[CID_NODE_QUOTE_MAX];
-
-		cid_node_quote(q, buf, len);
-		cid_node_throw(env, CID_EINVAL, false, "%s %s contains a NUL character", what, q);
-		return false;
-	}
-	*out = buf;
 	return true;
 }
 
@@ -428,22 +344,10 @@ entry_get(napi_env env, const char *scope, uint64_t node, const cid_layout *layo
 	return e;
 }
 
-static bool
-def_handle_fn(napi_env env, napi_value obj, const char *name, napi_callback cb, sf_handle *h)
-{
-	napi_value	fn;
-
-	if (napi_create_function(env, name, NAPI_AUTO_LENGTH, cb, h, &fn) != napi_ok ||
-		napi_add_finalizer(env, fn, h, fn_finalize, NULL, NULL) != napi_ok)
-		return false;
-	h->fn_refs++;
-	return napi_set_named_property(env, obj, name, fn) == napi_ok;
-}
-
 /*
  * snowflake(layout, node, scope, claim, claimDir, onBehind, maxDriftMs,
- * maxWaitMs, onExhausted, maxBorrowTicks): { next, nextString, batch,
- * close, node, scope, layout, claimPath }.  The JavaScript layer turns
+ * maxWaitMs, onExhausted, maxBorrowTicks): { next, batch, close, node,
+ * scope, layout, claimPath }.  The JavaScript layer turns
  * the options object into these and the policy names into numbers.
  */
 static napi_value
@@ -475,13 +379,13 @@ sf_create(napi_env env, napi_callback_info info)
 	cid_snowflake_opts_default(&opts);
 	borrow = (int64_t) opts.max_borrow_ticks;
 	if (!cid_node_get_layout(env, argv[0], &layout) || !get_node(env, argv[1], &layout, &node) ||
-		!get_opt_text(env, argv[2], "scope", scope_buf, sizeof(scope_buf), &scope) ||
-		!get_opt_text(env, argv[4], "claimDir", dir_buf, sizeof(dir_buf), &dir) ||
+		!cid_node_get_opt_text(env, argv[2], "scope", scope_buf, sizeof(scope_buf), &scope) ||
+		!cid_node_get_opt_text(env, argv[4], "claimDir", dir_buf, sizeof(dir_buf), &dir) ||
 		!get_int(env, argv[5], "onBehind", 0, 2, &behind) ||
-		!get_limit(env, argv[6], "maxDriftMs", &opts.max_drift_ms) ||
-		!get_limit(env, argv[7], "maxWaitMs", &opts.max_wait_ms) ||
+		!cid_node_get_limit(env, argv[6], "maxDriftMs", &opts.max_drift_ms) ||
+		!cid_node_get_limit(env, argv[7], "maxWaitMs", &opts.max_wait_ms) ||
 		!get_int(env, argv[8], "onExhausted", 0, 1, &exhaust) ||
-		!get_limit(env, argv[9], "maxBorrowTicks", &borrow))
+		!cid_node_get_limit(env, argv[9], "maxBorrowTicks", &borrow))
 		return NULL;
 	if (napi_get_value_bool(env, argv[3], &claim) != napi_ok)
 		claim = true;
@@ -515,10 +419,9 @@ sf_create(napi_env env, napi_callback_info info)
 		return cid_node_napi_failed(env, "cannot create an object");
 	}
 	/* From here the functions' finalizers own h. */
-	if (!def_handle_fn(env, obj, "next", sf_next, h) ||
-		!def_handle_fn(env, obj, "nextString", sf_next_string, h) ||
-		!def_handle_fn(env, obj, "batch", sf_batch, h) ||
-		!def_handle_fn(env, obj, "close", sf_close, h))
+	if (!cid_node_def_method(env, obj, "next", sf_next, h, fn_finalize, &h->fn_refs) ||
+		!cid_node_def_method(env, obj, "batch", sf_batch, h, fn_finalize, &h->fn_refs) ||
+		!cid_node_def_method(env, obj, "close", sf_close, h, fn_finalize, &h->fn_refs))
 	{
 		if (h->fn_refs == 0)
 		{
