@@ -181,9 +181,10 @@ fi
 # The npm package (node/, where node is): its node --test suites, the
 # node-postgres test on a throwaway server (after the sql suite, which
 # installed the extension), the type declarations and the npm tarball
-# (about 70 s in all).
+# (about 2 minutes in all, most of it compiling the addon three times).
 if command -v node >/dev/null 2>&1; then
     run_tap node node/test/run.sh
+    run_tap node-asan node/test/run.sh asan
     run_tap node-pg node/test/pg.sh
     run_tap node-types node/test/types.sh
     run_tap node-pack node/test/pack.sh
