@@ -20,7 +20,8 @@ export interface ChronoidError extends Error {
 export interface Layout {
   name: string;
   spec: string;
-  bits: 63 | 64 | number;
+  /** 63 (IDs fit a signed bigint) or 64. */
+  bits: number;
   timeBits: number;
   nodeBits: number;
   sequenceBits: number;
