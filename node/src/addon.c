@@ -746,15 +746,11 @@ id_lines(napi_env env, napi_callback_info info)
 		free(bytes);
 		return gen_failed(env, rc, k->what);
 	}
-	for (size_t i = 0; i < n; i++)
-	{
-		/* Each format writes its NUL where the next line's newline goes. */
-		if (k->ulid_text)
-			cid_ulid_format(text + i * w, (const cid_ulid *) (bytes + 16 * i));
-		else
-			cid_uuid_format(text + i * w, (const cid_uuid *) (bytes + 16 * i));
-		text[i * w + w - 1] = '\n';
-	}
+	/* One pass of the core's batch text, a newline after each ID. */
+	if (k->ulid_text)
+		cid_ulid_format_many(text, (const cid_ulid *) bytes, n, '\n');
+	else
+		cid_uuid_format_many(text, (const cid_uuid *) bytes, n, '\n');
 	v = latin1(env, text, n * w - 1);
 	free(bytes);
 	return v;
