@@ -546,6 +546,60 @@ cid_node_def_method(napi_env env, napi_value obj, const char *name, napi_callbac
 	return napi_set_named_property(env, obj, name, fn) == napi_ok;
 }
 
+napi_value
+cid_node_mint_next(napi_env env, napi_callback_info info)
+{
+	void	   *data = NULL;
+	const cid_node_minter *m;
+	void	   *gen;
+	uint64_t	id;
+	int			rc;
+
+	if (napi_get_cb_info(env, info, NULL, NULL, NULL, &data) != napi_ok)
+		return cid_node_napi_failed(env, "cannot read the arguments");
+	m = *(const cid_node_minter *const *) data;
+	gen = m->open(env, data);
+	if (gen == NULL)
+		return NULL;
+	rc = m->next(gen, &id);
+	if (rc < 0)
+		return m->failed(env, rc, data);
+	return cid_node_bigint(env, id);
+}
+
+napi_value
+cid_node_mint_batch(napi_env env, napi_callback_info info)
+{
+	size_t		argc = 1;
+	napi_value	argv[1];
+	napi_value	arr;
+	void	   *data = NULL;
+	const cid_node_minter *m;
+	void	   *gen;
+	uint64_t   *ids;
+	size_t		n;
+
+	if (napi_get_cb_info(env, info, &argc, argv, NULL, &data) != napi_ok)
+		return cid_node_napi_failed(env, "cannot read the arguments");
+	if (argc < 1)
+		napi_get_undefined(env, &argv[0]);
+	if (!cid_node_get_count(env, argv[0], &n))
+		return NULL;
+	m = *(const cid_node_minter *const *) data;
+	gen = m->open(env, data);
+	if (gen == NULL)
+		return NULL;
+	arr = cid_node_bigint64_array(env, n, &ids);
+	if (arr != NULL && n > 0)
+	{
+		int			rc = m->fill(gen, ids, n);
+
+		if (rc < 0)
+			return m->failed(env, rc, data);
+	}
+	return arr;
+}
+
 /* Data pointer and argument count of a call. */
 static bool
 args(napi_env env, napi_callback_info info, size_t want, napi_value *argv, void **data)

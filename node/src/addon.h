@@ -92,6 +92,25 @@ bool		cid_node_get_opt_text(napi_env env, napi_value v, const char *what,
 								  char *buf, size_t cap, const char **out);
 
 /*
+ * What next() and batch() need from a kind of Snowflake generator object
+ * (snowflake.c, lease.c).  The object's data struct starts with a pointer
+ * to its minter, so that one pair of functions serves both kinds.
+ */
+typedef struct cid_node_minter
+{
+	/* The generator to mint from, or NULL after throwing (closed, released). */
+	void	   *(*open) (napi_env env, void *data);
+	int			(*next) (void *gen, uint64_t *id);
+	int			(*fill) (void *gen, uint64_t *ids, size_t n);
+	/* Throw for a failed status; returns NULL. */
+	napi_value	(*failed) (napi_env env, int status, void *data);
+} cid_node_minter;
+
+/* next(): a BigInt.  batch(n): a BigInt64Array.  data: see above. */
+napi_value	cid_node_mint_next(napi_env env, napi_callback_info info);
+napi_value	cid_node_mint_batch(napi_env env, napi_callback_info info);
+
+/*
  * Define obj.name as a function over data that keeps data alive: each
  * such function counts in *refs, and fin runs when one is collected (it
  * frees data when the count reaches 0).

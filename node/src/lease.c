@@ -40,6 +40,7 @@ typedef struct lease_args
 /* One JavaScript lease object: its functions share this. */
 typedef struct lease_handle
 {
+	const cid_node_minter *minter;	/* first: see addon.h */
 	cid_lease  *lease;			/* NULL once handed to release */
 	int			fn_refs;
 	char		layout_name[CID_LAYOUT_NAME_MAX];
@@ -124,11 +125,11 @@ throw_lease(napi_env env, int status, const char *what, const lease_handle *h)
  * ------------------------------------------------------------------------ */
 
 static lease_handle *
-handle_of(napi_env env, napi_callback_info info, size_t *argc, napi_value *argv)
+handle_of(napi_env env, napi_callback_info info)
 {
 	void	   *data = NULL;
 
-	if (napi_get_cb_info(env, info, argc, argv, NULL, &data) != napi_ok)
+	if (napi_get_cb_info(env, info, NULL, NULL, NULL, &data) != napi_ok)
 		return cid_node_napi_failed(env, "cannot read the arguments"), NULL;
 	if (data != NULL && ((lease_handle *) data)->lease == NULL)
 	{
@@ -138,48 +139,36 @@ handle_of(napi_env env, napi_callback_info info, size_t *argc, napi_value *argv)
 	return data;
 }
 
-static napi_value
-l_next(napi_env env, napi_callback_info info)
+static void *
+l_open(napi_env env, void *data)
 {
-	lease_handle *h = handle_of(env, info, NULL, NULL);
-	uint64_t	id;
-	int			rc;
+	lease_handle *h = data;
 
-	if (h == NULL)
-		return NULL;
-	rc = cid_lease_next(h->lease, &id);
-	if (rc < 0)
-		return throw_lease(env, rc, "snowflake", h);
-	return cid_node_bigint(env, id);
+	if (h->lease == NULL)
+		napi_throw(env, make_error(env, CID_ELEASE_RELEASED, "this lease was released"));
+	return h->lease;
+}
+
+static int
+l_mint(void *lease, uint64_t *id)
+{
+	return cid_lease_next(lease, id);
+}
+
+/* The whole batch or nothing: a batch the fence cut is burnt. */
+static int
+l_fill(void *lease, uint64_t *ids, size_t n)
+{
+	return cid_lease_fill(lease, ids, n, NULL);
 }
 
 static napi_value
-l_batch(napi_env env, napi_callback_info info)
+l_failed(napi_env env, int status, void *data)
 {
-	size_t		argc = 1;
-	napi_value	argv[1];
-	napi_value	arr;
-	uint64_t   *data;
-	size_t		n;
-	lease_handle *h = handle_of(env, info, &argc, argv);
-
-	if (h == NULL)
-		return NULL;
-	if (argc < 1)
-		napi_get_undefined(env, &argv[0]);
-	if (!cid_node_get_count(env, argv[0], &n))
-		return NULL;
-	arr = cid_node_bigint64_array(env, n, &data);
-	if (arr != NULL && n > 0)
-	{
-		/* The whole batch or nothing: a batch the fence cut is burnt. */
-		int			rc = cid_lease_fill(h->lease, data, n, NULL);
-
-		if (rc < 0)
-			return throw_lease(env, rc, "snowflake batch", h);
-	}
-	return arr;
+	return throw_lease(env, status, "snowflake", data);
 }
+
+static const cid_node_minter lease_minter = {l_open, l_mint, l_fill, l_failed};
 
 /*
  * { code, remainingMs }: code null while the lease may mint, else what
@@ -188,7 +177,7 @@ l_batch(napi_env env, napi_callback_info info)
 static napi_value
 l_state(napi_env env, napi_callback_info info)
 {
-	lease_handle *h = handle_of(env, info, NULL, NULL);
+	lease_handle *h = handle_of(env, info);
 	napi_value	obj,
 				code,
 				left;
@@ -288,6 +277,7 @@ lease_object(napi_env env, cid_lease *lease, const cid_layout *layout)
 		cid_lease_free(lease);
 		return make_error(env, CID_EINVAL, "out of memory");
 	}
+	h->minter = &lease_minter;
 	h->lease = lease;
 	snprintf(h->layout_name, sizeof(h->layout_name), "%s", layout->name);
 	if (napi_create_object(env, &obj) != napi_ok)
@@ -296,8 +286,8 @@ lease_object(napi_env env, cid_lease *lease, const cid_layout *layout)
 		free(h);
 		return make_error(env, CID_EINVAL, "cannot create an object");
 	}
-	if (!cid_node_def_method(env, obj, "next", l_next, h, fn_finalize, &h->fn_refs) ||
-		!cid_node_def_method(env, obj, "batch", l_batch, h, fn_finalize, &h->fn_refs) ||
+	if (!cid_node_def_method(env, obj, "next", cid_node_mint_next, h, fn_finalize, &h->fn_refs) ||
+		!cid_node_def_method(env, obj, "batch", cid_node_mint_batch, h, fn_finalize, &h->fn_refs) ||
 		!cid_node_def_method(env, obj, "state", l_state, h, fn_finalize, &h->fn_refs) ||
 		!cid_node_def_method(env, obj, "release", l_release, h, fn_finalize, &h->fn_refs))
 	{
@@ -383,7 +373,7 @@ queue(napi_env env, lease_work *w)
 static napi_value
 l_release(napi_env env, napi_callback_info info)
 {
-	lease_handle *h = handle_of(env, info, NULL, NULL);
+	lease_handle *h = handle_of(env, info);
 	lease_work *w;
 
 	if (h == NULL)

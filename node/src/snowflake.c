@@ -37,6 +37,7 @@ static sf_entry *registry;
 /* One JavaScript generator object: its functions share this. */
 typedef struct sf_handle
 {
+	const cid_node_minter *minter;	/* first: see addon.h */
 	sf_entry   *entry;
 	int			fn_refs;		/* live function objects (one JS thread) */
 	bool		closed;
@@ -102,73 +103,56 @@ closed_error(napi_env env, const sf_handle *h)
 }
 
 static napi_value
-mint_failed(napi_env env, int rc, const sf_handle *h)
+mint_failed(napi_env env, int rc, void *data)
 {
+	const sf_handle *h = data;
+
 	return cid_node_throw(env, rc, false, "snowflake (node %" PRIu64 ", layout \"%s\"): %s",
 						  h->entry->node, h->entry->gen.layout.name, cid_strerror(rc));
 }
 
+static void *
+sf_open(napi_env env, void *data)
+{
+	sf_handle  *h = data;
+
+	if (h->closed)
+	{
+		closed_error(env, h);
+		return NULL;
+	}
+	return &h->entry->gen;
+}
+
+static int
+sf_mint(void *gen, uint64_t *id)
+{
+	return cid_snowflake_next(gen, id);
+}
+
+/* Runs of a tick's sequence numbers reserved with one atomic operation. */
+static int
+sf_fill(void *gen, uint64_t *ids, size_t n)
+{
+	return cid_snowflake_fill(gen, ids, n, NULL);
+}
+
+static const cid_node_minter sf_minter = {sf_open, sf_mint, sf_fill, mint_failed};
+
 static sf_handle *
-this_handle(napi_env env, napi_callback_info info, size_t *argc, napi_value *argv)
+this_handle(napi_env env, napi_callback_info info)
 {
 	void	   *data = NULL;
 
-	if (napi_get_cb_info(env, info, argc, argv, NULL, &data) != napi_ok)
+	if (napi_get_cb_info(env, info, NULL, NULL, NULL, &data) != napi_ok)
 		return cid_node_napi_failed(env, "cannot read the arguments"), NULL;
 	return data;
 }
 
 static napi_value
-sf_next(napi_env env, napi_callback_info info)
-{
-	sf_handle  *h = this_handle(env, info, NULL, NULL);
-	uint64_t	id;
-	int			rc;
-
-	if (h == NULL)
-		return NULL;
-	if (h->closed)
-		return closed_error(env, h);
-	rc = cid_snowflake_next(&h->entry->gen, &id);
-	if (rc < 0)
-		return mint_failed(env, rc, h);
-	return cid_node_bigint(env, id);
-}
-
-/* n IDs as a BigInt64Array, reserved by cid_snowflake_fill in runs. */
-static napi_value
-sf_batch(napi_env env, napi_callback_info info)
-{
-	size_t		argc = 1;
-	napi_value	argv[1];
-	napi_value	arr;
-	sf_handle  *h = this_handle(env, info, &argc, argv);
-	uint64_t   *data;
-	size_t		n;
-
-	if (h == NULL)
-		return NULL;
-	if (argc < 1)
-		napi_get_undefined(env, &argv[0]);
-	if (!cid_node_get_count(env, argv[0], &n))
-		return NULL;
-	if (h->closed)
-		return closed_error(env, h);
-	arr = cid_node_bigint64_array(env, n, &data);
-	if (arr != NULL && n > 0)
-	{
-		int			rc = cid_snowflake_fill(&h->entry->gen, data, n, NULL);
-
-		if (rc < 0)
-			return mint_failed(env, rc, h);
-	}
-	return arr;
-}
-
-static napi_value
 sf_close(napi_env env, napi_callback_info info)
 {
-	sf_handle  *h = this_handle(env, info, NULL, NULL);
+	sf_handle  *h = this_handle(env, info);
 	napi_value	undef;
 
 	if (h == NULL)
@@ -411,6 +395,7 @@ sf_create(napi_env env, napi_callback_info info)
 		entry_unref(e);
 		return cid_node_throw(env, CID_EINVAL, false, "out of memory");
 	}
+	h->minter = &sf_minter;
 	h->entry = e;
 	if (napi_create_object(env, &obj) != napi_ok)
 	{
@@ -419,8 +404,8 @@ sf_create(napi_env env, napi_callback_info info)
 		return cid_node_napi_failed(env, "cannot create an object");
 	}
 	/* From here the functions' finalizers own h. */
-	if (!cid_node_def_method(env, obj, "next", sf_next, h, fn_finalize, &h->fn_refs) ||
-		!cid_node_def_method(env, obj, "batch", sf_batch, h, fn_finalize, &h->fn_refs) ||
+	if (!cid_node_def_method(env, obj, "next", cid_node_mint_next, h, fn_finalize, &h->fn_refs) ||
+		!cid_node_def_method(env, obj, "batch", cid_node_mint_batch, h, fn_finalize, &h->fn_refs) ||
 		!cid_node_def_method(env, obj, "close", sf_close, h, fn_finalize, &h->fn_refs))
 	{
 		if (h->fn_refs == 0)
