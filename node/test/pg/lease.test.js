@@ -11,6 +11,7 @@ const assert = require('node:assert/strict');
 const path = require('node:path');
 const cluster = require('node:cluster');
 const { setTimeout: sleep } = require('node:timers/promises');
+require('../helpers');
 const cid = require('../..');
 
 const pkg = path.resolve(__dirname, '../..');

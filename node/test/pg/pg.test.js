@@ -9,6 +9,7 @@ const test = require('node:test');
 const assert = require('node:assert/strict');
 const { setTimeout: sleep } = require('node:timers/promises');
 const { Client, types } = require('pg');
+require('../helpers');
 const cid = require('../..');
 
 // int8 as BigInt: a Number cannot hold a 64-bit ID.
