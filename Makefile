@@ -13,6 +13,7 @@
 #   make bench-pg        PostgreSQL extension benchmark (docs/benchmarks.md)
 #   make bench-pk        primary-key kinds on PostgreSQL (docs/benchmarks.md)
 #   make bench-migrate   chronoid migrate's backfill and writers' latency (docs/benchmarks.md)
+#   make test-python     the Python package (python/): pip install, pytest, ASan pass
 #   make install PREFIX=/usr/local   library, headers, pkg-config files, the
 #                        command, its man page, the database tools
 #   make install-ext     the PostgreSQL extension, where pg_config says
@@ -416,8 +417,13 @@ check-matrix: setup
 test-unit: tests
 	@for t in $(filter $(BUILD)/tests/test_%,$(TEST_BINS)); do echo "# $$t"; $$t || exit 1; done
 
+# The Python package alone (docs/python.md): what make check runs of it.
+.PHONY: test-python
+test-python: setup
+	@python/tests/run.sh && python/tests/run.sh asan
+
 clean:
-	rm -rf build
+	rm -rf build python/build python/build-san python/chronoid.egg-info python/chronoid/*.so
 	$(if $(HAVE_PGXS),-$(MAKE) -C pg clean PG_CONFIG=$(PG_CONFIG))
 
 # Fuzzing and static analysis (docs/testing.md).  fuzz: every libFuzzer

@@ -190,6 +190,13 @@ if command -v node >/dev/null 2>&1; then
     run_tap node-pack node/test/pack.sh
 fi
 
+# The Python package: pip install from the tree and its pytest suite (with
+# psycopg on a throwaway cluster), then again with the module under ASan.
+if [ -x python/tests/run.sh ]; then
+    run_tap python python/tests/run.sh
+    run_tap python-asan python/tests/run.sh asan
+fi
+
 # Each scenario runs what modes it needs itself (migrate_privilege.sh: the
 # server without and with chronoid preloaded, on one cluster).
 for extra in tests/scenarios/*.sh; do

@@ -12,7 +12,11 @@ want=(build-essential pkg-config uuid-dev libssl-dev clang libclang-rt-dev faket
       libfaketime procps libpq-dev gnuplot-nox cppcheck clang-tidy python3-psycopg2
       # the Debian packages (debian/, tests/scenarios/debian.sh): dpkg-buildpackage,
       # dh and pg_buildext, lintian; devscripts for whoever builds them by hand
-      dpkg-dev debhelper devscripts lintian postgresql-server-dev-all)
+      dpkg-dev debhelper devscripts lintian postgresql-server-dev-all
+      # the Python package (python/): built by pip without an index, from
+      # Debian's setuptools; tested with Debian's pytest and psycopg 3
+      python3-dev python3-pip python3-setuptools python3-wheel python3-pytest
+      python3-psycopg)
 # pglogical (docs/cluster.md: the all-to-all topology) for the installed
 # server's major version, when the distribution has it.
 if pgv=$(pg_config --version 2>/dev/null | sed -nE 's/^PostgreSQL ([0-9]+).*/\1/p') &&

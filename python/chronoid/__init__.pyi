@@ -1,0 +1,4 @@
+from ._chronoid import *
+
+__version__: str
+__all__: list[str]

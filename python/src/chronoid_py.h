@@ -1,0 +1,100 @@
+/*
+ * chronoid_py.h — what the extension module's files share: the exception
+ * classes, argument conversion with messages that name the value, and the
+ * conversions between the core's types and Python's (uuid.UUID, datetime).
+ * The glue parses, calls cid_*, and builds Python objects; it never
+ * computes an ID itself.
+ */
+#ifndef CHRONOID_PY_H
+#define CHRONOID_PY_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "chronoid.h"
+
+/* Exception classes (module.c): see chronoid/_chronoid.pyi. */
+extern PyObject *cpy_Error;
+extern PyObject *cpy_ValueError;
+extern PyObject *cpy_TypeError;
+extern PyObject *cpy_GeneratorError;
+extern PyObject *cpy_ForkError;
+extern PyObject *cpy_WouldWait;
+
+/*
+ * Bumped in the child of every fork() (a pthread_atfork handler, so forks
+ * made by C code count too).  A Snowflake generator remembers the value it
+ * was made (or last given a node) under; a different value means it now
+ * lives in a child and must not mint under the parent's node.
+ */
+extern uint64_t cpy_fork_generation;
+
+/* Largest n of a batch call: 2^24 IDs, 256 MiB of UUIDs. */
+#define CPY_BATCH_MAX ((Py_ssize_t) 1 << 24)
+
+/*
+ * Raise the class that fits status (a negative CID_E* code) with a message
+ * built like PyUnicode_FromFormat's, then ": " and cid_strerror(status)
+ * unless the message ends with '.'; the exception gets .status (the code)
+ * and .reason (cid_strerror).  Returns NULL.
+ */
+PyObject   *cpy_raise_status(int status, const char *fmt, ...);
+
+/* Raise cls with a formatted message; .status None.  Returns NULL. */
+PyObject   *cpy_raise(PyObject *cls, const char *fmt, ...);
+
+/* repr(o), shortened to about 60 characters: for messages. */
+PyObject   *cpy_show(PyObject *o);
+
+/*
+ * o must be a str of ASCII characters (an ID or a layout is ASCII; a
+ * surrogate or any other non-ASCII character is refused by position).
+ * what names the expected value ("a ULID").  0 with *s, *len set; -1 with
+ * an exception.
+ */
+int			cpy_text(PyObject *o, const char *what, const char **s, Py_ssize_t *len);
+
+/*
+ * An int (not a bool) in 0..max, into *out.  name says what it is ("node"),
+ * ctx ends the out-of-range message (may be "").  -1 with TypeError or
+ * ValueError subclasses naming the value.
+ */
+int			cpy_uint(PyObject *o, const char *name, uint64_t max, const char *ctx,
+					 uint64_t *out);
+
+/* A batch size: an int in 0..CPY_BATCH_MAX. */
+int			cpy_count(PyObject *o, Py_ssize_t *n);
+
+/*
+ * A point in time as Unix ms: an aware datetime (exact, floor to the ms),
+ * an int of Unix ms, or RFC 3339 text (cid_time_parse).  Naive datetimes
+ * are refused: the core is UTC and guessing a zone is a bug.
+ */
+int			cpy_time_ms(PyObject *o, const char *name, int64_t *ms);
+
+/* An aware UTC datetime for unix_ms; None outside datetime's years 1..9999. */
+PyObject   *cpy_datetime(int64_t unix_ms);
+
+/* A layout: None ("pgedge"), a preset name or a text spec. */
+int			cpy_layout(PyObject *o, cid_layout *out);
+
+/* A uuid.UUID of these 16 bytes, without UUID.__init__ (module.c). */
+PyObject   *cpy_uuid_new(const uint8_t bytes[16]);
+
+/* The 16 bytes of a uuid.UUID (or subclass); -1 with TypeError otherwise. */
+int			cpy_uuid_bytes(PyObject *o, uint8_t out[16]);
+
+/* chronoid.IdInfo for what cid_inspect found. */
+PyObject   *cpy_info(const cid_info *info);
+
+/* Parse errors of UUID / ULID text, naming the value and the form. */
+PyObject   *cpy_parse_error(PyObject *value, const char *what, const char *form,
+							int status, size_t errpos);
+
+/* The Snowflake type (snowflake.c) and the datetime/info setup (convert.c). */
+int			cpy_snowflake_setup(PyObject *module);
+int			cpy_convert_setup(PyObject *module);
+
+#endif							/* CHRONOID_PY_H */

@@ -1,0 +1,632 @@
+/*
+ * convert.c — arguments in, Python objects out: the messages that name a
+ * bad value, uuid.UUID without its __init__, datetimes in UTC, and the
+ * IdInfo struct sequence.
+ */
+#include "chronoid_py.h"
+
+#include <datetime.h>
+#include <stdarg.h>
+#include <string.h>
+#include <structmember.h>
+
+#ifdef Py_T_OBJECT_EX
+#define CPY_T_OBJECT_EX Py_T_OBJECT_EX
+#else
+#define CPY_T_OBJECT_EX T_OBJECT_EX
+#endif
+
+static PyTypeObject *uuid_type;
+static PyObject *uuid_safe_unknown;
+
+/*
+ * uuid.UUID keeps its value in two __slots__ (int, is_safe) and forbids
+ * __setattr__, so UUID(int=...) costs a keyword call, range checks and two
+ * object.__setattr__ calls.  When the slots are the plain member
+ * descriptors we expect, a UUID is made as object.__new__ makes it (the
+ * type's tp_alloc) and its two slots are stored directly, which is what
+ * object.__setattr__ would end up doing.  Otherwise (a future or patched
+ * uuid module) every UUID goes through UUID(int=...).
+ */
+static Py_ssize_t uuid_int_off = -1;
+static Py_ssize_t uuid_safe_off = -1;
+
+static PyObject *epoch_utc;
+
+static PyTypeObject info_type;
+static PyStructSequence_Field info_fields[] = {
+	{"kind", "'snowflake', 'uuid' or 'ulid'"},
+	{"value", "the ID: int (Snowflake), uuid.UUID or str (ULID)"},
+	{"datetime", "its time as an aware UTC datetime; None when it has none or "
+	 "the year is past 9999"},
+	{"ms", "its time in Unix milliseconds, or None"},
+	{"node", "Snowflake node number, or None"},
+	{"sequence", "Snowflake sequence number, or None"},
+	{"version", "UUID version (0..15, -1 for a non-RFC variant), or None"},
+	{NULL, NULL}
+};
+static PyStructSequence_Desc info_desc = {
+	"chronoid.IdInfo",
+	"What an ID is and what it carries (chronoid.inspect).",
+	info_fields, 7
+};
+
+static PyObject *
+vraise(PyObject *cls, int status, const char *fmt, va_list ap)
+{
+	PyObject   *msg = PyUnicode_FromFormatV(fmt, ap);
+	PyObject   *exc;
+
+	if (msg == NULL)
+		return NULL;
+	if (status < 0)
+	{
+		Py_ssize_t	n = PyUnicode_GET_LENGTH(msg);
+
+		if (n == 0 || PyUnicode_READ_CHAR(msg, n - 1) != '.')
+		{
+			PyObject   *full = PyUnicode_FromFormat("%U: %s", msg, cid_strerror(status));
+
+			Py_DECREF(msg);
+			if (full == NULL)
+				return NULL;
+			msg = full;
+		}
+	}
+	exc = PyObject_CallOneArg(cls, msg);
+	Py_DECREF(msg);
+	if (exc == NULL)
+		return NULL;
+	if (status < 0)
+	{
+		PyObject   *code = PyLong_FromLong(status);
+		PyObject   *reason = PyUnicode_FromString(cid_strerror(status));
+		int			bad = code == NULL || reason == NULL ||
+			PyObject_SetAttrString(exc, "status", code) < 0 ||
+			PyObject_SetAttrString(exc, "reason", reason) < 0;
+
+		Py_XDECREF(code);
+		Py_XDECREF(reason);
+		if (bad)
+		{
+			Py_DECREF(exc);
+			return NULL;
+		}
+	}
+	PyErr_SetObject(cls, exc);
+	Py_DECREF(exc);
+	return NULL;
+}
+
+static PyObject *
+status_class(int status)
+{
+	switch (status)
+	{
+		case CID_EINVAL:
+		case CID_ENODE:
+		case CID_ELAYOUT:
+		case CID_ESYNTAX:
+		case CID_ELENGTH:
+		case CID_EOVERFLOW:
+		case CID_ETIME_RANGE:
+		case CID_ENOTIME:
+		case CID_EUNKNOWN:
+			return cpy_ValueError;
+		case CID_EAGAIN:
+			return cpy_WouldWait;
+		default:
+			return cpy_GeneratorError;
+	}
+}
+
+PyObject *
+cpy_raise_status(int status, const char *fmt, ...)
+{
+	va_list		ap;
+
+	va_start(ap, fmt);
+	vraise(status_class(status), status, fmt, ap);
+	va_end(ap);
+	return NULL;
+}
+
+PyObject *
+cpy_raise(PyObject *cls, const char *fmt, ...)
+{
+	va_list		ap;
+
+	va_start(ap, fmt);
+	vraise(cls, 0, fmt, ap);
+	va_end(ap);
+	return NULL;
+}
+
+PyObject *
+cpy_show(PyObject *o)
+{
+	PyObject   *r = PyObject_Repr(o);
+	PyObject   *cut;
+
+	if (r == NULL)
+		return NULL;
+	if (PyUnicode_GET_LENGTH(r) <= 60)
+		return r;
+	cut = PyUnicode_Substring(r, 0, 56);
+	Py_DECREF(r);
+	if (cut == NULL)
+		return NULL;
+	r = PyUnicode_FromFormat("%U...", cut);
+	Py_DECREF(cut);
+	return r;
+}
+
+/* Raise with the value's shortened repr as the first %U. */
+#define RAISE_SHOWING(cls, value, fmt, ...) \
+	do { \
+		PyObject   *shown_ = cpy_show(value); \
+		if (shown_ != NULL) \
+		{ \
+			cpy_raise((cls), fmt, shown_, __VA_ARGS__); \
+			Py_DECREF(shown_); \
+		} \
+	} while (0)
+
+int
+cpy_text(PyObject *o, const char *what, const char **s, Py_ssize_t *len)
+{
+	if (!PyUnicode_Check(o))
+	{
+		cpy_raise(cpy_TypeError, "expected %s as str, not %s", what, Py_TYPE(o)->tp_name);
+		return -1;
+	}
+	if (!PyUnicode_IS_ASCII(o))
+	{
+		Py_ssize_t	i,
+					n = PyUnicode_GET_LENGTH(o);
+
+		for (i = 0; i < n; i++)
+			if (PyUnicode_READ_CHAR(o, i) > 127)
+				break;
+		char		code[16];
+
+		snprintf(code, sizeof(code), "U+%04X", (unsigned) PyUnicode_READ_CHAR(o, i));
+		RAISE_SHOWING(cpy_ValueError, o,
+					  "%U is not %s: character %s at position %zd is not ASCII",
+					  what, code, i);
+		return -1;
+	}
+	*s = (const char *) PyUnicode_DATA(o);
+	*len = PyUnicode_GET_LENGTH(o);
+	return 0;
+}
+
+int
+cpy_uint(PyObject *o, const char *name, uint64_t max, const char *ctx, uint64_t *out)
+{
+	int			overflow;
+	long long	v;
+	unsigned long long u;
+
+	if (PyBool_Check(o))
+	{
+		cpy_raise(cpy_TypeError, "%s must be an int, not bool (%R)", name, o);
+		return -1;
+	}
+	if (!PyLong_Check(o))
+	{
+		cpy_raise(cpy_TypeError, "%s must be an int, not %s", name, Py_TYPE(o)->tp_name);
+		return -1;
+	}
+	v = PyLong_AsLongLongAndOverflow(o, &overflow);
+	if (v == -1 && PyErr_Occurred())
+		return -1;
+	if (overflow < 0 || (overflow == 0 && v < 0))
+		goto range;
+	if (overflow == 0)
+		u = (unsigned long long) v;
+	else
+	{
+		u = PyLong_AsUnsignedLongLong(o);
+		if (u == (unsigned long long) -1 && PyErr_Occurred())
+		{
+			PyErr_Clear();
+			goto range;
+		}
+	}
+	if (u > max)
+		goto range;
+	*out = u;
+	return 0;
+
+range:
+	{
+		PyObject   *shown = cpy_show(o);
+
+		if (shown != NULL)
+		{
+			cpy_raise(cpy_ValueError, "%s %U is out of range: expected 0..%llu%s",
+					  name, shown, (unsigned long long) max, ctx);
+			Py_DECREF(shown);
+		}
+	}
+	return -1;
+}
+
+int
+cpy_count(PyObject *o, Py_ssize_t *n)
+{
+	uint64_t	v;
+
+	if (cpy_uint(o, "n", (uint64_t) CPY_BATCH_MAX, " IDs per batch", &v) < 0)
+		return -1;
+	*n = (Py_ssize_t) v;
+	return 0;
+}
+
+int
+cpy_time_ms(PyObject *o, const char *name, int64_t *ms)
+{
+	if (PyDateTime_Check(o))
+	{
+		PyObject   *delta;
+		int64_t		days,
+					secs,
+					us;
+
+		if (PyDateTime_DATE_GET_TZINFO(o) == Py_None)
+		{
+			RAISE_SHOWING(cpy_ValueError, o,
+						  "%U is a naive datetime: %s needs one with tzinfo "
+						  "(e.g. datetime.timezone.utc)", name);
+			return -1;
+		}
+		delta = PyNumber_Subtract(o, epoch_utc);
+		if (delta == NULL)
+			return -1;
+		days = PyDateTime_DELTA_GET_DAYS(delta);
+		secs = PyDateTime_DELTA_GET_SECONDS(delta);
+		us = PyDateTime_DELTA_GET_MICROSECONDS(delta);
+		Py_DECREF(delta);
+		/* seconds and microseconds are never negative: floor is exact. */
+		*ms = days * 86400000 + secs * 1000 + us / 1000;
+		return 0;
+	}
+	if (PyLong_Check(o) && !PyBool_Check(o))
+	{
+		int			overflow;
+		long long	v = PyLong_AsLongLongAndOverflow(o, &overflow);
+
+		if (v == -1 && PyErr_Occurred())
+			return -1;
+		if (overflow != 0)
+		{
+			RAISE_SHOWING(cpy_ValueError, o, "%U is out of range for %s: "
+						  "expected Unix milliseconds in a signed 64-bit int", name);
+			return -1;
+		}
+		*ms = v;
+		return 0;
+	}
+	if (PyUnicode_Check(o))
+	{
+		const char *s;
+		Py_ssize_t	len;
+		size_t		errpos = 0;
+		int			st;
+
+		if (cpy_text(o, "a time", &s, &len) < 0)
+			return -1;
+		st = cid_time_parse(ms, s, (size_t) len, &errpos);
+		if (st == CID_ESYNTAX)
+		{
+			RAISE_SHOWING(cpy_ValueError, o, "%U is not a time for %s: unexpected "
+						  "character at position %zu (expected YYYY-MM-DD"
+						  "[THH:MM:SS[.fff]][Z] in UTC, or Unix ms)", name, errpos);
+			return -1;
+		}
+		if (st < 0)
+		{
+			PyObject   *shown = cpy_show(o);
+
+			if (shown != NULL)
+			{
+				cpy_raise_status(st, "%U is not a time for %s", shown, name);
+				Py_DECREF(shown);
+			}
+			return -1;
+		}
+		return 0;
+	}
+	cpy_raise(cpy_TypeError, "%s must be an aware datetime, an int of Unix ms "
+			  "or RFC 3339 text, not %s", name, Py_TYPE(o)->tp_name);
+	return -1;
+}
+
+PyObject *
+cpy_datetime(int64_t unix_ms)
+{
+	int64_t		days = unix_ms / 86400000,
+				rem = unix_ms % 86400000;
+	PyObject   *delta,
+			   *dt;
+
+	if (rem < 0)
+	{
+		rem += 86400000;
+		days--;
+	}
+	/* datetime ends at year 9999; the formats reach 10889. */
+	if (days > 2932896 || days < -719162)
+		Py_RETURN_NONE;
+	delta = PyDelta_FromDSU((int) days, (int) (rem / 1000), (int) (rem % 1000) * 1000);
+	if (delta == NULL)
+		return NULL;
+	dt = PyNumber_Add(epoch_utc, delta);
+	Py_DECREF(delta);
+	if (dt == NULL && PyErr_ExceptionMatches(PyExc_OverflowError))
+	{
+		PyErr_Clear();
+		Py_RETURN_NONE;
+	}
+	return dt;
+}
+
+int
+cpy_layout(PyObject *o, cid_layout *out)
+{
+	const char *s;
+	Py_ssize_t	len;
+	char		err[256];
+	char		buf[512];
+	int			st;
+
+	if (o == NULL || o == Py_None)
+		s = "pgedge", len = 6;
+	else if (cpy_text(o, "a layout (a preset name or a spec)", &s, &len) < 0)
+		return -1;
+	if ((size_t) len >= sizeof(buf) || memchr(s, '\0', (size_t) len) != NULL)
+	{
+		RAISE_SHOWING(cpy_ValueError, o, "%U is not a layout: expected a preset "
+					  "name or a spec of at most %d characters", (int) sizeof(buf) - 1);
+		return -1;
+	}
+	memcpy(buf, s, (size_t) len);
+	buf[len] = '\0';
+	err[0] = '\0';
+	st = cid_layout_resolve(out, buf, err, sizeof(err));
+	if (st < 0)
+	{
+		RAISE_SHOWING(cpy_ValueError, o, "%U is not a layout: %s", err[0] ? err : cid_strerror(st));
+		return -1;
+	}
+	return 0;
+}
+
+PyObject *
+cpy_uuid_new(const uint8_t bytes[16])
+{
+	PyObject   *value = _PyLong_FromByteArray(bytes, 16, 0, 0);
+	PyObject   *u;
+
+	if (value == NULL)
+		return NULL;
+	if (uuid_int_off < 0)
+	{
+		PyObject   *kw = Py_BuildValue("{sN}", "int", value);
+
+		if (kw == NULL)
+			return NULL;
+		{
+			PyObject   *empty = PyTuple_New(0);
+
+			u = empty ? PyObject_Call((PyObject *) uuid_type, empty, kw) : NULL;
+			Py_XDECREF(empty);
+		}
+		Py_DECREF(kw);
+		return u;
+	}
+	u = uuid_type->tp_alloc(uuid_type, 0);
+	if (u == NULL)
+	{
+		Py_DECREF(value);
+		return NULL;
+	}
+	/* Fresh object: both slots are NULL; the references are the slots'. */
+	*(PyObject **) ((char *) u + uuid_int_off) = value;
+	*(PyObject **) ((char *) u + uuid_safe_off) = Py_NewRef(uuid_safe_unknown);
+	return u;
+}
+
+int
+cpy_uuid_bytes(PyObject *o, uint8_t out[16])
+{
+	PyObject   *value;
+	int			rc;
+
+	if (!PyObject_TypeCheck(o, uuid_type))
+	{
+		cpy_raise(cpy_TypeError, "expected a uuid.UUID, not %s", Py_TYPE(o)->tp_name);
+		return -1;
+	}
+	if (Py_IS_TYPE(o, uuid_type) && uuid_int_off >= 0 &&
+		*(PyObject **) ((char *) o + uuid_int_off) != NULL)
+		value = Py_NewRef(*(PyObject **) ((char *) o + uuid_int_off));
+	else if ((value = PyObject_GetAttrString(o, "int")) == NULL)
+		return -1;
+	if (!PyLong_Check(value))
+	{
+		cpy_raise(cpy_TypeError, "UUID.int must be an int, not %s", Py_TYPE(value)->tp_name);
+		Py_DECREF(value);
+		return -1;
+	}
+#if PY_VERSION_HEX >= 0x030D0000
+	rc = _PyLong_AsByteArray((PyLongObject *) value, out, 16, 0, 0, 1);
+#else
+	rc = _PyLong_AsByteArray((PyLongObject *) value, out, 16, 0, 0);
+#endif
+	if (rc < 0)
+	{
+		PyErr_Clear();
+		RAISE_SHOWING(cpy_ValueError, value, "UUID.int %U is out of range: expected 0..2**128-1%s", "");
+	}
+	Py_DECREF(value);
+	return rc < 0 ? -1 : 0;
+}
+
+static PyObject *
+opt_u64(bool has, uint64_t v)
+{
+	if (!has)
+		Py_RETURN_NONE;
+	return PyLong_FromUnsignedLongLong(v);
+}
+
+PyObject *
+cpy_info(const cid_info *in)
+{
+	PyObject   *r = PyStructSequence_New(&info_type);
+	PyObject   *items[7] = {NULL};
+	int			i;
+
+	if (r == NULL)
+		return NULL;
+	switch (in->kind)
+	{
+		case CID_KIND_SNOWFLAKE:
+			items[0] = PyUnicode_FromString("snowflake");
+			items[1] = PyLong_FromUnsignedLongLong(in->snowflake);
+			break;
+		case CID_KIND_UUID:
+			items[0] = PyUnicode_FromString("uuid");
+			items[1] = cpy_uuid_new(in->bytes);
+			break;
+		default:
+			{
+				cid_ulid	u;
+				char		text[CID_ULID_STRLEN + 1];
+
+				memcpy(u.bytes, in->bytes, 16);
+				cid_ulid_format(text, &u);
+				items[0] = PyUnicode_FromString("ulid");
+				items[1] = PyUnicode_FromStringAndSize(text, CID_ULID_STRLEN);
+			}
+			break;
+	}
+	if (in->has_time)
+	{
+		items[2] = cpy_datetime(in->unix_ms);
+		items[3] = PyLong_FromLongLong(in->unix_ms);
+	}
+	else
+	{
+		items[2] = Py_NewRef(Py_None);
+		items[3] = Py_NewRef(Py_None);
+	}
+	items[4] = opt_u64(in->has_node, in->node);
+	items[5] = opt_u64(in->has_sequence, in->sequence);
+	items[6] = in->kind == CID_KIND_UUID ? PyLong_FromLong(in->version) : Py_NewRef(Py_None);
+	for (i = 0; i < 7; i++)
+	{
+		if (items[i] == NULL)
+		{
+			int			j;
+
+			for (j = 0; j < 7; j++)
+				Py_XDECREF(items[j]);
+			Py_DECREF(r);
+			return NULL;
+		}
+	}
+	for (i = 0; i < 7; i++)
+		PyStructSequence_SetItem(r, i, items[i]);
+	return r;
+}
+
+PyObject *
+cpy_parse_error(PyObject *value, const char *what, const char *form, int status,
+				size_t errpos)
+{
+	PyObject   *shown = cpy_show(value);
+
+	if (shown == NULL)
+		return NULL;
+	if (status == CID_ESYNTAX && (Py_ssize_t) errpos < PyUnicode_GET_LENGTH(value))
+		cpy_raise_status(status, "%U is not %s: character '%c' at position %zu is not "
+						 "allowed (expected %s).", shown, what,
+						 (int) PyUnicode_READ_CHAR(value, (Py_ssize_t) errpos),
+						 errpos, form);
+	else if (status == CID_ELENGTH)
+		cpy_raise_status(status, "%U is not %s: %zd characters (expected %s).",
+						 shown, what, PyUnicode_GET_LENGTH(value), form);
+	else if (status == CID_EOVERFLOW)
+		cpy_raise_status(status, "%U is not %s: its value is above the largest "
+						 "one (expected %s).", shown, what, form);
+	else
+		cpy_raise_status(status, "%U is not %s (expected %s)", shown, what, form);
+	Py_DECREF(shown);
+	return NULL;
+}
+
+int
+cpy_convert_setup(PyObject *module)
+{
+	PyObject   *uuid_mod,
+			   *safe,
+			   *d;
+	PyObject   *utc;
+
+	PyDateTime_IMPORT;
+	if (PyDateTimeAPI == NULL)
+		return -1;
+	utc = PyDateTime_TimeZone_UTC;
+	epoch_utc = PyDateTimeAPI->DateTime_FromDateAndTime(1970, 1, 1, 0, 0, 0, 0, utc,
+														PyDateTimeAPI->DateTimeType);
+	if (epoch_utc == NULL)
+		return -1;
+
+	uuid_mod = PyImport_ImportModule("uuid");
+	if (uuid_mod == NULL)
+		return -1;
+	uuid_type = (PyTypeObject *) PyObject_GetAttrString(uuid_mod, "UUID");
+	safe = PyObject_GetAttrString(uuid_mod, "SafeUUID");
+	Py_DECREF(uuid_mod);
+	if (uuid_type == NULL || safe == NULL || !PyType_Check(uuid_type))
+	{
+		Py_XDECREF(safe);
+		if (!PyErr_Occurred())
+			PyErr_SetString(PyExc_ImportError, "uuid.UUID is not a class");
+		return -1;
+	}
+	uuid_safe_unknown = PyObject_GetAttrString(safe, "unknown");
+	Py_DECREF(safe);
+	if (uuid_safe_unknown == NULL)
+		return -1;
+
+	/* The fast path only when UUID is the slotted class we know. */
+	d = PyDict_GetItemString(uuid_type->tp_dict, "int");
+	if (d != NULL && Py_IS_TYPE(d, &PyMemberDescr_Type) &&
+		((PyMemberDescrObject *) d)->d_member->type == CPY_T_OBJECT_EX)
+	{
+		PyObject   *s = PyDict_GetItemString(uuid_type->tp_dict, "is_safe");
+
+		if (s != NULL && Py_IS_TYPE(s, &PyMemberDescr_Type) &&
+			((PyMemberDescrObject *) s)->d_member->type == CPY_T_OBJECT_EX &&
+			PyDict_GetItemString(uuid_type->tp_dict, "__init__") != NULL &&
+			uuid_type->tp_new == PyBaseObject_Type.tp_new)
+		{
+			uuid_int_off = ((PyMemberDescrObject *) d)->d_member->offset;
+			uuid_safe_off = ((PyMemberDescrObject *) s)->d_member->offset;
+		}
+	}
+
+	if (PyStructSequence_InitType2(&info_type, &info_desc) < 0)
+		return -1;
+	Py_INCREF(&info_type);
+	if (PyModule_AddObject(module, "IdInfo", (PyObject *) &info_type) < 0)
+	{
+		Py_DECREF(&info_type);
+		return -1;
+	}
+	return PyModule_AddIntConstant(module, "_uuid_fast_path", uuid_int_off >= 0);
+}

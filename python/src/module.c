@@ -1,0 +1,676 @@
+/*
+ * module.c — chronoid._chronoid: UUIDv7, UUIDv4 and ULID functions over
+ * process-wide generators, conversion, time ranges and inspection.  The
+ * Snowflake generator class is in snowflake.c.
+ *
+ * The module-level generators never wait (UUIDv7 steps past a stalled
+ * clock, ULIDs take a few instructions under a spin lock), so they run
+ * with the GIL held; large batches let other threads run meanwhile.
+ */
+#include "chronoid_py.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+PyObject   *cpy_Error;
+PyObject   *cpy_ValueError;
+PyObject   *cpy_TypeError;
+PyObject   *cpy_GeneratorError;
+PyObject   *cpy_ForkError;
+PyObject   *cpy_WouldWait;
+
+uint64_t	cpy_fork_generation;
+
+static cid_uuidv7_gen g_uuidv7;
+static cid_ulid_gen g_ulid;
+static cid_ulid_gen g_ulid_mono;
+
+/* Batches at least this long give the GIL up while the core fills them. */
+#define RELEASE_GIL_FROM 4096
+
+#define ULID_FORM "26 Crockford base32 characters (0-9, A-Z without I L O U), the first 0-7"
+#define UUID_FORM "8-4-4-4-12 hex digits, or 32 hex digits, either in braces or not"
+
+/*
+ * In the child of a fork: the random bytes are the core's business
+ * (src/random.c discards the parent's buffer).  The monotonic ULID's last
+ * value is not: a child that went on from it would mint the parent's next
+ * ULIDs, so it starts afresh (a new random start in the millisecond).
+ * Its spin lock is reset too, in case another thread held it at the fork.
+ */
+static void
+after_fork_child(void)
+{
+	cpy_fork_generation++;
+	/* Cannot fail: gen is not NULL and env NULL is the platform's. */
+	if (cid_ulid_init(&g_ulid_mono, true, NULL) < 0)
+		abort();
+}
+
+static PyObject *
+generator_failed(int st, const char *what)
+{
+	return cpy_raise_status(st, "%s failed", what);
+}
+
+/* ---- UUIDv7 ---------------------------------------------------------- */
+
+static PyObject *
+py_uuid7(PyObject *mod, PyObject *unused)
+{
+	cid_uuid	u;
+	int			st = cid_uuidv7_next(&g_uuidv7, &u);
+
+	if (st < 0)
+		return generator_failed(st, "uuid7()");
+	return cpy_uuid_new(u.bytes);
+}
+
+static PyObject *
+py_uuid7_bytes(PyObject *mod, PyObject *unused)
+{
+	cid_uuid	u;
+	int			st = cid_uuidv7_next(&g_uuidv7, &u);
+
+	if (st < 0)
+		return generator_failed(st, "uuid7_bytes()");
+	return PyBytes_FromStringAndSize((const char *) u.bytes, 16);
+}
+
+/*
+ * n IDs of 16 bytes into out, from one of the module's generators: the
+ * core's fill where the core has one, else one call per ID.
+ */
+typedef int (*fill16_fn) (void *gen, uint8_t *out, Py_ssize_t n);
+
+static int
+fill_uuidv7(void *gen, uint8_t *out, Py_ssize_t n)
+{
+	Py_ssize_t	i;
+
+	for (i = 0; i < n; i++)
+	{
+		int			st = cid_uuidv7_next(gen, (cid_uuid *) (out + 16 * i));
+
+		if (st < 0)
+			return st;
+	}
+	return CID_OK;
+}
+
+static int
+fill_ulid(void *gen, uint8_t *out, Py_ssize_t n)
+{
+	Py_ssize_t	i;
+
+	for (i = 0; i < n; i++)
+	{
+		int			st = cid_ulid_next(gen, (cid_ulid *) (out + 16 * i));
+
+		if (st < 0)
+			return st;
+	}
+	return CID_OK;
+}
+
+static int
+run_fill(fill16_fn fill, void *gen, uint8_t *out, Py_ssize_t n)
+{
+	int			st;
+
+	if (n < RELEASE_GIL_FROM)
+		return fill(gen, out, n);
+	Py_BEGIN_ALLOW_THREADS
+		st = fill(gen, out, n);
+	Py_END_ALLOW_THREADS
+		return st;
+}
+
+/* n IDs as one bytes object of 16 * n bytes. */
+static PyObject *
+batch_bytes(fill16_fn fill, void *gen, PyObject *arg, const char *what)
+{
+	Py_ssize_t	n;
+	PyObject   *b;
+	int			st;
+
+	if (cpy_count(arg, &n) < 0)
+		return NULL;
+	b = PyBytes_FromStringAndSize(NULL, 16 * n);
+	if (b == NULL)
+		return NULL;
+	st = run_fill(fill, gen, (uint8_t *) PyBytes_AS_STRING(b), n);
+	if (st < 0)
+	{
+		Py_DECREF(b);
+		return generator_failed(st, what);
+	}
+	return b;
+}
+
+/* n IDs as a list of make(16 bytes). */
+static PyObject *
+batch_list(fill16_fn fill, void *gen, PyObject *arg, const char *what,
+		   PyObject *(*make) (const uint8_t *))
+{
+	Py_ssize_t	n,
+				i;
+	uint8_t    *buf;
+	PyObject   *list;
+	int			st;
+
+	if (cpy_count(arg, &n) < 0)
+		return NULL;
+	buf = PyMem_Malloc(n > 0 ? 16 * (size_t) n : 1);
+	if (buf == NULL)
+		return PyErr_NoMemory();
+	st = run_fill(fill, gen, buf, n);
+	if (st < 0)
+	{
+		PyMem_Free(buf);
+		return generator_failed(st, what);
+	}
+	list = PyList_New(n);
+	if (list != NULL)
+	{
+		for (i = 0; i < n; i++)
+		{
+			PyObject   *item = make(buf + 16 * i);
+
+			if (item == NULL)
+			{
+				Py_CLEAR(list);
+				break;
+			}
+			PyList_SET_ITEM(list, i, item);
+		}
+	}
+	PyMem_Free(buf);
+	return list;
+}
+
+static PyObject *
+py_uuid7_batch(PyObject *mod, PyObject *arg)
+{
+	return batch_list(fill_uuidv7, &g_uuidv7, arg, "uuid7_batch()", cpy_uuid_new);
+}
+
+static PyObject *
+py_uuid7_batch_bytes(PyObject *mod, PyObject *arg)
+{
+	return batch_bytes(fill_uuidv7, &g_uuidv7, arg, "uuid7_batch_bytes()");
+}
+
+static PyObject *
+py_uuid4(PyObject *mod, PyObject *unused)
+{
+	cid_uuid	u;
+	int			st = cid_uuidv4_new(&u, NULL);
+
+	if (st < 0)
+		return generator_failed(st, "uuid4()");
+	return cpy_uuid_new(u.bytes);
+}
+
+/* ---- ULID ------------------------------------------------------------ */
+
+static PyObject *
+ulid_text(const uint8_t *bytes)
+{
+	char		text[CID_ULID_STRLEN + 1];
+	PyObject   *s;
+
+	cid_ulid_format(text, (const cid_ulid *) bytes);
+	/* ASCII: build the compact str directly. */
+	s = PyUnicode_New(CID_ULID_STRLEN, 127);
+	if (s != NULL)
+		memcpy(PyUnicode_DATA(s), text, CID_ULID_STRLEN);
+	return s;
+}
+
+static PyObject *
+ulid_one(cid_ulid_gen *gen, bool as_bytes, const char *what)
+{
+	cid_ulid	u;
+	int			st = cid_ulid_next(gen, &u);
+
+	if (st < 0)
+		return generator_failed(st, what);
+	if (as_bytes)
+		return PyBytes_FromStringAndSize((const char *) u.bytes, 16);
+	return ulid_text(u.bytes);
+}
+
+static PyObject *
+py_ulid(PyObject *mod, PyObject *unused)
+{
+	return ulid_one(&g_ulid, false, "ulid()");
+}
+
+static PyObject *
+py_ulid_bytes(PyObject *mod, PyObject *unused)
+{
+	return ulid_one(&g_ulid, true, "ulid_bytes()");
+}
+
+static PyObject *
+py_ulid_monotonic(PyObject *mod, PyObject *unused)
+{
+	return ulid_one(&g_ulid_mono, false, "ulid_monotonic()");
+}
+
+static PyObject *
+py_ulid_monotonic_bytes(PyObject *mod, PyObject *unused)
+{
+	return ulid_one(&g_ulid_mono, true, "ulid_monotonic_bytes()");
+}
+
+static PyObject *
+py_ulid_batch(PyObject *mod, PyObject *arg)
+{
+	return batch_list(fill_ulid, &g_ulid, arg, "ulid_batch()", ulid_text);
+}
+
+static PyObject *
+py_ulid_monotonic_batch(PyObject *mod, PyObject *arg)
+{
+	return batch_list(fill_ulid, &g_ulid_mono, arg, "ulid_monotonic_batch()", ulid_text);
+}
+
+/* ---- conversion ------------------------------------------------------ */
+
+static int
+parse_ulid(PyObject *o, cid_ulid *out)
+{
+	const char *s;
+	Py_ssize_t	len;
+	size_t		errpos = 0;
+	int			st;
+
+	if (cpy_text(o, "a ULID", &s, &len) < 0)
+		return -1;
+	st = cid_ulid_parse(out, s, (size_t) len, &errpos);
+	if (st < 0)
+	{
+		cpy_parse_error(o, "a ULID", ULID_FORM, st, errpos);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+parse_uuid_arg(PyObject *o, cid_uuid *out)
+{
+	const char *s;
+	Py_ssize_t	len;
+	size_t		errpos = 0;
+	int			st;
+
+	if (!PyUnicode_Check(o))
+		return cpy_uuid_bytes(o, out->bytes);
+	if (cpy_text(o, "a UUID", &s, &len) < 0)
+		return -1;
+	st = cid_uuid_parse(out, s, (size_t) len, &errpos);
+	if (st < 0)
+	{
+		cpy_parse_error(o, "a UUID", UUID_FORM, st, errpos);
+		return -1;
+	}
+	return 0;
+}
+
+static PyObject *
+py_ulid_to_uuid(PyObject *mod, PyObject *arg)
+{
+	cid_ulid	l;
+	cid_uuid	u;
+
+	if (parse_ulid(arg, &l) < 0)
+		return NULL;
+	cid_ulid_to_uuid(&u, &l);
+	return cpy_uuid_new(u.bytes);
+}
+
+static PyObject *
+py_uuid_to_ulid(PyObject *mod, PyObject *arg)
+{
+	cid_uuid	u;
+	cid_ulid	l;
+
+	if (parse_uuid_arg(arg, &u) < 0)
+		return NULL;
+	cid_ulid_from_uuid(&l, &u);
+	return ulid_text(l.bytes);
+}
+
+static PyObject *
+py_parse_ulid(PyObject *mod, PyObject *arg)
+{
+	cid_ulid	l;
+
+	if (parse_ulid(arg, &l) < 0)
+		return NULL;
+	return ulid_text(l.bytes);
+}
+
+/* ---- time ranges ------------------------------------------------------ */
+
+static const uint8_t all_ones[10] = {
+	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff
+};
+
+static int
+range_args(PyObject *const *args, Py_ssize_t nargs, const char *fn,
+		   int64_t *lo, int64_t *hi)
+{
+	if (nargs != 2)
+	{
+		cpy_raise(cpy_TypeError, "%s() takes 2 arguments (start, end), %zd given", fn, nargs);
+		return -1;
+	}
+	if (cpy_time_ms(args[0], "start", lo) < 0 || cpy_time_ms(args[1], "end", hi) < 0)
+		return -1;
+	if (*lo > *hi)
+	{
+		cpy_raise(cpy_ValueError, "%s(): start (%lld ms) is after end (%lld ms)", fn,
+				  (long long) *lo, (long long) *hi);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * The smallest UUIDv7 of start's millisecond and the largest of end's:
+ * WHERE id BETWEEN lo AND hi selects what was minted from start to end.
+ */
+static PyObject *
+py_uuid7_range(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
+{
+	int64_t		lo_ms,
+				hi_ms;
+	cid_uuid	lo,
+				hi;
+	int			st;
+
+	if (range_args(args, nargs, "uuid7_range", &lo_ms, &hi_ms) < 0)
+		return NULL;
+	if ((st = cid_uuidv7_from_ms(&lo, lo_ms, NULL)) < 0 ||
+		(st = cid_uuidv7_from_ms(&hi, hi_ms, all_ones)) < 0)
+		return cpy_raise_status(st, "uuid7_range(%lld, %lld): UUIDv7 holds Unix ms "
+								"0..2**48-1", (long long) lo_ms, (long long) hi_ms);
+	return Py_BuildValue("(NN)", cpy_uuid_new(lo.bytes), cpy_uuid_new(hi.bytes));
+}
+
+static PyObject *
+py_ulid_range(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
+{
+	int64_t		lo_ms,
+				hi_ms;
+	cid_ulid	lo,
+				hi;
+	int			st;
+
+	if (range_args(args, nargs, "ulid_range", &lo_ms, &hi_ms) < 0)
+		return NULL;
+	if ((st = cid_ulid_from_ms(&lo, lo_ms, NULL)) < 0 ||
+		(st = cid_ulid_from_ms(&hi, hi_ms, all_ones)) < 0)
+		return cpy_raise_status(st, "ulid_range(%lld, %lld): ULID holds Unix ms "
+								"0..2**48-1", (long long) lo_ms, (long long) hi_ms);
+	return Py_BuildValue("(NN)", ulid_text(lo.bytes), ulid_text(hi.bytes));
+}
+
+static PyObject *
+py_snowflake_range(PyObject *mod, PyObject *args, PyObject *kw)
+{
+	static char *names[] = {"start", "end", "layout", NULL};
+	PyObject   *start,
+			   *end,
+			   *layout_arg = Py_None;
+	PyObject   *pos[2];
+	cid_layout	layout;
+	int64_t		lo_ms,
+				hi_ms;
+	uint64_t	lo,
+				hi;
+	int			st;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|O:snowflake_range", names,
+									 &start, &end, &layout_arg))
+		return NULL;
+	pos[0] = start;
+	pos[1] = end;
+	if (cpy_layout(layout_arg, &layout) < 0 ||
+		range_args(pos, 2, "snowflake_range", &lo_ms, &hi_ms) < 0)
+		return NULL;
+	if ((st = cid_snowflake_min_at(&lo, &layout, lo_ms)) < 0 ||
+		(st = cid_snowflake_max_at(&hi, &layout, hi_ms)) < 0)
+		return cpy_raise_status(st, "snowflake_range(%lld, %lld): layout %s holds Unix ms "
+								"%lld..%lld", (long long) lo_ms, (long long) hi_ms,
+								layout.name, (long long) layout.epoch_ms,
+								(long long) cid_layout_max_ms(&layout));
+	return Py_BuildValue("(KK)", (unsigned long long) lo, (unsigned long long) hi);
+}
+
+/* ---- inspection ------------------------------------------------------- */
+
+static PyObject *
+py_inspect(PyObject *mod, PyObject *args, PyObject *kw)
+{
+	static char *names[] = {"id", "layout", NULL};
+	PyObject   *id,
+			   *layout_arg = Py_None,
+			   *text_obj = NULL;
+	cid_layout	layout;
+	cid_info	info;
+	const char *s;
+	Py_ssize_t	len;
+	size_t		errpos = 0;
+	char		buf[CID_UUID_STRLEN + 1];
+	int			st;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$O:inspect", names, &id, &layout_arg))
+		return NULL;
+	if (cpy_layout(layout_arg, &layout) < 0)
+		return NULL;
+	if (PyUnicode_Check(id))
+	{
+		if (cpy_text(id, "an ID", &s, &len) < 0)
+			return NULL;
+	}
+	else if (PyLong_Check(id) && !PyBool_Check(id))
+	{
+		/* A Snowflake: its decimal text, which the core reads per layout. */
+		text_obj = PyObject_Str(id);
+		if (text_obj == NULL)
+			return NULL;
+		s = PyUnicode_AsUTF8AndSize(text_obj, &len);
+		if (s == NULL)
+		{
+			Py_DECREF(text_obj);
+			return NULL;
+		}
+	}
+	else
+	{
+		cid_uuid	u;
+
+		if (PyBool_Check(id) || cpy_uuid_bytes(id, u.bytes) < 0)
+		{
+			PyErr_Clear();
+			return cpy_raise(cpy_TypeError, "inspect() takes an ID as str, int "
+							 "(Snowflake) or uuid.UUID, not %s", Py_TYPE(id)->tp_name);
+		}
+		cid_uuid_format(buf, &u);
+		s = buf;
+		len = CID_UUID_STRLEN;
+	}
+	st = cid_inspect(&info, s, (size_t) len, &layout, &errpos);
+	Py_XDECREF(text_obj);
+	if (st < 0)
+	{
+		PyObject   *shown = cpy_show(id);
+
+		if (shown == NULL)
+			return NULL;
+		if (st == CID_EUNKNOWN)
+			cpy_raise_status(st, "%U is no known ID: expected a UUID (32 to 38 "
+							 "characters), a ULID (26) or a Snowflake (decimal digits).",
+							 shown);
+		else if (st == CID_ESYNTAX)
+			cpy_raise_status(st, "%U is not an ID: bad character at position %zu",
+							 shown, errpos);
+		else
+			cpy_raise_status(st, "%U is not an ID of its form (layout %s for Snowflakes)",
+							 shown, layout.name);
+		Py_DECREF(shown);
+		return NULL;
+	}
+	return cpy_info(&info);
+}
+
+static PyObject *
+py_layouts(PyObject *mod, PyObject *unused)
+{
+	PyObject   *list = PyList_New(0);
+	int			i;
+
+	if (list == NULL)
+		return NULL;
+	for (i = 0; cid_layout_preset_names[i] != NULL; i++)
+	{
+		PyObject   *name = PyUnicode_FromString(cid_layout_preset_names[i]);
+
+		if (name == NULL || PyList_Append(list, name) < 0)
+		{
+			Py_XDECREF(name);
+			Py_DECREF(list);
+			return NULL;
+		}
+		Py_DECREF(name);
+	}
+	{
+		PyObject   *t = PyList_AsTuple(list);
+
+		Py_DECREF(list);
+		return t;
+	}
+}
+
+static PyMethodDef methods[] = {
+	{"uuid7", py_uuid7, METH_NOARGS, "uuid7() -> uuid.UUID: a new UUIDv7."},
+	{"uuid7_bytes", py_uuid7_bytes, METH_NOARGS, "uuid7_bytes() -> bytes: a new UUIDv7's 16 bytes."},
+	{"uuid7_batch", py_uuid7_batch, METH_O, "uuid7_batch(n) -> list[uuid.UUID]: n increasing UUIDv7s."},
+	{"uuid7_batch_bytes", py_uuid7_batch_bytes, METH_O,
+	"uuid7_batch_bytes(n) -> bytes: n increasing UUIDv7s, 16 bytes each."},
+	{"uuid4", py_uuid4, METH_NOARGS, "uuid4() -> uuid.UUID: a new random UUIDv4."},
+	{"ulid", py_ulid, METH_NOARGS, "ulid() -> str: a new ULID."},
+	{"ulid_bytes", py_ulid_bytes, METH_NOARGS, "ulid_bytes() -> bytes: a new ULID's 16 bytes."},
+	{"ulid_batch", py_ulid_batch, METH_O, "ulid_batch(n) -> list[str]: n new ULIDs."},
+	{"ulid_monotonic", py_ulid_monotonic, METH_NOARGS,
+	"ulid_monotonic() -> str: a ULID above every one this process made before."},
+	{"ulid_monotonic_bytes", py_ulid_monotonic_bytes, METH_NOARGS,
+	"ulid_monotonic_bytes() -> bytes: the same as 16 bytes."},
+	{"ulid_monotonic_batch", py_ulid_monotonic_batch, METH_O,
+	"ulid_monotonic_batch(n) -> list[str]: n increasing monotonic ULIDs."},
+	{"ulid_to_uuid", py_ulid_to_uuid, METH_O, "ulid_to_uuid(ulid) -> uuid.UUID: the same 128 bits."},
+	{"uuid_to_ulid", py_uuid_to_ulid, METH_O, "uuid_to_ulid(uuid) -> str: the same 128 bits."},
+	{"parse_ulid", py_parse_ulid, METH_O, "parse_ulid(text) -> str: canonical (upper-case) ULID."},
+	{"uuid7_range", (PyCFunction) (void (*) (void)) py_uuid7_range, METH_FASTCALL,
+	"uuid7_range(start, end) -> (lo, hi): UUIDv7 bounds of a time range."},
+	{"ulid_range", (PyCFunction) (void (*) (void)) py_ulid_range, METH_FASTCALL,
+	"ulid_range(start, end) -> (lo, hi): ULID bounds of a time range."},
+	{"snowflake_range", (PyCFunction) (void (*) (void)) py_snowflake_range,
+		METH_VARARGS | METH_KEYWORDS,
+	"snowflake_range(start, end, layout=None) -> (lo, hi): Snowflake bounds."},
+	{"inspect", (PyCFunction) (void (*) (void)) py_inspect, METH_VARARGS | METH_KEYWORDS,
+	"inspect(id, *, layout=None) -> IdInfo: what an ID is and carries."},
+	{"layouts", py_layouts, METH_NOARGS, "layouts() -> tuple[str, ...]: the preset layout names."},
+	{NULL, NULL, 0, NULL}
+};
+
+static struct PyModuleDef moduledef = {
+	PyModuleDef_HEAD_INIT, "chronoid._chronoid",
+	"chronoid's C core: Snowflake, UUIDv7 and ULID generators and decoders.",
+	-1, methods, NULL, NULL, NULL, NULL
+};
+
+static PyObject *
+new_exc(PyObject *module, const char *name, PyObject *bases, const char *doc)
+{
+	char		full[64];
+	PyObject   *cls;
+
+	snprintf(full, sizeof(full), "chronoid.%s", name);
+	cls = PyErr_NewExceptionWithDoc(full, doc, bases, NULL);
+	if (cls == NULL)
+		return NULL;
+	if (PyModule_AddObjectRef(module, name, cls) < 0)
+	{
+		Py_DECREF(cls);
+		return NULL;
+	}
+	return cls;
+}
+
+PyMODINIT_FUNC
+PyInit__chronoid(void)
+{
+	PyObject   *m = PyModule_Create(&moduledef);
+	PyObject   *bases;
+	static bool atfork_done;
+
+	if (m == NULL)
+		return NULL;
+	if (cid_uuidv7_init(&g_uuidv7, NULL) < 0 || cid_ulid_init(&g_ulid, false, NULL) < 0 ||
+		cid_ulid_init(&g_ulid_mono, true, NULL) < 0)
+	{
+		PyErr_SetString(PyExc_ImportError, "chronoid: generator setup failed");
+		goto fail;
+	}
+	if (!atfork_done)
+	{
+		if (pthread_atfork(NULL, NULL, after_fork_child) != 0)
+		{
+			PyErr_SetString(PyExc_ImportError, "chronoid: pthread_atfork failed");
+			goto fail;
+		}
+		atfork_done = true;
+	}
+
+	cpy_Error = new_exc(m, "ChronoidError", NULL, "Base of every chronoid error.");
+	if (cpy_Error == NULL)
+		goto fail;
+	bases = PyTuple_Pack(2, cpy_Error, PyExc_ValueError);
+	cpy_ValueError = bases ? new_exc(m, "ChronoidValueError", bases,
+									 "A value that is no valid ID, layout, node or time.") : NULL;
+	Py_XDECREF(bases);
+	bases = PyTuple_Pack(2, cpy_Error, PyExc_TypeError);
+	cpy_TypeError = bases ? new_exc(m, "ChronoidTypeError", bases,
+									"An argument of the wrong type.") : NULL;
+	Py_XDECREF(bases);
+	bases = PyTuple_Pack(2, cpy_Error, PyExc_RuntimeError);
+	cpy_GeneratorError = bases ? new_exc(m, "GeneratorError", bases,
+										 "A generator could not issue an ID (clock, "
+										 "random source, exhausted sequence).") : NULL;
+	Py_XDECREF(bases);
+	if (cpy_ValueError == NULL || cpy_TypeError == NULL || cpy_GeneratorError == NULL)
+		goto fail;
+	cpy_ForkError = new_exc(m, "ForkError", cpy_GeneratorError,
+							"A Snowflake generator inherited through fork() has no "
+							"node of its own in this process.");
+	cpy_WouldWait = new_exc(m, "WouldWait", cpy_GeneratorError,
+							"Snowflake.next_at(): the generator would have to wait.");
+	if (cpy_ForkError == NULL || cpy_WouldWait == NULL)
+		goto fail;
+
+	if (cpy_convert_setup(m) < 0 || cpy_snowflake_setup(m) < 0)
+		goto fail;
+	if (PyModule_AddStringConstant(m, "core_version", cid_version()) < 0)
+		goto fail;
+	return m;
+
+fail:
+	Py_DECREF(m);
+	return NULL;
+}

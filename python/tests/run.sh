@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# run.sh — the Python package's suite, as make check runs it: build and
+# install python/ with pip from the tree (no package index, no build
+# isolation: the distribution's setuptools), then its pytest suite with
+# one TAP line per test (conftest.py's --tap).
+#
+#   python/tests/run.sh          plain build, into $BUILD/python/site; with
+#                                a throwaway PostgreSQL cluster and the
+#                                extension for the psycopg tests
+#   python/tests/run.sh asan     the module built with ASan+UBSan, into
+#                                $BUILD/python/asan-site, the suite under
+#                                the sanitizers' runtime (no server)
+#
+# PYTHON (default /usr/bin/python3: Debian's, whose python3-pytest and
+# python3-psycopg scripts/setup.sh installs), BUILD (default build).
+# About 40 s plain, 60 s asan, on the 2-CPU machine.
+set -uo pipefail
+cd "$(dirname "$0")/../.." || exit 1
+# shellcheck source-path=SCRIPTDIR source=../../scripts/tap.bash
+. scripts/tap.bash
+export TZ=UTC LC_ALL=C
+mode=${1:-plain}
+PYTHON=${PYTHON:-/usr/bin/python3}
+BUILD=${BUILD:-build}
+root=$PWD
+out=$root/$BUILD/python
+mkdir -p "$out"
+
+"$PYTHON" -c 'import pytest' 2>/dev/null || bail "$PYTHON has no pytest (apt-get install python3-pytest)"
+
+site=$out/site
+env=(CHRONOID_WERROR="${WERROR:-}")
+if [ "$mode" = asan ]; then
+    site=$out/asan-site
+    env+=("CHRONOID_SAN=address,undefined")
+fi
+rm -rf "$site" python/chronoid.egg-info
+# pip builds in the tree (python/build, python/build-asan): see setup.py.
+if ! env "${env[@]}" "$PYTHON" -m pip install --quiet --no-build-isolation --no-index --no-deps \
+        --no-warn-script-location --target "$site" ./python >"$out/pip-$mode.log" 2>&1; then
+    diag <"$out/pip-$mode.log"
+    bail "pip install ./python ($mode)"
+fi
+
+pytest_env=(PYTHONPATH="$site" CHRONOID_PY_EXPECT="$site/chronoid" PYTHONDONTWRITEBYTECODE=1)
+pytest_args=(-p no:cacheprovider -q --tap -o addopts= -o console_output_style=classic python/tests)
+
+if [ "$mode" = asan ]; then
+    libasan=$(cc -print-file-name=libasan.so)
+    [ -f "$libasan" ] || bail "no libasan.so for the ASan pass"
+    # The interpreter is not built with ASan: its runtime is preloaded, and
+    # leaks (the interpreter keeps objects to exit) are not reported.
+    pytest_env+=(LD_PRELOAD="$libasan" ASAN_OPTIONS=detect_leaks=0:abort_on_error=0
+                 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 CHRONOID_PY_ROUNDS=1000)
+    env "${pytest_env[@]}" "$PYTHON" -m pytest "${pytest_args[@]}" -k "not psycopg"
+    exit
+fi
+
+# The psycopg tests: a throwaway cluster and the extension from this tree.
+if command -v pg_config >/dev/null 2>&1 && [ -x "$(pg_config --bindir)/initdb" ] &&
+        "$PYTHON" -c 'import psycopg' 2>/dev/null; then
+    make -s --no-print-directory -C pg >"$out/pg-build.log" 2>&1 || {
+        diag <"$out/pg-build.log"; bail "make -C pg"; }
+    # Installing into the server's directories is shared with whoever else
+    # tests the extension on this machine: hold the lock from the install
+    # until the suite is done with it (initdb and a few seconds of tests).
+    if command -v flock >/dev/null 2>&1; then
+        exec {lockfd}>/tmp/chronoid-pg.lock
+        flock "$lockfd"
+    fi
+    make -s --no-print-directory -C pg install >"$out/pg-install.log" 2>&1 || {
+        diag <"$out/pg-install.log"; bail "make -C pg install"; }
+    # shellcheck source-path=SCRIPTDIR source=../../scripts/pgcluster.sh
+    . scripts/pgcluster.sh
+    # shellcheck disable=SC2119
+    pgc_start >/dev/null || bail "start a throwaway PostgreSQL cluster"
+    pytest_env+=(CHRONOID_PY_PG=1 PGHOST="$PGHOST" PGPORT="$PGPORT" PGUSER="$PGUSER" PGDATABASE="$PGDATABASE")
+    env "${pytest_env[@]}" "$PYTHON" -m pytest "${pytest_args[@]}"
+    rc=$?
+    [ "$rc" -ne 0 ] && { echo "server log (end):"; tail -n 20 "$PGC_LOG"; } | diag
+    exit "$rc"
+fi
+echo "# no PostgreSQL server binaries or no psycopg: the psycopg tests skip"
+env "${pytest_env[@]}" "$PYTHON" -m pytest "${pytest_args[@]}"

@@ -1,0 +1,145 @@
+"""Prefork safety: a child made by fork() never mints its parent's IDs.
+
+A Snowflake generator inherited through fork() refuses to mint until it
+has a node of its own; UUIDv7 and ULID randomness (and the monotonic
+ULID's state) are the child's own.  Children report through pipes; the
+invariant checked is "no ID twice across all processes".
+"""
+import multiprocessing
+import os
+import pickle
+import uuid
+
+import pytest
+
+import chronoid
+
+
+def in_child(fn):
+    """Run fn() in a forked child; return what it returned (or raise what it raised)."""
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(r)
+        try:
+            result = ("ok", fn())
+        except BaseException as e:  # report everything to the parent
+            result = ("err", f"{type(e).__name__}: {e}")
+        with os.fdopen(w, "wb") as f:
+            pickle.dump(result, f)
+        os._exit(0)
+    os.close(w)
+    with os.fdopen(r, "rb") as f:
+        data = f.read()
+    _, status = os.waitpid(pid, 0)
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, f"child status {status}"
+    kind, value = pickle.loads(data)
+    if kind == "err":
+        raise AssertionError(f"child raised {value}")
+    return value
+
+
+def test_snowflake_refuses_in_child_until_renode():
+    gen = chronoid.Snowflake("pgedge", node=11)
+    parent_ids = [gen.next() for _ in range(100)]
+
+    def child():
+        out = {}
+        for name, call in [("next", gen.next), ("batch", lambda: gen.batch(3)),
+                           ("batch_array", lambda: gen.batch_array(3)),
+                           ("next_at", lambda: gen.next_at(1_800_000_000_000_000_000))]:
+            try:
+                call()
+                out[name] = "minted"
+            except chronoid.ForkError as e:
+                out[name] = str(e)
+        gen.renode(12)
+        out["after"] = [gen.next() for _ in range(100)]
+        return out
+
+    got = in_child(child)
+    for name in ("next", "batch", "batch_array", "next_at"):
+        assert "renode" in got[name] and "node 11" in got[name], got[name]
+    assert all(chronoid.inspect(i).node == 12 for i in got["after"])
+    parent_ids += [gen.next() for _ in range(100)]
+    assert gen.node == 11  # the parent's generator is untouched
+    assert not set(parent_ids) & set(got["after"])
+
+
+def test_snowflake_made_in_child_works():
+    def child():
+        return chronoid.Snowflake("pgedge", node=13).batch(10)
+
+    assert len(set(in_child(child))) == 10
+
+
+def test_uuid7_and_ulid_unique_across_fork():
+    # Fork while the monotonic ULID is in the middle of a millisecond: the
+    # child must not continue the parent's counter.
+    chronoid.ulid_monotonic()
+
+    def child():
+        return (chronoid.uuid7_batch(2000), [chronoid.ulid_monotonic() for _ in range(2000)],
+                chronoid.ulid_batch(2000), chronoid.uuid7_batch_bytes(100))
+
+    kids = [in_child(child) for _ in range(2)]
+    mine = child()
+    for k in range(4):
+        pools = [mine[k]] + [kid[k] for kid in kids]
+        if k == 3:
+            pools = [[p[i:i + 16] for i in range(0, len(p), 16)] for p in pools]
+        flat = [x for p in pools for x in p]
+        assert len(set(flat)) == len(flat), f"duplicate {['uuid7', 'ulid_monotonic', 'ulid', 'uuid7 bytes'][k]}"
+
+
+def _worker_init(counter):
+    # Each worker gets a node of its own, as a post-fork hook would give it.
+    with counter.get_lock():
+        counter.value += 1
+        node = 100 + counter.value
+    GEN.renode(node)
+
+
+def _worker_mint(_):
+    return (os.getpid(), GEN.batch(200) + [GEN.next() for _ in range(50)],
+            [str(u) for u in chronoid.uuid7_batch(100)], chronoid.ulid_monotonic_batch(100))
+
+
+GEN = None
+
+
+def test_multiprocessing_workers_no_duplicates():
+    global GEN
+    GEN = chronoid.Snowflake("pgedge", node=100)  # made before the pool, as with preload_app
+    ctx = multiprocessing.get_context("fork")
+    counter = ctx.Value("i", 0)
+    with ctx.Pool(3, initializer=_worker_init, initargs=(counter,)) as pool:
+        results = pool.map(_worker_mint, range(12))
+    pids = {r[0] for r in results}
+    assert len(pids) >= 2 and os.getpid() not in pids
+    for k in (1, 2, 3):
+        flat = [x for r in results for x in r[k]]
+        flat += {1: [GEN.next() for _ in range(50)], 2: [str(chronoid.uuid7())],
+                 3: [chronoid.ulid_monotonic()]}[k]
+        assert len(set(flat)) == len(flat)
+    nodes = {chronoid.inspect(i).node for r in results for i in r[1]}
+    assert 100 not in nodes and len(nodes) == len(pids)
+
+
+def test_multiprocessing_without_renode_refuses():
+    global GEN
+    GEN = chronoid.Snowflake("pgedge", node=100)
+    ctx = multiprocessing.get_context("fork")
+    with ctx.Pool(1) as pool:
+        with pytest.raises(chronoid.ForkError):
+            pool.apply(_mint_one)
+
+
+def _mint_one():
+    return GEN.next()
+
+
+def test_generators_do_not_pickle():
+    # A copy of a generator's state in another process would mint its IDs.
+    with pytest.raises(TypeError):
+        pickle.dumps(chronoid.Snowflake("pgedge", node=1))

@@ -1,0 +1,98 @@
+"""UUIDv7 and UUIDv4 as the standard library's uuid.UUID."""
+import copy
+import pickle
+import threading
+import time
+import uuid
+
+import chronoid
+
+
+def test_uuid7_is_a_standard_uuid_v7():
+    u = chronoid.uuid7()
+    assert type(u) is uuid.UUID
+    assert u.version == 7
+    assert u.variant == uuid.RFC_4122
+    assert u.is_safe is uuid.SafeUUID.unknown
+
+
+def test_uuid7_behaves_as_one_made_by_uuid_module():
+    u = chronoid.uuid7()
+    same = uuid.UUID(str(u))
+    assert u == same and hash(u) == hash(same)
+    assert uuid.UUID(bytes=u.bytes) == u and uuid.UUID(int=u.int) == u
+    assert pickle.loads(pickle.dumps(u)) == u
+    assert copy.deepcopy(u) == u
+    assert {u: 1}[same] == 1
+    assert str(u) == str(same) and repr(u) == repr(same)
+
+
+def test_uuid7_built_without_uuid_init():
+    # The fast path is on for the CPython uuid module we know; if it ever
+    # turns off, uuid7() still works through UUID(int=...), but slower.
+    assert chronoid._chronoid._uuid_fast_path == 1
+
+
+def test_uuid7_immutable_like_any_uuid():
+    u = chronoid.uuid7()
+    try:
+        u.int = 5
+    except TypeError:
+        pass
+    else:
+        raise AssertionError("a UUID from uuid7() accepted a new value")
+
+
+def test_uuid7_time_is_now():
+    before = time.time_ns() // 1_000_000
+    u = chronoid.uuid7()
+    after = time.time_ns() // 1_000_000
+    ms = u.int >> 80
+    assert before <= ms <= after + 1
+
+
+def test_uuid7_strictly_increasing_single_and_batches():
+    seen = []
+    for _ in range(200):
+        seen.append(chronoid.uuid7())
+        seen.extend(chronoid.uuid7_batch(50))
+        b = chronoid.uuid7_batch_bytes(7)
+        seen.extend(uuid.UUID(bytes=b[i:i + 16]) for i in range(0, len(b), 16))
+        seen.append(uuid.UUID(bytes=chronoid.uuid7_bytes()))
+    assert all(a < b for a, b in zip(seen, seen[1:]))
+    assert all(u.version == 7 for u in seen)
+
+
+def test_uuid7_batch_sizes():
+    assert chronoid.uuid7_batch(0) == []
+    assert chronoid.uuid7_batch_bytes(0) == b""
+    big = chronoid.uuid7_batch(10000)  # large enough to run without the GIL
+    assert len(big) == 10000 and len(set(big)) == 10000
+    assert len(chronoid.uuid7_batch_bytes(5000)) == 80000
+
+
+def test_uuid7_unique_and_ordered_per_thread_across_threads():
+    results = {}
+
+    def work(k):
+        out = []
+        for _ in range(200):
+            out.append(chronoid.uuid7())
+            out.extend(chronoid.uuid7_batch(20))
+        results[k] = out
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    everything = [u for out in results.values() for u in out]
+    assert len(set(everything)) == len(everything) == 4 * 200 * 21
+    for out in results.values():
+        assert all(a < b for a, b in zip(out, out[1:]))
+
+
+def test_uuid4():
+    us = [chronoid.uuid4() for _ in range(1000)]
+    assert all(type(u) is uuid.UUID and u.version == 4 and u.variant == uuid.RFC_4122 for u in us)
+    assert len(set(us)) == 1000
