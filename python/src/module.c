@@ -78,40 +78,24 @@ py_uuid7_bytes(PyObject *mod, PyObject *unused)
 	return PyBytes_FromStringAndSize((const char *) u.bytes, 16);
 }
 
-/*
- * n IDs of 16 bytes into out, from one of the module's generators: the
- * core's fill where the core has one, else one call per ID.
- */
+/* n IDs of 16 bytes into out, from one of the module's generators. */
 typedef int (*fill16_fn) (void *gen, uint8_t *out, Py_ssize_t n);
 
+/*
+ * The core's batch fills: one clock reading and one random request per
+ * batch.  On failure the IDs issued so far are valid but unused; they are
+ * dropped with the rest.
+ */
 static int
 fill_uuidv7(void *gen, uint8_t *out, Py_ssize_t n)
 {
-	Py_ssize_t	i;
-
-	for (i = 0; i < n; i++)
-	{
-		int			st = cid_uuidv7_next(gen, (cid_uuid *) (out + 16 * i));
-
-		if (st < 0)
-			return st;
-	}
-	return CID_OK;
+	return cid_uuidv7_fill(gen, (cid_uuid *) out, (size_t) n, NULL);
 }
 
 static int
 fill_ulid(void *gen, uint8_t *out, Py_ssize_t n)
 {
-	Py_ssize_t	i;
-
-	for (i = 0; i < n; i++)
-	{
-		int			st = cid_ulid_next(gen, (cid_ulid *) (out + 16 * i));
-
-		if (st < 0)
-			return st;
-	}
-	return CID_OK;
+	return cid_ulid_fill(gen, (cid_ulid *) out, (size_t) n, NULL);
 }
 
 static int

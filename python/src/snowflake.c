@@ -14,7 +14,10 @@
  * Fork: a generator remembers cpy_fork_generation; in a child the value
  * differs and the generator refuses to mint (ForkError) until renode()
  * gives it a node of its own: the parent, and every other child, would
- * mint the same IDs.
+ * mint the same IDs.  A generator made with claim=True holds the core's
+ * host-wide claim on its node (src/node_claim.c); in a child, where that
+ * claim is the parent's, it claims the lowest free number itself before
+ * its first ID.
  */
 #include "chronoid_py.h"
 
@@ -28,6 +31,10 @@ typedef struct
 	uint64_t	forkgen;		/* cpy_fork_generation it may mint under */
 	long		pid;			/* the process that made it (messages) */
 	int			waiting;		/* threads in the core without the GIL */
+	cid_node_claim *claim;		/* claim=True: the claim on gen.node */
+	bool		claiming;		/* claim=True */
+	char	   *scope;			/* claim scope (PyMem), NULL = default */
+	char	   *claim_dir;		/* claim directory (PyMem), NULL = default */
 } SnowflakeObject;
 
 static PyTypeObject SnowflakeType;
@@ -82,6 +89,94 @@ node_arg(SnowflakeObject *self, PyObject *o, uint64_t *node)
 	return cpy_uint(o, "node", cid_layout_max_node(&self->gen.layout), ctx, node);
 }
 
+/* A copy of an optional str argument (NUL-free ASCII) in PyMem, or NULL. */
+static int
+opt_cstr(PyObject *o, const char *what, char **out)
+{
+	const char *s;
+	Py_ssize_t	len;
+
+	*out = NULL;
+	if (o == NULL || o == Py_None)
+		return 0;
+	if (PyUnicode_Check(o) && !PyUnicode_IS_ASCII(o))
+	{
+		/* A path may be any text: the file system's encoding. */
+		PyObject   *b = PyUnicode_EncodeFSDefault(o);
+
+		if (b == NULL)
+			return -1;
+		s = PyBytes_AS_STRING(b);
+		len = PyBytes_GET_SIZE(b);
+		*out = PyMem_Malloc((size_t) len + 1);
+		if (*out != NULL)
+			memcpy(*out, s, (size_t) len + 1);
+		Py_DECREF(b);
+	}
+	else
+	{
+		if (cpy_text(o, what, &s, &len) < 0)
+			return -1;
+		*out = PyMem_Malloc((size_t) len + 1);
+		if (*out != NULL)
+		{
+			memcpy(*out, s, (size_t) len);
+			(*out)[len] = '\0';
+		}
+	}
+	if (*out == NULL)
+		return PyErr_NoMemory(), -1;
+	if (strlen(*out) != (size_t) len)
+	{
+		PyMem_Free(*out);
+		*out = NULL;
+		return cpy_raise(cpy_ValueError, "%s %R contains a NUL character", what, o), -1;
+	}
+	return 0;
+}
+
+/*
+ * Claim node in [first, last], the lowest free one; 0 with self->claim and
+ * gen.node set.  A held number is skipped; any other failure (a directory
+ * the core will not trust, a bad scope) is raised at once.
+ */
+static int
+claim_node(SnowflakeObject *self, uint64_t first, uint64_t last)
+{
+	char		err[512];
+	uint64_t	n;
+
+	for (n = first;; n++)
+	{
+		cid_node_claim *c = NULL;
+		long		holder = 0;
+		int			st;
+
+		err[0] = '\0';
+		st = cid_node_claim_acquire(&c, self->scope, n, self->claim_dir, &holder, err, sizeof(err));
+		if (st == CID_OK)
+		{
+			cid_node_claim_release(self->claim);
+			self->claim = c;
+			self->gen.node = n;
+			return 0;
+		}
+		if (st != CID_ENODE_HELD)
+			return cpy_raise_status(st, "Snowflake: claiming node %llu: %s",
+									(unsigned long long) n, err), -1;
+		if (n == last)
+		{
+			if (first == last)
+				return cpy_raise_status(st, "Snowflake: %s", err), -1;
+			return cpy_raise_status(st, "Snowflake: every node %llu..%llu of layout %s is "
+									"claimed in scope %s (%s)", (unsigned long long) first,
+									(unsigned long long) last, self->gen.layout.name,
+									self->scope ? self->scope : "default",
+									self->claim_dir ? self->claim_dir : cid_node_claim_dir()), -1;
+		}
+	}
+}
+
 /*
  * A valid generator from the start (pgedge, node 0), so that the getters
  * and decode() of one whose __init__ never ran read a real layout; it
@@ -104,14 +199,17 @@ static int
 Snowflake_init(SnowflakeObject *self, PyObject *args, PyObject *kw)
 {
 	static char *names[] = {"layout", "node", "on_behind", "max_drift_ms", "max_wait_ms",
-	"on_exhausted", "max_borrow_ticks", NULL};
+	"on_exhausted", "max_borrow_ticks", "claim", "claim_scope", "claim_dir", NULL};
 	PyObject   *layout_arg = Py_None,
 			   *node_o = NULL,
 			   *behind = NULL,
 			   *drift = NULL,
 			   *wait = NULL,
 			   *exhaust = NULL,
-			   *borrow = NULL;
+			   *borrow = NULL,
+			   *scope_o = NULL,
+			   *dir_o = NULL;
+	int			claim = 0;
 	cid_layout	layout;
 	cid_snowflake_opts opts;
 	uint64_t	node = 0,
@@ -122,8 +220,9 @@ Snowflake_init(SnowflakeObject *self, PyObject *args, PyObject *kw)
 	if (self->pid != 0)
 		return cpy_raise(cpy_TypeError, "a Snowflake generator is made once; "
 						 "renode() gives it another node"), -1;
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "|OO$OOOOO:Snowflake", names, &layout_arg,
-									 &node_o, &behind, &drift, &wait, &exhaust, &borrow))
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "|OO$OOOOOpOO:Snowflake", names, &layout_arg,
+									 &node_o, &behind, &drift, &wait, &exhaust, &borrow,
+									 &claim, &scope_o, &dir_o))
 		return -1;
 	if (cpy_layout(layout_arg, &layout) < 0)
 		return -1;
@@ -146,7 +245,12 @@ Snowflake_init(SnowflakeObject *self, PyObject *args, PyObject *kw)
 		opts.max_borrow_ticks = borrow_ticks;
 	}
 	self->gen.layout = layout;
-	if (layout.bits[CID_FIELD_NODE] > 0)
+	if (!claim && ((scope_o != NULL && scope_o != Py_None) || (dir_o != NULL && dir_o != Py_None)))
+		return cpy_raise(cpy_TypeError, "claim_scope= and claim_dir= need claim=True"), -1;
+	if (claim && layout.bits[CID_FIELD_NODE] == 0)
+		return cpy_raise(cpy_ValueError, "claim=True: layout %s has no node field to claim",
+						 layout.name), -1;
+	if (layout.bits[CID_FIELD_NODE] > 0 && !(claim && (node_o == NULL || node_o == Py_None)))
 	{
 		if (node_o == NULL || node_o == Py_None)
 			return cpy_raise(cpy_TypeError, "Snowflake(layout=%R) needs node=: an int in "
@@ -164,9 +268,29 @@ Snowflake_init(SnowflakeObject *self, PyObject *args, PyObject *kw)
 	if (st < 0)
 		return cpy_raise_status(st, "Snowflake(): layout %s, node %llu", layout.name,
 								(unsigned long long) node), -1;
+	if (claim)
+	{
+		bool		any = node_o == NULL || node_o == Py_None;
+
+		if (opt_cstr(scope_o, "claim_scope", &self->scope) < 0 ||
+			opt_cstr(dir_o, "claim_dir", &self->claim_dir) < 0 ||
+			claim_node(self, any ? 0 : node, any ? cid_layout_max_node(&layout) : node) < 0)
+			return -1;
+		self->claiming = true;
+	}
 	self->forkgen = cpy_fork_generation;
 	self->pid = (long) getpid();
 	return 0;
+}
+
+static void
+Snowflake_dealloc(SnowflakeObject *self)
+{
+	/* In a child this only closes the inherited descriptor. */
+	cid_node_claim_release(self->claim);
+	PyMem_Free(self->scope);
+	PyMem_Free(self->claim_dir);
+	Py_TYPE(self)->tp_free((PyObject *) self);
 }
 
 static PyObject *
@@ -179,14 +303,27 @@ forked(SnowflakeObject *self)
 					 (unsigned long long) self->gen.node, self->pid, (long) getpid());
 }
 
-/* 0 when self may mint in this process; -1 with an exception. */
+/*
+ * 0 when self may mint in this process; -1 with an exception.  A claiming
+ * generator in a child first claims a node of its own (the lowest free).
+ */
 static int
 usable(SnowflakeObject *self)
 {
 	if (self->pid == 0)
 		return cpy_raise(cpy_TypeError, "Snowflake.__init__() was not called"), -1;
-	if (self->forkgen != cpy_fork_generation)
+	if (self->forkgen == cpy_fork_generation)
+		return 0;
+	if (!self->claiming)
 		return forked(self), -1;
+	/* The parent's threads do not exist here; the claim is the parent's. */
+	self->waiting = 0;
+	cid_node_claim_release(self->claim);
+	self->claim = NULL;
+	if (claim_node(self, 0, cid_layout_max_node(&self->gen.layout)) < 0)
+		return -1;
+	self->forkgen = cpy_fork_generation;
+	self->pid = (long) getpid();
 	return 0;
 }
 
@@ -348,6 +485,26 @@ Snowflake_renode(SnowflakeObject *self, PyObject *arg)
 	 * The state word stays: IDs keep increasing across the change, and
 	 * with another node they cannot collide with the old node's.
 	 */
+	if (self->claiming)
+	{
+		if (self->forkgen != cpy_fork_generation)
+		{
+			cid_node_claim_release(self->claim);
+			self->claim = NULL;
+		}
+		if (self->claim == NULL || node != self->gen.node)
+		{
+			cid_node_claim *old = self->claim;
+
+			self->claim = NULL;
+			if (claim_node(self, node, node) < 0)
+			{
+				self->claim = old;
+				return NULL;
+			}
+			cid_node_claim_release(old);
+		}
+	}
 	self->gen.node = node;
 	self->forkgen = cpy_fork_generation;
 	self->pid = (long) getpid();
@@ -409,6 +566,14 @@ Snowflake_get_layout_name(SnowflakeObject *self, void *closure)
 }
 
 static PyObject *
+Snowflake_get_claim_path(SnowflakeObject *self, void *closure)
+{
+	if (self->claim == NULL || cid_node_claim_status(self->claim) != CID_OK)
+		Py_RETURN_NONE;
+	return PyUnicode_DecodeFSDefault(cid_node_claim_path(self->claim));
+}
+
+static PyObject *
 Snowflake_repr(SnowflakeObject *self)
 {
 	return PyUnicode_FromFormat("chronoid.Snowflake(layout='%s', node=%llu)",
@@ -435,6 +600,8 @@ static PyGetSetDef Snowflake_getset[] = {
 	{"max_node", (getter) Snowflake_get_max_node, NULL, "the layout's largest node", NULL},
 	{"layout", (getter) Snowflake_get_layout, NULL, "the layout's canonical spec", NULL},
 	{"layout_name", (getter) Snowflake_get_layout_name, NULL, "preset name or 'custom'", NULL},
+	{"claim_path", (getter) Snowflake_get_claim_path, NULL,
+	"the lock file of this process's claim on the node, or None", NULL},
 	{NULL, NULL, NULL, NULL, NULL}
 };
 
@@ -444,9 +611,11 @@ static PyTypeObject SnowflakeType = {
 	.tp_basicsize = sizeof(SnowflakeObject),
 	.tp_flags = Py_TPFLAGS_DEFAULT,
 	.tp_doc = "Snowflake(layout='pgedge', node=None, *, on_behind='run_ahead', "
-	"max_drift_ms=1000, max_wait_ms=1000, on_exhausted='wait', max_borrow_ticks=1000)",
+	"max_drift_ms=1000, max_wait_ms=1000, on_exhausted='wait', max_borrow_ticks=1000, "
+	"claim=False, claim_scope=None, claim_dir=None)",
 	.tp_new = Snowflake_new,
 	.tp_init = (initproc) Snowflake_init,
+	.tp_dealloc = (destructor) Snowflake_dealloc,
 	.tp_repr = (reprfunc) Snowflake_repr,
 	.tp_methods = Snowflake_methods,
 	.tp_getset = Snowflake_getset,
