@@ -14,6 +14,7 @@
 #   make bench-pk        primary-key kinds on PostgreSQL (docs/benchmarks.md)
 #   make bench-migrate   chronoid migrate's backfill and writers' latency (docs/benchmarks.md)
 #   make test-python     the Python package (python/): pip install, pytest, ASan pass
+#   make bench-python    the Python package against uuid4 and pure Python (docs/benchmarks.md)
 #   make install PREFIX=/usr/local   library, headers, pkg-config files, the
 #                        command, its man page, the database tools
 #   make install-ext     the PostgreSQL extension, where pg_config says
@@ -416,6 +417,16 @@ check-matrix: setup
 # tests/scenarios/lease.sh, not a test).
 test-unit: tests
 	@for t in $(filter $(BUILD)/tests/test_%,$(TEST_BINS)); do echo "# $$t"; $$t || exit 1; done
+
+# The Python package against the standard library and hand-written
+# generators, one process, one table (docs/benchmarks.md; about a minute).
+PYTHON ?= /usr/bin/python3
+.PHONY: bench-python
+bench-python: setup
+	@rm -rf $(BUILD)/python/bench-site python/chronoid.egg-info
+	@$(PYTHON) -m pip install --quiet --no-build-isolation --no-index --no-deps \
+	  --target $(BUILD)/python/bench-site ./python
+	@PYTHONPATH=$(BUILD)/python/bench-site $(PYTHON) bench/python/bench.py
 
 # The Python package alone (docs/python.md): what make check runs of it.
 .PHONY: test-python

@@ -1,0 +1,169 @@
+"""make bench-python: chronoid's Python package against what Python code
+uses without it, in one process, one table.
+
+Baselines: the standard library's uuid.uuid4() and uuid.uuid1(), and two
+generators written here the way they are usually written by hand (a
+threading.Lock around the clock for Snowflakes, os.urandom per ULID).
+Every case runs once per round, the rounds interleave the cases, and the
+table shows each case's median over the rounds, per ID.  Speed is
+compared only within this run (docs/benchmarks.md).
+
+BENCH_PY_ROUNDS (default 9) and BENCH_PY_N (IDs per case and round,
+default 200000) change the size.
+"""
+import os
+import platform
+import statistics
+import sys
+import threading
+import time
+import uuid
+from itertools import repeat
+
+import chronoid
+
+ROUNDS = int(os.environ.get("BENCH_PY_ROUNDS", "9"))
+N = int(os.environ.get("BENCH_PY_N", "200000"))
+BATCH = 1000
+
+PGEDGE_EPOCH_MS = 1672531200000  # 2023-01-01
+# 20 sequence bits: a million IDs per ms, so that no generator in the table
+# waits for the clock and the figures are the generators' own cost.
+WIDE = "time:41,node:2,seq:20;epoch=2023-01-01"
+
+
+class PySnowflake:
+    """A Snowflake generator as commonly hand-written: a lock, the clock in
+    ms, a sequence that waits for the next ms when it runs out."""
+
+    def __init__(self, node, node_bits=10, seq_bits=12, epoch_ms=PGEDGE_EPOCH_MS):
+        self.lock = threading.Lock()
+        self.node = node
+        self.seq_bits = seq_bits
+        self.time_shift = node_bits + seq_bits
+        self.seq_mask = (1 << seq_bits) - 1
+        self.epoch_ms = epoch_ms
+        self.last_ms = -1
+        self.seq = 0
+
+    def next(self):
+        with self.lock:
+            now = time.time_ns() // 1_000_000 - self.epoch_ms
+            if now < self.last_ms:
+                now = self.last_ms
+            if now == self.last_ms:
+                self.seq = (self.seq + 1) & self.seq_mask
+                if self.seq == 0:
+                    while now <= self.last_ms:
+                        now = time.time_ns() // 1_000_000 - self.epoch_ms
+            else:
+                self.seq = 0
+            self.last_ms = now
+            return (now << self.time_shift) | (self.node << self.seq_bits) | self.seq
+
+
+CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+
+
+def py_ulid():
+    """A ULID as commonly hand-written: ms time, os.urandom, base32 by hand."""
+    value = ((time.time_ns() // 1_000_000) << 80) | int.from_bytes(os.urandom(10), "big")
+    chars = []
+    for _ in range(26):
+        chars.append(CROCKFORD[value & 31])
+        value >>= 5
+    return "".join(reversed(chars))
+
+
+def per_call(fn, n):
+    def run():
+        t0 = time.perf_counter_ns()
+        for _ in repeat(None, n):
+            fn()
+        return (time.perf_counter_ns() - t0) / n
+    return run
+
+
+def per_batch(fn, n):
+    calls = max(1, n // BATCH)
+
+    def run():
+        t0 = time.perf_counter_ns()
+        for _ in repeat(None, calls):
+            fn(BATCH)
+        return (time.perf_counter_ns() - t0) / (calls * BATCH)
+    return run
+
+
+def main():
+    py_sf = PySnowflake(node=1)
+    py_sf_wide = PySnowflake(node=1, node_bits=2, seq_bits=20)
+    sf = chronoid.Snowflake("pgedge", node=1)
+    sf_wide = chronoid.Snowflake(WIDE, node=1)
+    # ULIDs and UUIDv7s of the same ms: the per-ID cost dominates; the
+    # Python ULID is slower, so fewer calls keep each round short.
+    n_slow = max(1000, N // 4)
+    cases = [
+        ("uuid.uuid4()", per_call(uuid.uuid4, n_slow)),
+        ("uuid.uuid1()", per_call(uuid.uuid1, n_slow)),
+        ("pure Python ULID (os.urandom)", per_call(py_ulid, n_slow)),
+        ("pure Python Snowflake (lock), 12-bit seq", per_call(py_sf.next, n_slow)),
+        ("pure Python Snowflake (lock), 20-bit seq", per_call(py_sf_wide.next, n_slow)),
+        ("chronoid.uuid7()", per_call(chronoid.uuid7, N)),
+        ("chronoid.uuid7_bytes()", per_call(chronoid.uuid7_bytes, N)),
+        ("chronoid.uuid7_batch(1000)", per_batch(chronoid.uuid7_batch, N)),
+        ("chronoid.uuid7_batch_bytes(1000)", per_batch(chronoid.uuid7_batch_bytes, N)),
+        ("chronoid.uuid4()", per_call(chronoid.uuid4, N)),
+        ("chronoid.ulid()", per_call(chronoid.ulid, N)),
+        ("chronoid.ulid_monotonic()", per_call(chronoid.ulid_monotonic, N)),
+        ("chronoid.ulid_batch(1000)", per_batch(chronoid.ulid_batch, N)),
+        ("Snowflake.next(), pgedge", per_call(sf.next, N)),
+        ("Snowflake.next(), 20-bit seq", per_call(sf_wide.next, N)),
+        ("Snowflake.batch(1000), 20-bit seq", per_batch(sf_wide.batch, N)),
+        ("Snowflake.batch_array(1000), 20-bit seq", per_batch(sf_wide.batch_array, N)),
+        ("Snowflake.batch_array(1000), pgedge", per_batch(sf.batch_array, N)),
+    ]
+    load_start = os.getloadavg()[0]
+    results = {name: [] for name, _ in cases}
+    for _ in range(ROUNDS):
+        for name, run in cases:
+            results[name].append(run())
+    med = {name: statistics.median(v) for name, v in results.items()}
+
+    print(f"# chronoid {chronoid.core_version}, Python {platform.python_version()} "
+          f"({sys.executable}), {platform.machine()}, {os.cpu_count()} CPUs; "
+          f"median of {ROUNDS} interleaved rounds, ns per ID; load average "
+          f"{load_start:.1f} at the start, {os.getloadavg()[0]:.1f} at the end")
+    base = med["uuid.uuid4()"]
+    width = max(len(n) for n in med)
+    print(f"{'case':<{width}}  {'ns/ID':>8}  {'min':>8}  {'max':>8}  {'vs uuid4':>9}")
+    for name, _ in cases:
+        v = results[name]
+        print(f"{name:<{width}}  {med[name]:8.1f}  {min(v):8.1f}  {max(v):8.1f}  "
+              f"{base / med[name]:8.1f}x")
+
+    print()
+    print("goals (issue 26):")
+    goals = [
+        ("uuid7() vs uuid.uuid4()", med["uuid.uuid4()"] / med["chronoid.uuid7()"], 3),
+        ("Snowflake.next() vs pure Python, 20-bit seq",
+         med["pure Python Snowflake (lock), 20-bit seq"] / med["Snowflake.next(), 20-bit seq"], 10),
+        ("Snowflake.next() vs pure Python, pgedge (capped at 4096 IDs/ms)",
+         med["pure Python Snowflake (lock), 12-bit seq"] / med["Snowflake.next(), pgedge"], 10),
+        ("uuid7_batch(1000) per ID vs uuid7()",
+         med["chronoid.uuid7()"] / med["chronoid.uuid7_batch(1000)"], 10),
+        ("uuid7_batch_bytes(1000) per ID vs uuid7_bytes()",
+         med["chronoid.uuid7_bytes()"] / med["chronoid.uuid7_batch_bytes(1000)"], 10),
+        ("ulid_batch(1000) per ID vs ulid()",
+         med["chronoid.ulid()"] / med["chronoid.ulid_batch(1000)"], 10),
+        ("Snowflake.batch(1000) per ID vs next(), 20-bit seq",
+         med["Snowflake.next(), 20-bit seq"] / med["Snowflake.batch(1000), 20-bit seq"], 10),
+        ("Snowflake.batch_array(1000) per ID vs next(), 20-bit seq",
+         med["Snowflake.next(), 20-bit seq"] / med["Snowflake.batch_array(1000), 20-bit seq"], 10),
+    ]
+    for what, ratio, goal in goals:
+        print(f"  {what}: {ratio:.1f}x (goal {goal}x: {'met' if ratio >= goal else 'NOT met'})")
+
+
+if __name__ == "__main__":
+    main()
