@@ -149,7 +149,13 @@ cpy_show(PyObject *o)
 	PyObject   *cut;
 
 	if (r == NULL)
-		return NULL;
+	{
+		/* An int too long for str() (sys.set_int_max_str_digits), say. */
+		PyErr_Clear();
+		if (PyLong_Check(o))
+			return PyUnicode_FromFormat("<int of %zu bits>", (size_t) _PyLong_NumBits(o));
+		return PyUnicode_FromFormat("<%s object>", Py_TYPE(o)->tp_name);
+	}
 	if (PyUnicode_GET_LENGTH(r) <= 60)
 		return r;
 	cut = PyUnicode_Substring(r, 0, 56);
@@ -382,8 +388,9 @@ cpy_layout(PyObject *o, cid_layout *out)
 	int			st;
 
 	if (o == NULL || o == Py_None)
-		s = "pgedge", len = 6;
-	else if (cpy_text(o, "a layout (a preset name or a spec)", &s, &len) < 0)
+		return cid_layout_preset(out, "pgedge") < 0 ?
+			(cpy_raise(cpy_GeneratorError, "the pgedge preset failed"), -1) : 0;
+	if (cpy_text(o, "a layout (a preset name or a spec)", &s, &len) < 0)
 		return -1;
 	if ((size_t) len >= sizeof(buf) || memchr(s, '\0', (size_t) len) != NULL)
 	{

@@ -465,6 +465,17 @@ py_inspect(PyObject *mod, PyObject *args, PyObject *kw)
 	else if (PyLong_Check(id) && !PyBool_Check(id))
 	{
 		/* A Snowflake: its decimal text, which the core reads per layout. */
+		if (_PyLong_NumBits(id) > 64)
+		{
+			PyObject   *shown = cpy_show(id);
+
+			if (shown != NULL)
+			{
+				cpy_raise(cpy_ValueError, "%U is not an ID: a Snowflake has at most 64 bits", shown);
+				Py_DECREF(shown);
+			}
+			return NULL;
+		}
 		text_obj = PyObject_Str(id);
 		if (text_obj == NULL)
 			return NULL;

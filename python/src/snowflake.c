@@ -61,8 +61,16 @@ policy_arg(PyObject *o, const char *name, const char *const *names, int *out)
 			return 0;
 		}
 	}
-	cpy_raise(cpy_ValueError, "%s=%R is not a policy: expected %s", name, o,
-			  names == behind_names ? "'run_ahead', 'wait' or 'fail'" : "'wait' or 'borrow'");
+	{
+		PyObject   *shown = cpy_show(o);
+
+		if (shown != NULL)
+		{
+			cpy_raise(cpy_ValueError, "%s=%U is not a policy: expected %s", name, shown,
+					  names == behind_names ? "'run_ahead', 'wait' or 'fail'" : "'wait' or 'borrow'");
+			Py_DECREF(shown);
+		}
+	}
 	return -1;
 }
 
@@ -452,7 +460,16 @@ Snowflake_next_at(SnowflakeObject *self, PyObject *arg)
 	if (now == -1 && PyErr_Occurred())
 		return NULL;
 	if (overflow != 0 || now < 0)
-		return cpy_raise(cpy_ValueError, "next_at(%R): expected Unix ns in 0..2**63-1", arg);
+	{
+		PyObject   *shown = cpy_show(arg);
+
+		if (shown != NULL)
+		{
+			cpy_raise(cpy_ValueError, "next_at(%U): expected Unix ns in 0..2**63-1", shown);
+			Py_DECREF(shown);
+		}
+		return NULL;
+	}
 	if (self->waiting > 0)
 		return cpy_raise(cpy_GeneratorError, "next_at(): another thread is waiting in next()");
 	st = cid_snowflake_next_at(&self->gen, (int64_t) now, &id);

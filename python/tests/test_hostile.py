@@ -81,7 +81,7 @@ def test_random_text(name):
     assert answered + refused == ROUNDS
 
 
-ODD = [None, True, False, 0, -1, 2 ** 64, 2 ** 200, -(2 ** 200), 1.5, float("nan"), b"", b"x" * 16,
+ODD = [None, True, False, 0, -1, 2 ** 64, 2 ** 200, -(2 ** 200), 10 ** 5000, -(10 ** 5000), 1.5, float("nan"), b"", b"x" * 16,
        bytearray(16), [], {}, (), object(), uuid, uuid.UUID, str, "", "\udc80", 1j]
 
 
