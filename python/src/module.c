@@ -264,44 +264,44 @@ py_ulid_monotonic_batch(PyObject *mod, PyObject *arg)
 
 /* ---- conversion ------------------------------------------------------ */
 
+/*
+ * ULID text (ulid) or UUID text into its 16 bytes; -1 with an exception
+ * that names the value and the form.
+ */
 static int
-parse_ulid(PyObject *o, cid_ulid *out)
+parse_id_text(PyObject *o, bool ulid, uint8_t out[16])
 {
+	const char *what = ulid ? "a ULID" : "a UUID";
 	const char *s;
 	Py_ssize_t	len;
 	size_t		errpos = 0;
 	int			st;
+	cid_ulid	l;
+	cid_uuid	u;
 
-	if (cpy_text(o, "a ULID", &s, &len) < 0)
+	if (cpy_text(o, what, &s, &len) < 0)
 		return -1;
-	st = cid_ulid_parse(out, s, (size_t) len, &errpos);
+	st = ulid ? cid_ulid_parse(&l, s, (size_t) len, &errpos) :
+		cid_uuid_parse(&u, s, (size_t) len, &errpos);
 	if (st < 0)
-	{
-		cpy_parse_error(o, "a ULID", ULID_FORM, st, errpos);
-		return -1;
-	}
+		return cpy_parse_error(o, what, ulid ? ULID_FORM : UUID_FORM, st, errpos), -1;
+	memcpy(out, ulid ? l.bytes : u.bytes, 16);
 	return 0;
 }
 
 static int
+parse_ulid(PyObject *o, cid_ulid *out)
+{
+	return parse_id_text(o, true, out->bytes);
+}
+
+/* A uuid.UUID, or UUID text. */
+static int
 parse_uuid_arg(PyObject *o, cid_uuid *out)
 {
-	const char *s;
-	Py_ssize_t	len;
-	size_t		errpos = 0;
-	int			st;
-
 	if (!PyUnicode_Check(o))
 		return cpy_uuid_bytes(o, out->bytes);
-	if (cpy_text(o, "a UUID", &s, &len) < 0)
-		return -1;
-	st = cid_uuid_parse(out, s, (size_t) len, &errpos);
-	if (st < 0)
-	{
-		cpy_parse_error(o, "a UUID", UUID_FORM, st, errpos);
-		return -1;
-	}
-	return 0;
+	return parse_id_text(o, false, out->bytes);
 }
 
 static PyObject *

@@ -9,7 +9,7 @@ import sys
 import pytest
 
 import chronoid
-from test_fork import in_child
+from util import in_child
 
 
 def test_claims_lowest_free_and_refuses_held(tmp_path):

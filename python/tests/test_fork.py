@@ -8,35 +8,11 @@ invariant checked is "no ID twice across all processes".
 import multiprocessing
 import os
 import pickle
-import uuid
 
 import pytest
 
 import chronoid
-
-
-def in_child(fn):
-    """Run fn() in a forked child; return what it returned (or raise what it raised)."""
-    r, w = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        os.close(r)
-        try:
-            result = ("ok", fn())
-        except BaseException as e:  # report everything to the parent
-            result = ("err", f"{type(e).__name__}: {e}")
-        with os.fdopen(w, "wb") as f:
-            pickle.dump(result, f)
-        os._exit(0)
-    os.close(w)
-    with os.fdopen(r, "rb") as f:
-        data = f.read()
-    _, status = os.waitpid(pid, 0)
-    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, f"child status {status}"
-    kind, value = pickle.loads(data)
-    if kind == "err":
-        raise AssertionError(f"child raised {value}")
-    return value
+from util import in_child
 
 
 def test_snowflake_refuses_in_child_until_renode():

@@ -39,6 +39,22 @@ def pause():
     time.sleep(0.003)
 
 
+def interleave(conn, rounds, py_sql, py_ids, server_sql):
+    """rounds times: IDs minted in Python (py_ids()) inserted by py_sql,
+    then IDs minted by the server (server_sql), a pause after each."""
+    for _ in range(rounds):
+        with conn.cursor() as cur:
+            cur.executemany(py_sql, [(i,) for i in py_ids()])
+        pause()
+        conn.execute(server_sql)
+        pause()
+
+
+def assert_id_order_is_insert_order(rows):
+    """rows ORDER BY id, with the serial insert order second."""
+    assert [r[1] for r in rows] == sorted(r[1] for r in rows)
+
+
 def test_uuid7_key_round_trip(conn):
     conn.execute("CREATE TABLE u (id uuid PRIMARY KEY, v int)")
     ids = chronoid.uuid7_batch(500) + [chronoid.uuid7() for _ in range(500)]
@@ -54,17 +70,12 @@ def test_uuid7_key_round_trip(conn):
 
 def test_uuid7_python_and_server_sort_together_and_decode_same(conn):
     conn.execute("CREATE TABLE u2 (id uuid PRIMARY KEY, seq serial, src text)")
-    for _ in range(5):
-        with conn.cursor() as cur:
-            cur.executemany("INSERT INTO u2 (id, src) VALUES (%s, 'py')",
-                            [(u,) for u in chronoid.uuid7_batch(50)])
-        pause()
-        conn.execute("INSERT INTO u2 (id, src) SELECT uuidv7(), 'pg' FROM generate_series(1, 50)")
-        pause()
+    interleave(conn, 5, "INSERT INTO u2 (id, src) VALUES (%s, 'py')", lambda: chronoid.uuid7_batch(50),
+               "INSERT INTO u2 (id, src) SELECT uuidv7(), 'pg' FROM generate_series(1, 50)")
     rows = conn.execute(
         "SELECT id, seq, src, (extract(epoch FROM uuid_extract_timestamp(id)) * 1000)::bigint "
         "FROM u2 ORDER BY id").fetchall()
-    assert [r[1] for r in rows] == sorted(r[1] for r in rows)
+    assert_id_order_is_insert_order(rows)
     assert {r[2] for r in rows} == {"py", "pg"}
     for u, _, _, server_ms in rows:
         info = chronoid.inspect(u)
@@ -93,16 +104,12 @@ def test_uuid7_range_selects_by_time(conn):
 def test_snowflakes_in_bigint(conn):
     conn.execute("CREATE TABLE s (id bigint PRIMARY KEY, seq serial, src text)")
     gen = chronoid.Snowflake("pgedge", node=1)
-    for _ in range(5):
-        with conn.cursor() as cur:
-            cur.executemany("INSERT INTO s (id, src) VALUES (%s, 'py')", [(i,) for i in gen.batch(50)])
-        pause()
-        conn.execute("INSERT INTO s (id, src) SELECT snowflake.nextval(), 'pg' FROM generate_series(1, 50)")
-        pause()
+    interleave(conn, 5, "INSERT INTO s (id, src) VALUES (%s, 'py')", lambda: gen.batch(50),
+               "INSERT INTO s (id, src) SELECT snowflake.nextval(), 'pg' FROM generate_series(1, 50)")
     rows = conn.execute(
         "SELECT id, seq, src, snowflake.get_node(id), snowflake.get_count(id), "
         "(extract(epoch FROM snowflake.to_timestamp(id)) * 1000)::bigint FROM s ORDER BY id").fetchall()
-    assert [r[1] for r in rows] == sorted(r[1] for r in rows)
+    assert_id_order_is_insert_order(rows)
     for sid, _, src, node, count, ms in rows:
         assert type(sid) is int
         info = chronoid.inspect(sid)
@@ -112,17 +119,12 @@ def test_snowflakes_in_bigint(conn):
 
 def test_ulid_column(conn):
     conn.execute("CREATE TABLE l (id ulid PRIMARY KEY, seq serial)")
-    for _ in range(3):
-        with conn.cursor() as cur:
-            cur.executemany("INSERT INTO l (id) VALUES (%s::ulid)",
-                            [(u,) for u in chronoid.ulid_monotonic_batch(30)])
-        pause()
-        conn.execute("INSERT INTO l (id) SELECT gen_monotonic_ulid() FROM generate_series(1, 30)")
-        pause()
+    interleave(conn, 3, "INSERT INTO l (id) VALUES (%s::ulid)", lambda: chronoid.ulid_monotonic_batch(30),
+               "INSERT INTO l (id) SELECT gen_monotonic_ulid() FROM generate_series(1, 30)")
     rows = conn.execute(
         "SELECT id::text, seq, (extract(epoch FROM ulid_to_timestamptz(id)) * 1000)::bigint, "
         "ulid_to_uuid(id) FROM l ORDER BY id").fetchall()
-    assert [r[1] for r in rows] == sorted(r[1] for r in rows)
+    assert_id_order_is_insert_order(rows)
     for text, _, ms, as_uuid in rows:
         assert chronoid.inspect(text).ms == ms
         assert chronoid.ulid_to_uuid(text) == as_uuid

@@ -7,6 +7,7 @@ import time
 import pytest
 
 import chronoid
+from util import assert_unique_and_increasing_each, in_threads
 
 MS = 1_000_000  # ns
 
@@ -59,24 +60,17 @@ def test_batches_increase_and_follow_next():
 
 def test_threads_unique_and_increasing_per_thread():
     gen = chronoid.Snowflake("pgedge", node=1)
-    out = {}
 
-    def work(k):
+    def work():
         got = []
         for _ in range(100):
             got.append(gen.next())
             got.extend(gen.batch(40))
-        out[k] = got
+        return got
 
-    ts = [threading.Thread(target=work, args=(k,)) for k in range(4)]
-    for t in ts:
-        t.start()
-    for t in ts:
-        t.join()
-    allids = [i for v in out.values() for i in v]
-    assert len(set(allids)) == len(allids) == 4 * 100 * 41
-    for v in out.values():
-        assert all(a < b for a, b in zip(v, v[1:]))
+    runs = in_threads(work)
+    assert sum(map(len, runs)) == 4 * 100 * 41
+    assert_unique_and_increasing_each(runs)
 
 
 def test_waiting_releases_the_gil():

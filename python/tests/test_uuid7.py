@@ -1,11 +1,11 @@
 """UUIDv7 and UUIDv4 as the standard library's uuid.UUID."""
 import copy
 import pickle
-import threading
 import time
 import uuid
 
 import chronoid
+from util import assert_unique_and_increasing_each, in_threads
 
 
 def test_uuid7_is_a_standard_uuid_v7():
@@ -72,24 +72,16 @@ def test_uuid7_batch_sizes():
 
 
 def test_uuid7_unique_and_ordered_per_thread_across_threads():
-    results = {}
-
-    def work(k):
+    def work():
         out = []
         for _ in range(200):
             out.append(chronoid.uuid7())
             out.extend(chronoid.uuid7_batch(20))
-        results[k] = out
+        return out
 
-    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    everything = [u for out in results.values() for u in out]
-    assert len(set(everything)) == len(everything) == 4 * 200 * 21
-    for out in results.values():
-        assert all(a < b for a, b in zip(out, out[1:]))
+    runs = in_threads(work)
+    assert sum(map(len, runs)) == 4 * 200 * 21
+    assert_unique_and_increasing_each(runs)
 
 
 def test_uuid4():
