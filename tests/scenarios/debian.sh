@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # debian.sh — the Debian packages (debian/): built with dpkg-buildpackage in
 # a copy of the tree, checked by lintian, installed with apt-get and used as
-# a user would (the command; docs/example.c built with pkg-config; CREATE
-# EXTENSION on a throwaway cluster; the autopkgtests), then purged.  The
+# a user would (the command; docs/example.c built with pkg-config; import
+# chronoid in python3; CREATE EXTENSION on a throwaway cluster; the
+# autopkgtests), then purged.  The
 # system is left as it was: packages the install pulled in are purged too,
 # and files the packages replace (a chronoid.so from `make install-ext`,
 # say) are saved first and put back, so that later suites still find them.
@@ -69,7 +70,7 @@ fi
 
 pgv=$(pg_config --version | sed -nE 's/^PostgreSQL ([0-9]+).*/\1/p')
 version=$(dpkg-parsechangelog -l "$top/debian/changelog" -S Version)
-want=(libchronoid1 libchronoid-lease1 libchronoid-dev chronoid "postgresql-$pgv-chronoid")
+want=(libchronoid1 libchronoid-lease1 libchronoid-dev chronoid "postgresql-$pgv-chronoid" python3-chronoid)
 debs=()
 for p in "${want[@]}"; do
     debs+=("$work/${p}_${version}_$(dpkg --print-architecture).deb")
@@ -88,6 +89,12 @@ ok_if "chronoid holds the command, its man page and the database tools" \
 ok_if "postgresql-$pgv-chronoid holds the module and the control file where pg_config says" \
     'contains "${debs[4]}" "$(pg_config --pkglibdir)/chronoid.so" &&
      contains "${debs[4]}" "$(pg_config --sharedir)/extension/chronoid.control"'
+
+pymod=$(dpkg-deb -c "${debs[5]}" 2>/dev/null | awk '{print $6}' | grep -E '/dist-packages/chronoid/_chronoid\..*\.so$' | sed 's|^\.||')
+ok_if "python3-chronoid holds the extension module, the package and its stubs (PEP 561)" \
+    '[ -n "$pymod" ] && contains "${debs[5]}" /usr/lib/python3/dist-packages/chronoid/__init__.py &&
+     contains "${debs[5]}" /usr/lib/python3/dist-packages/chronoid/_chronoid.pyi &&
+     contains "${debs[5]}" /usr/lib/python3/dist-packages/chronoid/py.typed' "$(dpkg-deb -c "${debs[5]}")"
 
 # Errors and warnings fail; every override is explained in
 # debian/lintian-overrides.common.  lintian need not run as root.
@@ -130,7 +137,7 @@ diag "installed: ${installed[*]}"
 if command -v hardening-check >/dev/null 2>&1; then
     elfs=(/usr/bin/chronoid /usr/libexec/chronoid/chronoid-lease /usr/libexec/chronoid/chronoid-bench-pk /usr/libexec/chronoid/chronoid-migrate
           "/usr/lib/$multiarch/libchronoid.so.1" "/usr/lib/$multiarch/libchronoid_lease.so.1"
-          "$(pg_config --pkglibdir)/chronoid.so")
+          "$(pg_config --pkglibdir)/chronoid.so" ${pymod:+"$pymod"})
     out=$(hardening-check --nocfprotection "${elfs[@]}" 2>&1); rc=$?
     ok_if "hardened: fortify, stack protector, PIE, relro, bind now (hardening-check, ${#elfs[@]} files)" \
         '[ $rc -eq 0 ]' "$(grep -B8 -E ': no' <<<"$out" | head -n 20)"
@@ -147,6 +154,12 @@ out=$(chronoid lease --help 2>&1)
 ok_if "the installed chronoid runs its database tools from /usr/libexec/chronoid" \
     '[[ $out == "usage: chronoid lease"* ]]' "$(head -n 3 <<<"$out")"
 run_ok "man chronoid is installed" man -w chronoid
+out=$(cd / && /usr/bin/python3 -c 'import chronoid, uuid
+u = chronoid.uuid7()
+assert type(u) is uuid.UUID and u.version == 7
+print(chronoid.__file__, chronoid.Snowflake("pgedge", node=1).next() > 0)' 2>&1)
+ok_if "python3 imports the packaged chronoid, which mints" \
+    '[[ $out == "/usr/lib/python3/dist-packages/chronoid/__init__.py True" ]]' "$out"
 
 cflags=$(pkg-config --cflags chronoid 2>&1) libs=$(pkg-config --libs chronoid 2>&1)
 run_ok "docs/example.c builds against the installed package with pkg-config" \
