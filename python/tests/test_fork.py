@@ -49,23 +49,36 @@ def test_snowflake_made_in_child_works():
     assert len(set(in_child(child))) == 10
 
 
-def test_uuid7_and_ulid_unique_across_fork():
+def random_parts(kind, ids):
+    """The random bits of each ID: a repeat across processes means a child
+    reused its parent's random bytes, whatever the time bits say."""
+    if kind == "uuid7":  # rand_b: the 62 bits after the variant
+        return [u.int & ((1 << 62) - 1) for u in ids]
+    if kind == "uuid7 bytes":
+        return [int.from_bytes(b[8:], "big") & ((1 << 62) - 1) for b in ids]
+    return [chronoid.ulid_to_uuid(u).int & ((1 << 80) - 1) for u in ids]  # ULID: 80 bits
+
+
+def test_uuid7_and_ulid_random_bytes_are_the_childs_own():
     # Fork while the monotonic ULID is in the middle of a millisecond: the
-    # child must not continue the parent's counter.
+    # child must not continue the parent's counter; and with the random
+    # buffer half used, no child may draw the bytes the parent draws next.
     chronoid.ulid_monotonic()
+    chronoid.uuid7_batch(10)
 
     def child():
+        b = chronoid.uuid7_batch_bytes(100)
         return (chronoid.uuid7_batch(2000), [chronoid.ulid_monotonic() for _ in range(2000)],
-                chronoid.ulid_batch(2000), chronoid.uuid7_batch_bytes(100))
+                chronoid.ulid_batch(2000), [b[i:i + 16] for i in range(0, len(b), 16)])
 
     kids = [in_child(child) for _ in range(2)]
     mine = child()
-    for k in range(4):
-        pools = [mine[k]] + [kid[k] for kid in kids]
-        if k == 3:
-            pools = [[p[i:i + 16] for i in range(0, len(p), 16)] for p in pools]
-        flat = [x for p in pools for x in p]
-        assert len(set(flat)) == len(flat), f"duplicate {['uuid7', 'ulid_monotonic', 'ulid', 'uuid7 bytes'][k]}"
+    for k, kind in enumerate(["uuid7", "ulid_monotonic", "ulid", "uuid7 bytes"]):
+        flat = [x for got in [mine] + kids for x in got[k]]
+        assert len(set(flat)) == len(flat), f"duplicate {kind}"
+        if kind != "ulid_monotonic":  # its random part counts up by design
+            parts = [p for got in [mine] + kids for p in random_parts(kind, got[k])]
+            assert len(set(parts)) == len(parts), f"random bits of {kind} repeated across processes"
 
 
 def _worker_init(counter):
