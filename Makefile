@@ -13,7 +13,7 @@
 #   make bench-pg        PostgreSQL extension benchmark (docs/benchmarks.md)
 #   make bench-pk        primary-key kinds on PostgreSQL (docs/benchmarks.md)
 #   make bench-migrate   chronoid migrate's backfill and writers' latency (docs/benchmarks.md)
-#   make test-python     the Python package (python/): pip install, pytest, ASan pass
+#   make test-python     the Python package (python/): pip install, pytest, ASan, TSan
 #   make bench-python    the Python package against uuid4 and pure Python (docs/benchmarks.md)
 #   make install PREFIX=/usr/local   library, headers, pkg-config files, the
 #                        command, its man page, the database tools
@@ -431,10 +431,10 @@ bench-python: setup
 # The Python package alone (docs/python.md): what make check runs of it.
 .PHONY: test-python
 test-python: setup
-	@python/tests/run.sh && python/tests/run.sh asan
+	@python/tests/run.sh && python/tests/run.sh asan && python/tests/run.sh tsan
 
 clean:
-	rm -rf build python/build python/build-san python/chronoid.egg-info python/chronoid/*.so
+	rm -rf build python/build python/build-san-* python/chronoid.egg-info python/chronoid/*.so
 	$(if $(HAVE_PGXS),-$(MAKE) -C pg clean PG_CONFIG=$(PG_CONFIG))
 
 # Fuzzing and static analysis (docs/testing.md).  fuzz: every libFuzzer

@@ -4,7 +4,8 @@ extension does), so that there is one implementation of every ID format.
 
 The version is the core's (CID_VERSION_* in ../include/chronoid.h).
 CHRONOID_WERROR=1 makes warnings errors; CHRONOID_SAN=address,undefined
-builds the module with sanitizers (the tests' ASan pass).
+(or thread) builds the module with sanitizers (the tests' ASan and TSan
+passes), in a build directory of its own.
 """
 import os
 import re
@@ -56,7 +57,7 @@ if san:
     ldflags.append("-fsanitize=" + san)
     # Its own build directory: setuptools would otherwise take the plain
     # build's module as up to date.
-    options["build"] = {"build_base": "build-san"}
+    options["build"] = {"build_base": "build-san-" + re.sub(r"[^a-z]+", "-", san)}
 
 setup(
     version=core_version(),

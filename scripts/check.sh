@@ -191,10 +191,12 @@ if command -v node >/dev/null 2>&1; then
 fi
 
 # The Python package: pip install from the tree and its pytest suite (with
-# psycopg on a throwaway cluster), then again with the module under ASan.
+# psycopg on a throwaway cluster), then again with the module under ASan,
+# and its threaded tests under TSan.
 if [ -x python/tests/run.sh ]; then
     run_tap python python/tests/run.sh
     run_tap python-asan python/tests/run.sh asan
+    run_tap python-tsan python/tests/run.sh tsan
 fi
 
 # Each scenario runs what modes it needs itself (migrate_privilege.sh: the

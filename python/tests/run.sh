@@ -10,6 +10,11 @@
 #   python/tests/run.sh asan     the module built with ASan+UBSan, into
 #                                $BUILD/python/asan-site, the suite under
 #                                the sanitizers' runtime (no server)
+#   python/tests/run.sh tsan     the module built with TSan, the threaded
+#                                tests under its runtime: the interpreter is
+#                                not instrumented, but the GIL is a pthread
+#                                mutex, so TSan sees the module's accesses
+#                                and what orders them
 #
 # PYTHON (default /usr/bin/python3: Debian's, whose python3-pytest and
 # python3-psycopg scripts/setup.sh installs), BUILD (default build).
@@ -31,10 +36,10 @@ mkdir -p "$out"
 
 site=$out/site
 env=(CHRONOID_WERROR="${WERROR:-}")
-if [ "$mode" = asan ]; then
-    site=$out/asan-site
-    env+=("CHRONOID_SAN=address,undefined")
-fi
+case $mode in
+    asan) site=$out/asan-site; env+=("CHRONOID_SAN=address,undefined") ;;
+    tsan) site=$out/tsan-site; env+=("CHRONOID_SAN=thread") ;;
+esac
 rm -rf "$site" python/chronoid.egg-info
 # pip builds in the tree (python/build, python/build-asan): see setup.py.
 if ! env "${env[@]}" "$PYTHON" -m pip install --quiet --no-build-isolation --no-index --no-deps \
@@ -56,6 +61,13 @@ if [ "$mode" = asan ]; then
                  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 CHRONOID_PY_ROUNDS=1000)
     # Not the psycopg tests (no server) nor mypy's (it runs no chronoid code).
     env "${pytest_env[@]}" "$PYTHON" -m pytest "${pytest_args[@]}" -k "not psycopg and not typing"
+    exit
+fi
+if [ "$mode" = tsan ]; then
+    libtsan=$(cc -print-file-name=libtsan.so)
+    [ -f "$libtsan" ] || bail "no libtsan.so for the TSan pass"
+    pytest_env+=(LD_PRELOAD="$libtsan" TSAN_OPTIONS=halt_on_error=1:exitcode=66)
+    env "${pytest_env[@]}" "$PYTHON" -m pytest "${pytest_args[@]}" -k "thread or gil"
     exit
 fi
 

@@ -7,7 +7,7 @@ import time
 import pytest
 
 import chronoid
-from util import assert_unique_and_increasing_each, in_threads
+from util import SLOW_LAYOUT, assert_unique_and_increasing_each, in_threads, use_up_fresh_tick
 
 MS = 1_000_000  # ns
 
@@ -74,11 +74,10 @@ def test_threads_unique_and_increasing_per_thread():
 
 
 def test_waiting_releases_the_gil():
-    # One ID per 1-second tick per... 2 sequence numbers per tick: the third
-    # next() waits for the next second.  Meanwhile another thread must run.
-    gen = chronoid.Snowflake("time:52,node:10,seq:1;tick=1000ms", node=1)
-    gen.next()
-    gen.next()
+    # The generator must wait about a second for its next tick; meanwhile
+    # another thread must run.
+    gen = chronoid.Snowflake(SLOW_LAYOUT, node=1)
+    use_up_fresh_tick(gen)
     count = 0
     stop = threading.Event()
 
@@ -90,17 +89,15 @@ def test_waiting_releases_the_gil():
     t = threading.Thread(target=spin)
     t.start()
     try:
-        time.sleep(0.01)
         start_count = count
         t0 = time.monotonic()
-        gen.next()  # waits (up to a second) for the next tick
+        gen.next()
         waited = time.monotonic() - t0
         during = count - start_count
     finally:
         stop.set()
         t.join()
-    if waited < 0.05:
-        pytest.skip("the tick turned over at once; nothing was waited for")
+    assert waited > 0.5
     assert during > 1000, f"other thread ran {during} times in {waited:.3f} s"
 
 

@@ -2,6 +2,7 @@
 import os
 import pickle
 import threading
+import time
 
 
 def in_child(fn):
@@ -49,3 +50,18 @@ def assert_unique_and_increasing_each(runs):
     assert len(set(everything)) == len(everything)
     for run in runs:
         assert all(a < b for a, b in zip(run, run[1:]))
+
+
+# A layout whose 1-second tick holds 2 IDs: a generator of it waits.
+SLOW_LAYOUT = "time:52,node:10,seq:1;tick=1000ms"
+
+
+def use_up_fresh_tick(gen):
+    """Leave gen (of SLOW_LAYOUT) with both IDs of a tick that has just
+    begun used up, so that its next next() waits about a second."""
+    while True:
+        t0 = time.monotonic()
+        first = gen.next()
+        if time.monotonic() - t0 > 0.05 and gen.decode(first).sequence == 0:
+            break  # waited into a new tick: its first ID
+    gen.next()
