@@ -280,6 +280,10 @@ Snowflake_init(SnowflakeObject *self, PyObject *args, PyObject *kw)
 	{
 		bool		any = node_o == NULL || node_o == Py_None;
 
+		/* From a failed __init__ before, which left pid 0. */
+		PyMem_Free(self->scope);
+		PyMem_Free(self->claim_dir);
+		self->scope = self->claim_dir = NULL;
 		if (opt_cstr(scope_o, "claim_scope", &self->scope) < 0 ||
 			opt_cstr(dir_o, "claim_dir", &self->claim_dir) < 0 ||
 			claim_node(self, any ? 0 : node, any ? cid_layout_max_node(&layout) : node) < 0)

@@ -118,3 +118,14 @@ def test_untrusted_directory_refused(tmp_path):
     with pytest.raises(chronoid.GeneratorError) as e:
         chronoid.Snowflake("pgedge", claim=True, claim_dir=str(d))
     assert e.value.status == -19 and str(d) in str(e.value)
+
+
+def test_failed_claim_leaves_a_generator_that_cannot_mint(tmp_path):
+    held = chronoid.Snowflake("pgedge", node=4, claim=True, claim_dir=str(tmp_path))
+    gen = chronoid.Snowflake.__new__(chronoid.Snowflake)
+    with pytest.raises(chronoid.GeneratorError):
+        gen.__init__("pgedge", node=4, claim=True, claim_dir=str(tmp_path), claim_scope="default")
+    with pytest.raises(TypeError, match="__init__"):
+        gen.next()
+    gen.__init__("pgedge", node=5, claim=True, claim_dir=str(tmp_path))  # a second try may succeed
+    assert gen.node == 5 and held.node == 4 and gen.next() > 0
