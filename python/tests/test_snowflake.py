@@ -7,7 +7,7 @@ import time
 import pytest
 
 import chronoid
-from util import SLOW_LAYOUT, assert_unique_and_increasing_each, in_threads, use_up_fresh_tick
+from util import SLOW_LAYOUT, assert_threads_mint_unique_increasing, use_up_fresh_tick
 
 MS = 1_000_000  # ns
 
@@ -60,17 +60,7 @@ def test_batches_increase_and_follow_next():
 
 def test_threads_unique_and_increasing_per_thread():
     gen = chronoid.Snowflake("pgedge", node=1)
-
-    def work():
-        got = []
-        for _ in range(100):
-            got.append(gen.next())
-            got.extend(gen.batch(40))
-        return got
-
-    runs = in_threads(work)
-    assert sum(map(len, runs)) == 4 * 100 * 41
-    assert_unique_and_increasing_each(runs)
+    assert_threads_mint_unique_increasing(gen.next, gen.batch, 100, 40)
 
 
 def test_waiting_releases_the_gil():

@@ -5,7 +5,7 @@ import time
 import uuid
 
 import chronoid
-from util import assert_unique_and_increasing_each, in_threads
+from util import assert_threads_mint_unique_increasing
 
 
 def test_uuid7_is_a_standard_uuid_v7():
@@ -72,16 +72,7 @@ def test_uuid7_batch_sizes():
 
 
 def test_uuid7_unique_and_ordered_per_thread_across_threads():
-    def work():
-        out = []
-        for _ in range(200):
-            out.append(chronoid.uuid7())
-            out.extend(chronoid.uuid7_batch(20))
-        return out
-
-    runs = in_threads(work)
-    assert sum(map(len, runs)) == 4 * 200 * 21
-    assert_unique_and_increasing_each(runs)
+    assert_threads_mint_unique_increasing(chronoid.uuid7, chronoid.uuid7_batch, 200, 20)
 
 
 def test_uuid4():

@@ -65,3 +65,18 @@ def use_up_fresh_tick(gen):
         if time.monotonic() - t0 > 0.05 and gen.decode(first).sequence == 0:
             break  # waited into a new tick: its first ID
     gen.next()
+
+
+def assert_threads_mint_unique_increasing(single, batch, rounds, size, n=4):
+    """n threads each call single() and batch(size) rounds times: every ID
+    unique, each thread's strictly increasing."""
+    def work():
+        out = []
+        for _ in range(rounds):
+            out.append(single())
+            out.extend(batch(size))
+        return out
+
+    runs = in_threads(work, n)
+    assert sum(map(len, runs)) == n * rounds * (size + 1)
+    assert_unique_and_increasing_each(runs)
