@@ -424,14 +424,15 @@ PYTHON ?= /usr/bin/python3
 .PHONY: bench-python
 bench-python: setup
 	@rm -rf $(BUILD)/python/bench-site python/chronoid.egg-info
-	@$(PYTHON) -m pip install --quiet --no-build-isolation --no-index --no-deps \
+	@$(PYTHON) -m pip install --quiet --root-user-action=ignore --no-build-isolation --no-index --no-deps \
 	  --target $(BUILD)/python/bench-site ./python
 	@PYTHONPATH=$(BUILD)/python/bench-site $(PYTHON) bench/python/bench.py
 
 # The Python package alone (docs/python.md): what make check runs of it.
 .PHONY: test-python
 test-python: setup
-	@python/tests/run.sh && python/tests/run.sh asan && python/tests/run.sh tsan
+	@export PYTHON=$(PYTHON) BUILD=$(BUILD); python/tests/run.sh && python/tests/run.sh asan && \
+	  python/tests/run.sh tsan
 
 clean:
 	rm -rf build python/build python/build-san-* python/chronoid.egg-info python/chronoid/*.so
