@@ -3,12 +3,15 @@ own sources from ../src, compiled into one module (as the PostgreSQL
 extension does), so that there is one implementation of every ID format.
 
 The version is the core's (CID_VERSION_* in ../include/chronoid.h).
-CHRONOID_WERROR=1 makes warnings errors; CHRONOID_SAN=address,undefined
+Where libpq's header is, libchronoid_lease's sources (../db/lease,
+../db/pq) go in too, for SnowflakeLease (CHRONOID_NO_LEASE=1 leaves them
+out).  CHRONOID_WERROR=1 makes warnings errors; CHRONOID_SAN=address,undefined
 (or thread) builds the module with sanitizers (the tests' ASan and TSan
 passes), in a build directory of its own.
 """
 import os
 import re
+import subprocess
 
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
@@ -32,16 +35,39 @@ def glue_sources():
                   if f.endswith(".c"))
 
 
+def libpq_include():
+    """Where libpq-fe.h is (libpq-dev), or None: then no node leases."""
+    dirs = []
+    try:
+        dirs.append(subprocess.run(["pg_config", "--includedir"], capture_output=True,
+                                   text=True, check=True).stdout.strip())
+    except (OSError, subprocess.CalledProcessError):
+        pass
+    dirs += ["/usr/include/postgresql", "/usr/include"]
+    return next((d for d in dirs if d and os.path.exists(os.path.join(d, "libpq-fe.h"))), None)
+
+
+def sources_of(*dirs):
+    return sorted(os.path.join(ROOT, d, f) for d in dirs
+                  for f in os.listdir(os.path.join(ROOT, d)) if f.endswith(".c"))
+
+
 class build_ext_with_core(build_ext):
     """Adds the core's sources at build time.  Named in setup()'s
     arguments they would go into the source manifest, which takes no path
     outside this directory; their objects land under build/temp.*/."""
 
     def build_extension(self, ext):
-        ext.sources = ext.sources + sorted(
-            os.path.join(CORE, f) for f in os.listdir(CORE) if f.endswith(".c"))
+        ext.sources = ext.sources + sources_of("src")
         ext.depends = ext.depends + [os.path.join(INCLUDE, "chronoid.h")] + sorted(
             os.path.join(CORE, f) for f in os.listdir(CORE) if f.endswith(".h"))
+        # Node leases: libchronoid_lease's own sources, where libpq is.
+        pq = libpq_include()
+        if pq and not os.environ.get("CHRONOID_NO_LEASE"):
+            ext.sources += sources_of(os.path.join("db", "lease"), os.path.join("db", "pq"))
+            ext.include_dirs += [pq, os.path.join(ROOT, "db", "lease"), os.path.join(ROOT, "db", "pq")]
+            ext.define_macros.append(("CHRONOID_PY_LEASE", "1"))
+            ext.libraries.append("pq")
         super().build_extension(ext)
 
 

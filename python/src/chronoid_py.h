@@ -93,8 +93,10 @@ PyObject   *cpy_info(const cid_info *info);
 PyObject   *cpy_parse_error(PyObject *value, const char *what, const char *form,
 							int status, size_t errpos);
 
-/* The Snowflake type (snowflake.c) and the datetime/info setup (convert.c). */
+/* The Snowflake type (snowflake.c), SnowflakeLease and lease_setup
+ * (lease.c), the datetime/info setup (convert.c). */
 int			cpy_snowflake_setup(PyObject *module);
+int			cpy_lease_setup(PyObject *module);
 int			cpy_convert_setup(PyObject *module);
 
 #endif							/* CHRONOID_PY_H */

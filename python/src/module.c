@@ -659,7 +659,7 @@ PyInit__chronoid(void)
 	if (cpy_ForkError == NULL || cpy_WouldWait == NULL)
 		goto fail;
 
-	if (cpy_convert_setup(m) < 0 || cpy_snowflake_setup(m) < 0)
+	if (cpy_convert_setup(m) < 0 || cpy_snowflake_setup(m) < 0 || cpy_lease_setup(m) < 0)
 		goto fail;
 	if (PyModule_AddStringConstant(m, "core_version", cid_version()) < 0)
 		goto fail;

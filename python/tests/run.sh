@@ -9,7 +9,8 @@
 #                                extension for the psycopg tests
 #   python/tests/run.sh asan     the module built with ASan+UBSan, into
 #                                $BUILD/python/asan-site, the suite under
-#                                the sanitizers' runtime (no server)
+#                                the sanitizers' runtime (a cluster for the
+#                                lease tests; not the psycopg ones)
 #   python/tests/run.sh tsan     the module built with TSan, the threaded
 #                                tests under its runtime: the interpreter is
 #                                not instrumented, but the GIL is a pthread
@@ -59,7 +60,16 @@ if [ "$mode" = asan ]; then
     # leaks (the interpreter keeps objects to exit) are not reported.
     pytest_env+=(LD_PRELOAD="$libasan" ASAN_OPTIONS=detect_leaks=0:abort_on_error=0
                  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 CHRONOID_PY_ROUNDS=1000)
-    # Not the psycopg tests (no server) nor mypy's (it runs no chronoid code).
+    # A server for the lease tests (the lease table is plain SQL: no
+    # extension, no lock); not the psycopg tests, nor mypy's (it runs no
+    # chronoid code).
+    if command -v pg_config >/dev/null 2>&1 && [ -x "$(pg_config --bindir)/initdb" ]; then
+        # shellcheck source-path=SCRIPTDIR source=../../scripts/pgcluster.sh
+        . scripts/pgcluster.sh
+        # shellcheck disable=SC2119
+        pgc_start >/dev/null || bail "start a throwaway PostgreSQL cluster"
+        pytest_env+=(CHRONOID_PY_PG=1 PGHOST="$PGHOST" PGPORT="$PGPORT" PGUSER="$PGUSER" PGDATABASE="$PGDATABASE")
+    fi
     env "${pytest_env[@]}" "$PYTHON" -m pytest "${pytest_args[@]}" -k "not psycopg and not typing"
     exit
 fi

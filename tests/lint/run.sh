@@ -62,7 +62,7 @@ else
             pg/*) "$CLANG_TIDY" --quiet "$f" -- -std=gnu11 -Iinclude -Isrc -Ipg/src \
                       -I"$pg_inc" -I"$pq_inc" ;;
             python/*) "$CLANG_TIDY" --quiet "$f" -- -std=gnu11 -Iinclude -Isrc -Ipython/src \
-                      -I"$py_inc" -pthread ;;
+                      -I"$py_inc" -I"$pq_inc" -DCHRONOID_PY_LEASE=1 -pthread ;;
             *) "$CLANG_TIDY" --quiet "$f" -- -std=c11 -Iinclude -Isrc -Icli -Idb/pq \
                    -I"$(dirname "$f")" -I"$pq_inc" -pthread ;;
         esac

@@ -1,0 +1,495 @@
+/*
+ * lease.c — chronoid.SnowflakeLease: a Snowflake generator whose node
+ * number is leased from a PostgreSQL table by libchronoid_lease (db/lease,
+ * compiled into the module as the core is), not by a second implementation
+ * of its protocol.  Acquiring, setting up and releasing talk to the server,
+ * so they run without the GIL; minting is cid_lease_next/fill, whose fence
+ * (the local deadline) is the library's, and whose background thread
+ * renews the lease.  In a child after fork() the library refuses to mint
+ * (CID_ELEASE_FORKED): the child needs a lease of its own.
+ *
+ * Built only where libpq's header was found (setup.py defines
+ * CHRONOID_PY_LEASE); elsewhere the class exists and refuses to construct.
+ */
+#include "chronoid_py.h"
+
+#include <string.h>
+
+#ifdef CHRONOID_PY_LEASE
+#include "chronoid_lease.h"
+#endif
+
+typedef struct
+{
+	PyObject_HEAD
+#ifdef CHRONOID_PY_LEASE
+	cid_lease  *lease;			/* NULL before __init__ and after release */
+#endif
+	int			busy;			/* threads in the library without the GIL */
+	uint64_t	forkgen;		/* cpy_fork_generation busy was counted in */
+	char		layout_name[CID_LAYOUT_NAME_MAX];
+} LeaseObject;
+
+#ifdef CHRONOID_PY_LEASE
+
+/* What the options hold: copies of the strings, kept while the call runs. */
+typedef struct
+{
+	char	   *conninfo;
+	char	   *schema;
+	char	   *owner;
+	cid_layout	layout;
+	cid_lease_opts opts;
+} lease_args;
+
+static void
+args_free(lease_args *a)
+{
+	PyMem_Free(a->conninfo);
+	PyMem_Free(a->schema);
+	PyMem_Free(a->owner);
+}
+
+/* An optional str into PyMem (NULL for None/absent); no NUL inside. */
+static int
+str_opt(PyObject *o, const char *name, char **out)
+{
+	const char *s;
+	Py_ssize_t	len;
+
+	*out = NULL;
+	if (o == NULL || o == Py_None)
+		return 0;
+	if (!PyUnicode_Check(o))
+		return cpy_raise(cpy_TypeError, "%s must be a str, not %s", name,
+						 Py_TYPE(o)->tp_name), -1;
+	s = PyUnicode_AsUTF8AndSize(o, &len);
+	if (s == NULL)
+	{
+		PyErr_Clear();
+		return cpy_raise(cpy_ValueError, "%s cannot be encoded as UTF-8 (a lone surrogate?)",
+						 name), -1;
+	}
+	if (strlen(s) != (size_t) len)
+		return cpy_raise(cpy_ValueError, "%s contains a NUL character", name), -1;
+	*out = PyMem_Malloc((size_t) len + 1);
+	if (*out == NULL)
+		return PyErr_NoMemory(), -1;
+	memcpy(*out, s, (size_t) len + 1);
+	return 0;
+}
+
+/* A duration in ms within [lo, hi]; absent leaves *out. */
+static int
+ms_opt(PyObject *o, const char *name, uint64_t lo, uint64_t hi, int64_t *out)
+{
+	uint64_t	v;
+	char		ctx[64];
+
+	if (o == NULL || o == Py_None)
+		return 0;
+	snprintf(ctx, sizeof(ctx), " ms (at least %llu)", (unsigned long long) lo);
+	if (cpy_uint(o, name, hi, ctx, &v) < 0)
+		return -1;
+	if (v < lo)
+		return cpy_raise(cpy_ValueError, "%s %llu is out of range: expected %llu..%llu ms",
+						 name, (unsigned long long) v, (unsigned long long) lo,
+						 (unsigned long long) hi), -1;
+	*out = (int64_t) v;
+	return 0;
+}
+
+static int
+parse_args(PyObject *args, PyObject *kw, bool full, lease_args *a)
+{
+	static char *names[] = {"conninfo", "layout", "schema", "ttl_ms", "grace_ms", "lo", "hi",
+	"owner", "clock_wait_ms", NULL};
+	PyObject   *conninfo = NULL,
+			   *layout = NULL,
+			   *schema = NULL,
+			   *ttl = NULL,
+			   *grace = NULL,
+			   *lo = NULL,
+			   *hi = NULL,
+			   *owner = NULL,
+			   *wait = NULL;
+	uint64_t	max_node;
+
+	memset(a, 0, sizeof(*a));
+	cid_lease_opts_default(&a->opts);
+	if (full)
+	{
+		if (!PyArg_ParseTupleAndKeywords(args, kw, "|O$OOOOOOOO:SnowflakeLease", names,
+										 &conninfo, &layout, &schema, &ttl, &grace, &lo, &hi,
+										 &owner, &wait))
+			return -1;
+	}
+	else
+	{
+		static char *setup_names[] = {"conninfo", "schema", NULL};
+
+		if (!PyArg_ParseTupleAndKeywords(args, kw, "|O$O:lease_setup", setup_names,
+										 &conninfo, &schema))
+			return -1;
+	}
+	if (str_opt(conninfo, "conninfo", &a->conninfo) < 0 ||
+		str_opt(schema, "schema", &a->schema) < 0 ||
+		str_opt(owner, "owner", &a->owner) < 0 ||
+		cpy_layout(layout, &a->layout) < 0)
+		goto fail;
+	max_node = cid_layout_max_node(&a->layout);
+	if (ms_opt(ttl, "ttl_ms", 1000, 86400000, &a->opts.ttl_ms) < 0 ||
+		ms_opt(grace, "grace_ms", 0, 86400000, &a->opts.grace_ms) < 0 ||
+		ms_opt(wait, "clock_wait_ms", 0, 86400000, &a->opts.clock_wait_ms) < 0 ||
+		(lo != NULL && lo != Py_None && cpy_uint(lo, "lo", max_node, "", &a->opts.lo) < 0) ||
+		(hi != NULL && hi != Py_None && cpy_uint(hi, "hi", max_node, "", &a->opts.hi) < 0))
+		goto fail;
+	if (a->opts.lo > a->opts.hi)
+	{
+		cpy_raise(cpy_ValueError, "lo %llu is above hi %llu", (unsigned long long) a->opts.lo,
+				  (unsigned long long) a->opts.hi);
+		goto fail;
+	}
+	a->opts.conninfo = a->conninfo;
+	a->opts.schema = a->schema;
+	a->opts.owner = a->owner;
+	a->opts.layout = &a->layout;
+	return 0;
+
+fail:
+	args_free(a);
+	return -1;
+}
+
+/* Lease failures are GeneratorErrors (ForkError in a child); the rest as usual. */
+static PyObject *
+lease_error(int st, const char *what, const char *detail)
+{
+	if (st == CID_ELEASE_FORKED)
+		return cpy_raise(cpy_ForkError, "%s: %s: this lease belongs to the parent process; "
+						 "a child acquires its own", what, cid_lease_strerror(st));
+	if (st <= CID_ELEASE_DB)
+		return cpy_raise(cpy_GeneratorError, "%s: %s%s%s", what, cid_lease_strerror(st),
+						 detail && *detail ? ": " : "", detail ? detail : "");
+	return cpy_raise_status(st, "%s%s%s", what, detail && *detail ? ": " : "",
+							detail ? detail : "");
+}
+
+static PyObject *
+py_lease_setup(PyObject *mod, PyObject *args, PyObject *kw)
+{
+	lease_args	a;
+	char		err[512] = "";
+	int			st;
+
+	if (parse_args(args, kw, false, &a) < 0)
+		return NULL;
+	Py_BEGIN_ALLOW_THREADS
+		st = cid_lease_setup(&a.opts, err, sizeof(err));
+	Py_END_ALLOW_THREADS
+		args_free(&a);
+	if (st < 0)
+		return lease_error(st, "lease_setup()", err);
+	Py_RETURN_NONE;
+}
+
+static int
+Lease_init(LeaseObject *self, PyObject *args, PyObject *kw)
+{
+	lease_args	a;
+	char		err[512] = "";
+	cid_lease  *lease = NULL;
+	int			st;
+
+	if (self->lease != NULL)
+		return cpy_raise(cpy_TypeError, "a SnowflakeLease is acquired once"), -1;
+	if (parse_args(args, kw, true, &a) < 0)
+		return -1;
+	Py_BEGIN_ALLOW_THREADS
+		st = cid_lease_acquire(&lease, &a.opts, err, sizeof(err));
+	Py_END_ALLOW_THREADS
+		args_free(&a);
+	if (st < 0)
+		return lease_error(st, "SnowflakeLease()", err), -1;
+	self->lease = lease;
+	self->forkgen = cpy_fork_generation;
+	snprintf(self->layout_name, sizeof(self->layout_name), "%s", a.layout.name);
+	return 0;
+}
+
+static int
+held(LeaseObject *self)
+{
+	if (self->lease == NULL)
+		return cpy_raise(cpy_GeneratorError, "this SnowflakeLease was released "
+						 "(or never acquired)"), -1;
+	if (self->forkgen != cpy_fork_generation)
+	{
+		/* The parent's threads do not exist in a child. */
+		self->busy = 0;
+		self->forkgen = cpy_fork_generation;
+	}
+	return 0;
+}
+
+static PyObject *
+Lease_next(LeaseObject *self, PyObject *unused)
+{
+	uint64_t	id;
+	int			st;
+
+	if (held(self) < 0)
+		return NULL;
+	/* Never waits for the renewer; the generator may wait for its clock. */
+	self->busy++;
+	Py_BEGIN_ALLOW_THREADS
+		st = cid_lease_next(self->lease, &id);
+	Py_END_ALLOW_THREADS
+		self->busy--;
+	if (st < 0)
+		return lease_error(st, "SnowflakeLease.next()", NULL);
+	return PyLong_FromUnsignedLongLong(id);
+}
+
+static PyObject *
+Lease_batch(LeaseObject *self, PyObject *arg)
+{
+	Py_ssize_t	n,
+				i;
+	uint64_t   *ids;
+	PyObject   *list;
+	int			st;
+
+	if (held(self) < 0 || cpy_count(arg, &n) < 0)
+		return NULL;
+	ids = PyMem_RawMalloc(n > 0 ? sizeof(uint64_t) * (size_t) n : 1);
+	if (ids == NULL)
+		return PyErr_NoMemory();
+	self->busy++;
+	Py_BEGIN_ALLOW_THREADS
+		st = cid_lease_fill(self->lease, ids, (size_t) n, NULL);
+	Py_END_ALLOW_THREADS
+		self->busy--;
+	if (st < 0)
+	{
+		PyMem_RawFree(ids);
+		return lease_error(st, "SnowflakeLease.batch()", NULL);
+	}
+	list = PyList_New(n);
+	for (i = 0; list != NULL && i < n; i++)
+	{
+		PyObject   *v = PyLong_FromUnsignedLongLong(ids[i]);
+
+		if (v == NULL)
+			Py_CLEAR(list);
+		else
+			PyList_SET_ITEM(list, i, v);
+	}
+	PyMem_RawFree(ids);
+	return list;
+}
+
+static PyObject *
+Lease_release(LeaseObject *self, PyObject *unused)
+{
+	cid_lease  *lease = self->lease;
+	char		err[512] = "";
+	int			st;
+
+	if (lease == NULL)
+		Py_RETURN_NONE;
+	if (held(self) < 0)
+		return NULL;
+	if (self->busy > 0)
+		return cpy_raise(cpy_GeneratorError, "SnowflakeLease.release(): another thread "
+						 "is minting with it");
+	/* From here on no thread of this object mints: the pointer is gone. */
+	self->lease = NULL;
+	Py_BEGIN_ALLOW_THREADS
+		st = cid_lease_release(lease, err, sizeof(err));
+	Py_END_ALLOW_THREADS
+		if (st < 0 && st != CID_ELEASE_FORKED)
+		return lease_error(st, "SnowflakeLease.release()", err);
+	Py_RETURN_NONE;
+}
+
+static PyObject *
+Lease_enter(LeaseObject *self, PyObject *unused)
+{
+	if (held(self) < 0)
+		return NULL;
+	return Py_NewRef(self);
+}
+
+static PyObject *
+Lease_exit(LeaseObject *self, PyObject *args)
+{
+	PyObject   *r = Lease_release(self, NULL);
+
+	if (r == NULL)
+		return NULL;
+	Py_DECREF(r);
+	Py_RETURN_FALSE;
+}
+
+static PyObject *
+Lease_get_node(LeaseObject *self, void *closure)
+{
+	if (held(self) < 0)
+		return NULL;
+	return PyLong_FromUnsignedLongLong(cid_lease_node(self->lease));
+}
+
+static PyObject *
+Lease_get_remaining_ms(LeaseObject *self, void *closure)
+{
+	if (held(self) < 0)
+		return NULL;
+	return PyLong_FromLongLong(cid_lease_remaining_ns(self->lease) / 1000000);
+}
+
+static PyObject *
+Lease_get_status(LeaseObject *self, void *closure)
+{
+	int			st;
+	char		err[512] = "";
+
+	if (self->lease == NULL)
+		return PyUnicode_FromString("released");
+	st = cid_lease_status(self->lease);
+	cid_lease_errmsg(self->lease, err, sizeof(err));
+	if (st == CID_OK)
+		return PyUnicode_FromFormat("ok%s%s", err[0] ? "; last renewal failed: " : "", err);
+	return PyUnicode_FromFormat("%s%s%s", cid_lease_strerror(st), err[0] ? ": " : "", err);
+}
+
+static void
+Lease_dealloc(LeaseObject *self)
+{
+	/*
+	 * Not a release: that talks to the server, which a destructor must not
+	 * wait for.  The number lapses after its ttl; release() (or a with
+	 * block) gives it back at once.
+	 */
+	if (self->lease != NULL)
+		cid_lease_free(self->lease);
+	Py_TYPE(self)->tp_free((PyObject *) self);
+}
+
+#else							/* !CHRONOID_PY_LEASE */
+
+static PyObject *
+no_lease(void)
+{
+	return cpy_raise(cpy_Error, "this chronoid was built without libpq "
+					 "(libpq-dev): no node leases");
+}
+
+static PyObject *
+py_lease_setup(PyObject *mod, PyObject *args, PyObject *kw)
+{
+	return no_lease();
+}
+
+static int
+Lease_init(LeaseObject *self, PyObject *args, PyObject *kw)
+{
+	return no_lease(), -1;
+}
+
+static PyObject *
+Lease_never(LeaseObject *self, PyObject *unused)
+{
+	return no_lease();
+}
+
+#define Lease_next Lease_never
+#define Lease_release Lease_never
+#define Lease_enter Lease_never
+#define Lease_exit Lease_never
+
+static PyObject *
+Lease_batch(LeaseObject *self, PyObject *arg)
+{
+	return no_lease();
+}
+
+static PyObject *
+Lease_get_never(LeaseObject *self, void *closure)
+{
+	return no_lease();
+}
+
+#define Lease_get_node Lease_get_never
+#define Lease_get_remaining_ms Lease_get_never
+#define Lease_get_status Lease_get_never
+
+static void
+Lease_dealloc(LeaseObject *self)
+{
+	Py_TYPE(self)->tp_free((PyObject *) self);
+}
+#endif
+
+static PyObject *
+Lease_get_layout_name(LeaseObject *self, void *closure)
+{
+	return PyUnicode_FromString(self->layout_name[0] ? self->layout_name : "pgedge");
+}
+
+static PyMethodDef Lease_methods[] = {
+	{"next", (PyCFunction) Lease_next, METH_NOARGS, "next() -> int: the next ID under the leased node."},
+	{"batch", (PyCFunction) Lease_batch, METH_O, "batch(n) -> list[int]: n increasing IDs."},
+	{"release", (PyCFunction) Lease_release, METH_NOARGS,
+	"release(): give the number back now; the object mints nothing after."},
+	{"__enter__", (PyCFunction) Lease_enter, METH_NOARGS, NULL},
+	{"__exit__", (PyCFunction) Lease_exit, METH_VARARGS, NULL},
+	{NULL, NULL, 0, NULL}
+};
+
+static PyGetSetDef Lease_getset[] = {
+	{"node", (getter) Lease_get_node, NULL, "the leased node number", NULL},
+	{"remaining_ms", (getter) Lease_get_remaining_ms, NULL,
+	"ms until the local deadline (renewals push it on)", NULL},
+	{"status", (getter) Lease_get_status, NULL, "'ok', or why it may not mint", NULL},
+	{"layout_name", (getter) Lease_get_layout_name, NULL, "preset name or 'custom'", NULL},
+	{NULL, NULL, NULL, NULL, NULL}
+};
+
+static PyTypeObject LeaseType = {
+	PyVarObject_HEAD_INIT(NULL, 0)
+	.tp_name = "chronoid.SnowflakeLease",
+	.tp_basicsize = sizeof(LeaseObject),
+	.tp_flags = Py_TPFLAGS_DEFAULT,
+	.tp_doc = "SnowflakeLease(conninfo=None, *, layout='pgedge', schema=None, ttl_ms=30000, "
+	"grace_ms=None, lo=None, hi=None, owner=None, clock_wait_ms=None)",
+	.tp_new = PyType_GenericNew,
+	.tp_init = (initproc) Lease_init,
+	.tp_dealloc = (destructor) Lease_dealloc,
+	.tp_methods = Lease_methods,
+	.tp_getset = Lease_getset,
+};
+
+static PyMethodDef lease_functions[] = {
+	{"lease_setup", (PyCFunction) (void (*) (void)) py_lease_setup, METH_VARARGS | METH_KEYWORDS,
+	"lease_setup(conninfo=None, *, schema=None): create the lease table if missing."},
+	{NULL, NULL, 0, NULL}
+};
+
+int
+cpy_lease_setup(PyObject *module)
+{
+	if (PyType_Ready(&LeaseType) < 0 || PyModule_AddFunctions(module, lease_functions) < 0)
+		return -1;
+	Py_INCREF(&LeaseType);
+	if (PyModule_AddObject(module, "SnowflakeLease", (PyObject *) &LeaseType) < 0)
+	{
+		Py_DECREF(&LeaseType);
+		return -1;
+	}
+#ifdef CHRONOID_PY_LEASE
+	return PyModule_AddObjectRef(module, "has_leases", Py_True);
+#else
+	return PyModule_AddObjectRef(module, "has_leases", Py_False);
+#endif
+}
