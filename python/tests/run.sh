@@ -12,8 +12,9 @@
 #                                the sanitizers' runtime (a cluster for the
 #                                lease tests; not the psycopg ones)
 #   python/tests/run.sh tsan     the module built with TSan, the threaded
-#                                tests under its runtime: the interpreter is
-#                                not instrumented, but the GIL is a pthread
+#                                tests under its runtime (a cluster for the
+#                                lease's): the interpreter is not
+#                                instrumented, but the GIL is a pthread
 #                                mutex, so TSan sees the module's accesses
 #                                and what orders them
 #
@@ -49,6 +50,17 @@ if ! env "${env[@]}" "$PYTHON" -m pip install --quiet --no-build-isolation --no-
     bail "pip install ./python ($mode)"
 fi
 
+# lease_cluster: for the sanitizer passes, a throwaway cluster for the
+# lease tests (the lease table is plain SQL: no extension, so no lock).
+lease_cluster() {
+    command -v pg_config >/dev/null 2>&1 && [ -x "$(pg_config --bindir)/initdb" ] || return 0
+    # shellcheck source-path=SCRIPTDIR source=../../scripts/pgcluster.sh
+    . scripts/pgcluster.sh
+    # shellcheck disable=SC2119
+    pgc_start >/dev/null || bail "start a throwaway PostgreSQL cluster"
+    pytest_env+=(CHRONOID_PY_PG=1 PGHOST="$PGHOST" PGPORT="$PGPORT" PGUSER="$PGUSER" PGDATABASE="$PGDATABASE")
+}
+
 pytest_env=(PYTHONPATH="$site" CHRONOID_PY_EXPECT="$site/chronoid" PYTHONDONTWRITEBYTECODE=1
             CHRONOID_PY_MYPY=1)
 pytest_args=(-p no:cacheprovider -q --tap -o addopts= -o console_output_style=classic python/tests)
@@ -60,16 +72,9 @@ if [ "$mode" = asan ]; then
     # leaks (the interpreter keeps objects to exit) are not reported.
     pytest_env+=(LD_PRELOAD="$libasan" ASAN_OPTIONS=detect_leaks=0:abort_on_error=0
                  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 CHRONOID_PY_ROUNDS=1000)
-    # A server for the lease tests (the lease table is plain SQL: no
-    # extension, no lock); not the psycopg tests, nor mypy's (it runs no
-    # chronoid code).
-    if command -v pg_config >/dev/null 2>&1 && [ -x "$(pg_config --bindir)/initdb" ]; then
-        # shellcheck source-path=SCRIPTDIR source=../../scripts/pgcluster.sh
-        . scripts/pgcluster.sh
-        # shellcheck disable=SC2119
-        pgc_start >/dev/null || bail "start a throwaway PostgreSQL cluster"
-        pytest_env+=(CHRONOID_PY_PG=1 PGHOST="$PGHOST" PGPORT="$PGPORT" PGUSER="$PGUSER" PGDATABASE="$PGDATABASE")
-    fi
+    # Not the psycopg tests (they need the extension), nor mypy's (it runs
+    # no chronoid code).
+    lease_cluster
     env "${pytest_env[@]}" "$PYTHON" -m pytest "${pytest_args[@]}" -k "not psycopg and not typing"
     exit
 fi
@@ -77,6 +82,7 @@ if [ "$mode" = tsan ]; then
     libtsan=$(cc -print-file-name=libtsan.so)
     [ -f "$libtsan" ] || bail "no libtsan.so for the TSan pass"
     pytest_env+=(LD_PRELOAD="$libtsan" TSAN_OPTIONS=halt_on_error=1:exitcode=66)
+    lease_cluster
     env "${pytest_env[@]}" "$PYTHON" -m pytest "${pytest_args[@]}" -k "thread or gil"
     exit
 fi
