@@ -86,6 +86,16 @@ PyObject   *cpy_uuid_new(const uint8_t bytes[16]);
 /* The 16 bytes of a uuid.UUID (or subclass); -1 with TypeError otherwise. */
 int			cpy_uuid_bytes(PyObject *o, uint8_t out[16]);
 
+/*
+ * An optional str argument as a NUL-terminated copy in PyMem (*out NULL
+ * for None or absent): UTF-8, or the file system's encoding when fs_path.
+ * Refused: another type, text that does not encode, a NUL inside.
+ */
+int			cpy_cstr_opt(PyObject *o, const char *name, bool fs_path, char **out);
+
+/* A list of n ints (Snowflake IDs). */
+PyObject   *cpy_u64_list(const uint64_t *ids, Py_ssize_t n);
+
 /* chronoid.IdInfo for what cid_inspect found. */
 PyObject   *cpy_info(const cid_info *info);
 

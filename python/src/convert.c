@@ -481,6 +481,55 @@ cpy_uuid_bytes(PyObject *o, uint8_t out[16])
 	return rc < 0 ? -1 : 0;
 }
 
+int
+cpy_cstr_opt(PyObject *o, const char *name, bool fs_path, char **out)
+{
+	PyObject   *b;
+	Py_ssize_t	len;
+
+	*out = NULL;
+	if (o == NULL || o == Py_None)
+		return 0;
+	if (!PyUnicode_Check(o))
+		return cpy_raise(cpy_TypeError, "%s must be a str, not %s", name,
+						 Py_TYPE(o)->tp_name), -1;
+	b = fs_path ? PyUnicode_EncodeFSDefault(o) : PyUnicode_AsUTF8String(o);
+	if (b == NULL)
+	{
+		PyErr_Clear();
+		return cpy_raise(cpy_ValueError, "%s cannot be encoded (a lone surrogate?)", name), -1;
+	}
+	len = PyBytes_GET_SIZE(b);
+	if (strlen(PyBytes_AS_STRING(b)) != (size_t) len)
+	{
+		Py_DECREF(b);
+		return cpy_raise(cpy_ValueError, "%s contains a NUL character", name), -1;
+	}
+	*out = PyMem_Malloc((size_t) len + 1);
+	if (*out != NULL)
+		memcpy(*out, PyBytes_AS_STRING(b), (size_t) len + 1);
+	Py_DECREF(b);
+	return *out == NULL ? (PyErr_NoMemory(), -1) : 0;
+}
+
+PyObject *
+cpy_u64_list(const uint64_t *ids, Py_ssize_t n)
+{
+	PyObject   *list = PyList_New(n);
+	Py_ssize_t	i;
+
+	for (i = 0; list != NULL && i < n; i++)
+	{
+		PyObject   *v = PyLong_FromUnsignedLongLong(ids[i]);
+
+		if (v == NULL)
+			Py_CLEAR(list);
+		else
+			PyList_SET_ITEM(list, i, v);
+	}
+	return list;
+}
+
 static PyObject *
 opt_u64(bool has, uint64_t v)
 {

@@ -50,35 +50,6 @@ args_free(lease_args *a)
 	PyMem_Free(a->owner);
 }
 
-/* An optional str into PyMem (NULL for None/absent); no NUL inside. */
-static int
-str_opt(PyObject *o, const char *name, char **out)
-{
-	const char *s;
-	Py_ssize_t	len;
-
-	*out = NULL;
-	if (o == NULL || o == Py_None)
-		return 0;
-	if (!PyUnicode_Check(o))
-		return cpy_raise(cpy_TypeError, "%s must be a str, not %s", name,
-						 Py_TYPE(o)->tp_name), -1;
-	s = PyUnicode_AsUTF8AndSize(o, &len);
-	if (s == NULL)
-	{
-		PyErr_Clear();
-		return cpy_raise(cpy_ValueError, "%s cannot be encoded as UTF-8 (a lone surrogate?)",
-						 name), -1;
-	}
-	if (strlen(s) != (size_t) len)
-		return cpy_raise(cpy_ValueError, "%s contains a NUL character", name), -1;
-	*out = PyMem_Malloc((size_t) len + 1);
-	if (*out == NULL)
-		return PyErr_NoMemory(), -1;
-	memcpy(*out, s, (size_t) len + 1);
-	return 0;
-}
-
 /* A duration in ms within [lo, hi]; absent leaves *out. */
 static int
 ms_opt(PyObject *o, const char *name, uint64_t lo, uint64_t hi, int64_t *out)
@@ -132,9 +103,9 @@ parse_args(PyObject *args, PyObject *kw, bool full, lease_args *a)
 										 &conninfo, &schema))
 			return -1;
 	}
-	if (str_opt(conninfo, "conninfo", &a->conninfo) < 0 ||
-		str_opt(schema, "schema", &a->schema) < 0 ||
-		str_opt(owner, "owner", &a->owner) < 0 ||
+	if (cpy_cstr_opt(conninfo, "conninfo", false, &a->conninfo) < 0 ||
+		cpy_cstr_opt(schema, "schema", false, &a->schema) < 0 ||
+		cpy_cstr_opt(owner, "owner", false, &a->owner) < 0 ||
 		cpy_layout(layout, &a->layout) < 0)
 		goto fail;
 	max_node = cid_layout_max_node(&a->layout);
@@ -254,8 +225,7 @@ Lease_next(LeaseObject *self, PyObject *unused)
 static PyObject *
 Lease_batch(LeaseObject *self, PyObject *arg)
 {
-	Py_ssize_t	n,
-				i;
+	Py_ssize_t	n;
 	uint64_t   *ids;
 	PyObject   *list;
 	int			st;
@@ -275,16 +245,7 @@ Lease_batch(LeaseObject *self, PyObject *arg)
 		PyMem_RawFree(ids);
 		return lease_error(st, "SnowflakeLease.batch()", NULL);
 	}
-	list = PyList_New(n);
-	for (i = 0; list != NULL && i < n; i++)
-	{
-		PyObject   *v = PyLong_FromUnsignedLongLong(ids[i]);
-
-		if (v == NULL)
-			Py_CLEAR(list);
-		else
-			PyList_SET_ITEM(list, i, v);
-	}
+	list = cpy_u64_list(ids, n);
 	PyMem_RawFree(ids);
 	return list;
 }

@@ -97,52 +97,6 @@ node_arg(SnowflakeObject *self, PyObject *o, uint64_t *node)
 	return cpy_uint(o, "node", cid_layout_max_node(&self->gen.layout), ctx, node);
 }
 
-/* A copy of an optional str argument (NUL-free ASCII) in PyMem, or NULL. */
-static int
-opt_cstr(PyObject *o, const char *what, char **out)
-{
-	const char *s;
-	Py_ssize_t	len;
-
-	*out = NULL;
-	if (o == NULL || o == Py_None)
-		return 0;
-	if (PyUnicode_Check(o) && !PyUnicode_IS_ASCII(o))
-	{
-		/* A path may be any text: the file system's encoding. */
-		PyObject   *b = PyUnicode_EncodeFSDefault(o);
-
-		if (b == NULL)
-			return -1;
-		s = PyBytes_AS_STRING(b);
-		len = PyBytes_GET_SIZE(b);
-		*out = PyMem_Malloc((size_t) len + 1);
-		if (*out != NULL)
-			memcpy(*out, s, (size_t) len + 1);
-		Py_DECREF(b);
-	}
-	else
-	{
-		if (cpy_text(o, what, &s, &len) < 0)
-			return -1;
-		*out = PyMem_Malloc((size_t) len + 1);
-		if (*out != NULL)
-		{
-			memcpy(*out, s, (size_t) len);
-			(*out)[len] = '\0';
-		}
-	}
-	if (*out == NULL)
-		return PyErr_NoMemory(), -1;
-	if (strlen(*out) != (size_t) len)
-	{
-		PyMem_Free(*out);
-		*out = NULL;
-		return cpy_raise(cpy_ValueError, "%s %R contains a NUL character", what, o), -1;
-	}
-	return 0;
-}
-
 /*
  * Claim node in [first, last], the lowest free one; 0 with self->claim and
  * gen.node set.  A held number is skipped; any other failure (a directory
@@ -284,8 +238,8 @@ Snowflake_init(SnowflakeObject *self, PyObject *args, PyObject *kw)
 		PyMem_Free(self->scope);
 		PyMem_Free(self->claim_dir);
 		self->scope = self->claim_dir = NULL;
-		if (opt_cstr(scope_o, "claim_scope", &self->scope) < 0 ||
-			opt_cstr(dir_o, "claim_dir", &self->claim_dir) < 0 ||
+		if (cpy_cstr_opt(scope_o, "claim_scope", false, &self->scope) < 0 ||
+			cpy_cstr_opt(dir_o, "claim_dir", true, &self->claim_dir) < 0 ||
 			claim_node(self, any ? 0 : node, any ? cid_layout_max_node(&layout) : node) < 0)
 			return -1;
 		self->claiming = true;
@@ -404,23 +358,13 @@ fill(SnowflakeObject *self, PyObject *arg, Py_ssize_t *n, const char *what)
 static PyObject *
 Snowflake_batch(SnowflakeObject *self, PyObject *arg)
 {
-	Py_ssize_t	n,
-				i;
+	Py_ssize_t	n;
 	uint64_t   *ids = fill(self, arg, &n, "batch()");
 	PyObject   *list;
 
 	if (ids == NULL)
 		return NULL;
-	list = PyList_New(n);
-	for (i = 0; list != NULL && i < n; i++)
-	{
-		PyObject   *v = PyLong_FromUnsignedLongLong(ids[i]);
-
-		if (v == NULL)
-			Py_CLEAR(list);
-		else
-			PyList_SET_ITEM(list, i, v);
-	}
+	list = cpy_u64_list(ids, n);
 	PyMem_RawFree(ids);
 	return list;
 }
