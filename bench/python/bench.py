@@ -33,8 +33,9 @@ WIDE = "time:41,node:2,seq:20;epoch=2023-01-01"
 
 
 class PySnowflake:
-    """A Snowflake generator as commonly hand-written: a lock, the clock in
-    ms, a sequence that waits for the next ms when it runs out."""
+    """A Snowflake generator as commonly hand-written: a threading.Lock
+    around time.time() in ms, a sequence that waits for the next ms when it
+    runs out."""
 
     def __init__(self, node, node_bits=10, seq_bits=12, epoch_ms=PGEDGE_EPOCH_MS):
         self.lock = threading.Lock()
@@ -48,14 +49,14 @@ class PySnowflake:
 
     def next(self):
         with self.lock:
-            now = time.time_ns() // 1_000_000 - self.epoch_ms
+            now = int(time.time() * 1000) - self.epoch_ms
             if now < self.last_ms:
                 now = self.last_ms
             if now == self.last_ms:
                 self.seq = (self.seq + 1) & self.seq_mask
                 if self.seq == 0:
                     while now <= self.last_ms:
-                        now = time.time_ns() // 1_000_000 - self.epoch_ms
+                        now = int(time.time() * 1000) - self.epoch_ms
             else:
                 self.seq = 0
             self.last_ms = now
@@ -67,7 +68,7 @@ CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 
 def py_ulid():
     """A ULID as commonly hand-written: ms time, os.urandom, base32 by hand."""
-    value = ((time.time_ns() // 1_000_000) << 80) | int.from_bytes(os.urandom(10), "big")
+    value = (int(time.time() * 1000) << 80) | int.from_bytes(os.urandom(10), "big")
     chars = []
     for _ in range(26):
         chars.append(CROCKFORD[value & 31])
