@@ -14,6 +14,9 @@ enum
 	OPT_NODE,
 	OPT_LAYOUT,
 	OPT_MONOTONIC,
+	OPT_SCOPE,
+	OPT_CLAIM_DIR,
+	OPT_NO_CLAIM,
 	OPT_HELP
 };
 
@@ -22,6 +25,9 @@ static const cli_option gen_options[] = {
 	{"node", 0, true, OPT_NODE},
 	{"layout", 0, true, OPT_LAYOUT},
 	{"monotonic", 0, false, OPT_MONOTONIC},
+	{"scope", 0, true, OPT_SCOPE},
+	{"claim-dir", 0, true, OPT_CLAIM_DIR},
+	{"no-claim", 0, false, OPT_NO_CLAIM},
 	{"help", 'h', false, OPT_HELP},
 	{NULL, 0, false, 0}
 };
@@ -133,13 +139,49 @@ resolve_node(const char *opt_text, const cid_layout *layout, uint64_t *node)
 	return true;
 }
 
+/* How gen snowflake claims its node number on this host (include/chronoid.h). */
+typedef struct gen_claim
+{
+	bool		off;			/* --no-claim */
+	const char *scope;			/* --scope, NULL: "default" */
+	const char *dir;			/* --claim-dir, NULL: $CHRONOID_CLAIM_DIR or the default */
+} gen_claim;
+
+/*
+ * Claim node for the run, so that a second process minting the same
+ * layout's node on this host (another gen, an application through the
+ * npm or Python package) is refused instead of minting the same IDs.  The
+ * claim goes with the process.  Nothing to claim without a node field.
+ */
+static bool
+claim_node(const gen_claim *how, const cid_layout *layout, uint64_t node)
+{
+	cid_node_claim *claim;
+	char		err[512];
+	int			rc;
+
+	if (how->off || layout->bits[CID_FIELD_NODE] == 0)
+		return true;
+	rc = cid_node_claim_acquire(&claim, how->scope, node, how->dir, NULL, err, sizeof(err));
+	if (rc == CID_OK)
+		return true;
+	cli_error("gen", "snowflake: %s", err);
+	if (rc == CID_ENODE_HELD)
+		cli_error("gen", "hint: choose another --node, or --no-claim if the number is known to be free");
+	else
+		cli_error("gen", "hint: --claim-dir DIR for another directory, or --no-claim");
+	return false;
+}
+
 static int
-gen_snowflake(const cid_layout *layout, uint64_t node, uint64_t count)
+gen_snowflake(const cid_layout *layout, uint64_t node, uint64_t count, const gen_claim *how)
 {
 	static uint64_t ids[SNOWFLAKE_BATCH];
 	cid_snowflake_gen gen;
 	int			rc;
 
+	if (!claim_node(how, layout, node))
+		return CLI_EXIT_FAIL;
 	rc = cid_snowflake_init(&gen, layout, node, NULL, NULL);
 	if (rc < 0)
 	{
@@ -314,6 +356,7 @@ cli_cmd_gen(int argc, char **argv)
 	const char *node_text = NULL;
 	const char *layout_text = NULL;
 	bool		monotonic = false;
+	gen_claim	claim = {false, NULL, NULL};
 	uint64_t	count = 1;
 	gen_scheme	scheme;
 	int			opt;
@@ -349,6 +392,15 @@ cli_cmd_gen(int argc, char **argv)
 			case OPT_MONOTONIC:
 				monotonic = true;
 				break;
+			case OPT_SCOPE:
+				claim.scope = value;
+				break;
+			case OPT_CLAIM_DIR:
+				claim.dir = value;
+				break;
+			case OPT_NO_CLAIM:
+				claim.off = true;
+				break;
 			case OPT_HELP:
 				cli_usage_gen(stdout);
 				return CLI_EXIT_OK;
@@ -376,6 +428,12 @@ cli_cmd_gen(int argc, char **argv)
 		return not_for_scheme("node", "snowflake");
 	if (scheme != SCHEME_SNOWFLAKE && layout_text != NULL)
 		return not_for_scheme("layout", "snowflake");
+	if (scheme != SCHEME_SNOWFLAKE && claim.scope != NULL)
+		return not_for_scheme("scope", "snowflake");
+	if (scheme != SCHEME_SNOWFLAKE && claim.dir != NULL)
+		return not_for_scheme("claim-dir", "snowflake");
+	if (scheme != SCHEME_SNOWFLAKE && claim.off)
+		return not_for_scheme("no-claim", "snowflake");
 	if (scheme != SCHEME_ULID && monotonic)
 		return not_for_scheme("monotonic", "ulid");
 
@@ -389,7 +447,7 @@ cli_cmd_gen(int argc, char **argv)
 				if (!cli_resolve_layout(&layout, layout_text, "gen") ||
 					!resolve_node(node_text, &layout, &node))
 					return CLI_EXIT_USAGE;
-				rc = gen_snowflake(&layout, node, count);
+				rc = gen_snowflake(&layout, node, count, &claim);
 				break;
 			}
 		case SCHEME_UUIDV7:

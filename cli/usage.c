@@ -32,7 +32,7 @@ void
 cli_usage_gen(FILE *fp)
 {
 	fputs("usage: chronoid gen SCHEME [-n COUNT] [--node N] [--layout NAME|SPEC]\n"
-		  "                    [--monotonic]\n"
+		  "                    [--scope NAME] [--claim-dir DIR] [--no-claim] [--monotonic]\n"
 		  "\n"
 		  "Print COUNT new IDs of SCHEME, one per line.  Snowflakes, UUIDv7s\n"
 		  "and monotonic ULIDs strictly increase; plain ULIDs sort by their\n"
@@ -53,12 +53,20 @@ cli_usage_gen(FILE *fp)
 		  "                        default; twitter, sonyflake, instagram,\n"
 		  "                        discord) or a spec such as\n"
 		  "                        \"time:42,seq:12,reserved:10;epoch=2025-01-01;tick=1ms\"\n"
+		  "      --scope NAME      snowflake: the ID space whose node number is\n"
+		  "                        claimed on this host while gen runs (default\n"
+		  "                        \"default\"): a second process claiming the same\n"
+		  "                        scope and node is refused, naming the holder\n"
+		  "      --claim-dir DIR   where the claims' lock files are (default\n"
+		  "                        $CHRONOID_CLAIM_DIR, else /run/lock/chronoid)\n"
+		  "      --no-claim        snowflake: do not claim the node number\n"
 		  "      --monotonic       ulid: increment the random part within a\n"
 		  "                        millisecond instead of drawing it afresh\n"
 		  "  -h, --help            show this text and exit\n"
 		  "\n"
 		  "environment:\n"
-		  "  CHRONOID_NODE         node number when --node is not given\n", fp);
+		  "  CHRONOID_NODE         node number when --node is not given\n"
+		  "  CHRONOID_CLAIM_DIR    the claims' directory when --claim-dir is not given\n", fp);
 }
 
 void

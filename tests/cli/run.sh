@@ -21,6 +21,10 @@ fi
 here=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/chronoid-cli.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
+# gen snowflake claims its node number: in a directory of the run's own,
+# never the host's (another test or application may hold node 1 there).
+mkdir -m 700 "$tmp/claims"
+export CHRONOID_CLAIM_DIR=$tmp/claims
 
 n=0
 failed=0
@@ -283,6 +287,36 @@ if command -v strace >/dev/null 2>&1; then
 else
     n=$((n + 1))
     echo "ok $n - inspect of a 1 MiB bad line: write calls # SKIP no strace"
+fi
+
+# gen snowflake claims its node on this host for as long as it runs: a
+# second gen of the same node (and scope) is refused, naming the holder;
+# another scope or --no-claim goes on; the claim ends with its holder.
+mkfifo "$tmp/hold"
+"$bin" gen snowflake --node 9 -n 1000000000 >"$tmp/hold" 2>/dev/null &
+holder=$!
+exec {hold_fd}<"$tmp/hold"
+read -r _ <&"$hold_fd"     # the holder has minted, so it holds the claim
+"$bin" gen snowflake --node 9 >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ $rc -eq 1 ] && [ ! -s "$tmp/out" ] && grep -q "node 9 of scope \"default\" is held by process $holder " "$tmp/err"; then
+    pass "gen snowflake: a node another gen holds is refused, naming its pid, and nothing is minted"
+else
+    fail "gen snowflake: a node another gen holds is refused, naming its pid" "exit $rc, pid $holder" "$(cat "$tmp/err")"
+fi
+if "$bin" gen snowflake --node 9 --scope other >/dev/null 2>"$tmp/err" &&
+        "$bin" gen snowflake --node 9 --no-claim >/dev/null 2>>"$tmp/err"; then
+    pass "gen snowflake: the same node under another --scope, or with --no-claim, mints"
+else
+    fail "gen snowflake: the same node under another --scope, or with --no-claim, mints" "$(cat "$tmp/err")"
+fi
+kill "$holder" 2>/dev/null
+exec {hold_fd}<&-
+wait "$holder" 2>/dev/null
+if "$bin" gen snowflake --node 9 >/dev/null 2>"$tmp/err"; then
+    pass "gen snowflake: once its holder is gone, the node can be claimed again"
+else
+    fail "gen snowflake: once its holder is gone, the node can be claimed again" "$(cat "$tmp/err")"
 fi
 
 echo "1..$n"
