@@ -95,9 +95,12 @@ if command -v pg_config >/dev/null 2>&1 && [ -x "$(pg_config --bindir)/initdb" ]
     # Installing into the server's directories is shared with whoever else
     # tests the extension on this machine: hold the lock from the install
     # until the suite is done with it (initdb and a few seconds of tests).
+    # A bounded wait: on a busy machine a failure that says why beats a
+    # suite killed by someone's timeout.
     if command -v flock >/dev/null 2>&1; then
         exec {lockfd}>/tmp/chronoid-pg.lock
-        flock "$lockfd"
+        flock -w "${CHRONOID_PG_LOCK_WAIT:-1800}" "$lockfd" ||
+            bail "waited ${CHRONOID_PG_LOCK_WAIT:-1800} s for /tmp/chronoid-pg.lock (another suite installs the extension)"
     fi
     make -s --no-print-directory -C pg install >"$out/pg-install.log" 2>&1 || {
         diag <"$out/pg-install.log"; bail "make -C pg install"; }
