@@ -8,6 +8,7 @@ python3-mypy, which scripts/setup.sh installs); elsewhere these tests
 skip without mypy.
 """
 import os
+import site
 import subprocess
 import sys
 import textwrap
@@ -23,7 +24,12 @@ SITE = os.path.dirname(os.path.dirname(os.path.abspath(chronoid.__file__)))
 
 
 def run(args, cwd):
-    env = dict(os.environ, PYTHONPATH=SITE, MYPYPATH=SITE)
+    env = dict(os.environ, PYTHONPATH=SITE)
+    # mypy finds an installed package through the interpreter's own
+    # site-packages, and refuses to have one named in MYPYPATH; a --target
+    # directory (run.sh's) it finds only there.
+    if SITE not in site.getsitepackages():
+        env["MYPYPATH"] = SITE
     return subprocess.run([sys.executable, "-m", *args], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=300)
 
