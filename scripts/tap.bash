@@ -66,6 +66,21 @@ run_ok() {
     fi
 }
 
+# json_get JSON KEY...: the value at KEY... (object keys or array indexes)
+# in the JSON text, or empty when absent.  JSON is never spliced into SQL:
+# a status can carry a running query, quotes and all.
+json_get() {
+    python3 -c 'import json, sys
+v = json.loads(sys.argv[1])
+for k in sys.argv[2:]:
+    try:
+        v = v[int(k)] if isinstance(v, list) else v[k]
+    except (KeyError, IndexError, ValueError, TypeError):
+        v = None
+        break
+print("" if v is None else (json.dumps(v) if isinstance(v, (dict, list)) else str(v).lower() if isinstance(v, bool) else v))' "$@"
+}
+
 # skip_all WHY: the whole script does not apply here.
 skip_all() { echo "1..0 # SKIP $1"; exit 0; }
 

@@ -288,7 +288,7 @@ ev() { echo "$(now_ms) $2" >>"$work/$1.events"; }
 st() {
     local j
     j=$(mig status --table "$1.parent" --json 2>/dev/null) || { echo "?"; return; }
-    q "SELECT COALESCE(('$j'::jsonb) #>> '{$2}', '')"
+    json_get "$j" "$2"
 }
 
 # --- invariants -------------------------------------------------------------------
@@ -361,14 +361,16 @@ all_zero() { [ -n "$1" ] && ! grep -qE '=([^0]|0[0-9])' <<<"$1" && [[ $1 == *=* 
 # child_logged child_distinct child_rows_backfilled missed" where missed counts
 # the live rows neither backfilled nor given a new value at insert in PHASE.
 exactly_once() {
-    local s=$1 ph=$2 j
+    local s=$1 ph=$2 j rb crb
     j=$(mig status --table "$s.parent" --json 2>/dev/null)
+    rb=$(json_get "$j" rows_backfilled)
+    crb=$(json_get "$j" children 0 rows_backfilled)
     q "SELECT (SELECT count(*) FROM $s.bf_log WHERE tbl = 'parent' AND phase = $ph AND app = 'chronoid-migrate')
         || ' ' || (SELECT count(DISTINCT k) FROM $s.bf_log WHERE tbl = 'parent' AND phase = $ph)
-        || ' ' || ('$j'::jsonb ->> 'rows_backfilled')
+        || ' ' || '$rb'
         || ' ' || (SELECT count(*) FROM $s.bf_log WHERE tbl = 'child' AND phase = $ph AND app = 'chronoid-migrate')
         || ' ' || (SELECT count(DISTINCT k) FROM $s.bf_log WHERE tbl = 'child' AND phase = $ph AND app = 'chronoid-migrate')
-        || ' ' || ('$j'::jsonb #>> '{children,0,rows_backfilled}')
+        || ' ' || '$crb'
         || ' ' || (SELECT count(*) FROM $s.parent p
                     WHERE NOT EXISTS (SELECT 1 FROM $s.bf_log b WHERE b.tbl = 'parent' AND b.phase = $ph AND b.k = p.seq)
                       AND NOT EXISTS (SELECT 1 FROM $s.p_ins i WHERE i.seq = p.seq AND i.phase = $ph AND i.had_new))"
