@@ -217,10 +217,9 @@ $(BUILD)/chronoid-lease: $(LEASE_TOOL_OBJS) $(CLI_COMMON_OBJS) $(LEASE_STATIC) $
 	$(CC) $(CID_LDFLAGS) $(LDFLAGS) -o $@ $(LEASE_TOOL_OBJS) $(CLI_COMMON_OBJS) \
 	  $(LEASE_STATIC) $(STATIC_LIB) -lpq -lm
 
-# migrate reads durations as lease does (lease_args.c).
-$(BUILD)/chronoid-migrate: $(MIG_TOOL_OBJS) $(BUILD)/obj/db/chronoid-lease/lease_args.o $(CLI_COMMON_OBJS) $(PQ_OBJS) $(STATIC_LIB)
-	$(CC) $(CID_LDFLAGS) $(LDFLAGS) -o $@ $(MIG_TOOL_OBJS) $(BUILD)/obj/db/chronoid-lease/lease_args.o \
-	  $(CLI_COMMON_OBJS) $(PQ_OBJS) $(STATIC_LIB) -lpq -lm
+$(BUILD)/chronoid-migrate: $(MIG_TOOL_OBJS) $(CLI_COMMON_OBJS) $(PQ_OBJS) $(STATIC_LIB)
+	$(CC) $(CID_LDFLAGS) $(LDFLAGS) -o $@ $(MIG_TOOL_OBJS) $(CLI_COMMON_OBJS) $(PQ_OBJS) \
+	  $(STATIC_LIB) -lpq -lm
 
 $(BUILD)/chronoid-bench-pk: $(BPK_TOOL_OBJS) $(CLI_COMMON_OBJS) $(PQ_OBJS) $(STATIC_LIB)
 	$(CC) $(CID_LDFLAGS) $(LDFLAGS) -o $@ $(BPK_TOOL_OBJS) $(CLI_COMMON_OBJS) $(PQ_OBJS) \
@@ -229,10 +228,16 @@ $(BUILD)/chronoid-bench-pk: $(BPK_TOOL_OBJS) $(CLI_COMMON_OBJS) $(PQ_OBJS) $(STA
 # Lease tests see the lease internals and link libpq; the minter drives
 # tests/scenarios/lease.sh.
 $(BUILD)/tests/test_lease%: tests/unit/test_lease%.c tests/tap.h tests/testutil.h db/lease/lease_internal.h \
-    db/chronoid-lease/lease_args.c $(LEASE_STATIC) $(STATIC_LIB)
+    $(LEASE_STATIC) $(STATIC_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(CID_CFLAGS) -Isrc -Idb/lease -Idb/chronoid-lease -Itests -o $@ $< \
-	  db/chronoid-lease/lease_args.c $(LEASE_STATIC) $(STATIC_LIB) $(CID_LDFLAGS) $(LDFLAGS) -lpq -lm
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(CID_CFLAGS) -Isrc -Idb/lease -Itests -o $@ $< \
+	  $(LEASE_STATIC) $(STATIC_LIB) $(CID_LDFLAGS) $(LDFLAGS) -lpq -lm
+
+# The commands' shared option values (cli/args.c and what it calls).
+$(BUILD)/tests/test_cli_args: tests/unit/test_cli_args.c tests/tap.h tests/testutil.h $(CLI_COMMON_OBJS) $(STATIC_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(CID_CFLAGS) -Icli -Itests -o $@ $< $(CLI_COMMON_OBJS) \
+	  $(STATIC_LIB) $(CID_LDFLAGS) $(LDFLAGS) -lm
 
 # bench-pk's pure formatting (no libpq call; its header needs libpq's).
 BPK_FORMAT := db/chronoid-bench-pk/bench_pk_format.c

@@ -209,28 +209,90 @@ cli_next_option(cli_args *a, const cli_option *opts, const char **value)
 	return opt;
 }
 
-bool
-cli_parse_uint(const char *s, uint64_t max, uint64_t *out)
+/* s[0..len): digits only (at least one), no larger than max. */
+static bool
+parse_digits(const char *s, size_t len, uint64_t max, uint64_t *out)
 {
 	uint64_t	v = 0;
+	size_t		i;
 
-	if (*s == '\0')
+	if (len == 0)
 		return false;
-	for (; *s != '\0'; s++)
+	for (i = 0; i < len; i++)
 	{
 		unsigned	d;
 
-		if (*s < '0' || *s > '9')
+		if (s[i] < '0' || s[i] > '9')
 			return false;
-		d = (unsigned) (*s - '0');
-		if (v > max / 10)
+		d = (unsigned) (s[i] - '0');
+		/* v * 10 + d <= max, without overflow (nor max - d wrapping) */
+		if (d > max || v > (max - d) / 10)
 			return false;
-		v *= 10;
-		if (d > max - v)
-			return false;
-		v += d;
+		v = v * 10 + d;
 	}
 	*out = v;
+	return true;
+}
+
+bool
+cli_parse_uint(const char *s, uint64_t max, uint64_t *out)
+{
+	return parse_digits(s, strlen(s), max, out);
+}
+
+bool
+cli_parse_duration(const char *s, int64_t *ms)
+{
+	const uint64_t day = UINT64_C(86400000);
+	size_t		n,
+				d;
+	uint64_t	v,
+				unit;
+
+	if (s == NULL || ms == NULL)
+		return false;
+	n = strlen(s);
+	for (d = 0; d < n && s[d] >= '0' && s[d] <= '9'; d++)
+		;
+	if (d == n || strcmp(s + d, "s") == 0)
+		unit = 1000;
+	else if (strcmp(s + d, "ms") == 0)
+		unit = 1;
+	else if (strcmp(s + d, "m") == 0)
+		unit = 60000;
+	else if (strcmp(s + d, "h") == 0)
+		unit = 3600000;
+	else
+		return false;
+	if (!parse_digits(s, d, day, &v) || v > day / unit)
+		return false;
+	*ms = (int64_t) (v * unit);
+	return true;
+}
+
+bool
+cli_parse_range(const char *s, uint64_t *lo, uint64_t *hi)
+{
+	const char *dash;
+	uint64_t	a,
+				b;
+
+	if (s == NULL || lo == NULL || hi == NULL)
+		return false;
+	dash = strchr(s, '-');
+	if (dash == NULL)
+	{
+		if (!parse_digits(s, strlen(s), UINT32_MAX, &a))
+			return false;
+		b = a;
+	}
+	else if (!parse_digits(s, (size_t) (dash - s), UINT32_MAX, &a) ||
+			 !parse_digits(dash + 1, strlen(dash + 1), UINT32_MAX, &b))
+		return false;
+	if (a > b)
+		return false;
+	*lo = a;
+	*hi = b;
 	return true;
 }
 

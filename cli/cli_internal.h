@@ -109,6 +109,18 @@ int			cli_next_option(cli_args *a, const cli_option *opts,
  */
 bool		cli_parse_uint(const char *s, uint64_t max, uint64_t *out);
 
+/*
+ * A duration (--ttl, --lock-timeout, ...): digits then "ms", "s", "m" or
+ * "h", or digits alone (seconds), at most a day.  false for anything else.
+ */
+bool		cli_parse_duration(const char *s, int64_t *ms);
+
+/*
+ * A node range: "N" or "LO-HI", decimal, each at most 2^32-1.  false when
+ * malformed or LO > HI.
+ */
+bool		cli_parse_range(const char *s, uint64_t *lo, uint64_t *hi);
+
 /* Resolve --layout (NULL = "pgedge"); on failure print and return false. */
 bool		cli_resolve_layout(cid_layout *out, const char *text, const char *cmd);
 

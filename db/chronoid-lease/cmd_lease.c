@@ -65,7 +65,7 @@ typedef struct lease_cmd
 static bool
 parse_duration_opt(const char *sub, const char *what, const char *v, int64_t *ms)
 {
-	if (!lease_parse_duration(v, ms))
+	if (!cli_parse_duration(v, ms))
 	{
 		cli_error_value(sub, what, v, strlen(v),
 						": expected a duration such as 30s, 500ms, 2m (at most 24h)");
@@ -129,7 +129,7 @@ parse(lease_cmd *c, int argc, char **argv, bool want_token, bool want_command)
 					return CLI_EXIT_USAGE;
 				break;
 			case OPT_RANGE:
-				if (!lease_parse_range(v, &c->opts.lo, &c->opts.hi) || c->opts.lo == 0)
+				if (!cli_parse_range(v, &c->opts.lo, &c->opts.hi) || c->opts.lo == 0)
 				{
 					cli_error_value(c->sub, "invalid --range ", v, strlen(v),
 									": expected N or LO-HI with 1 <= LO <= HI");

@@ -9,7 +9,6 @@
 #include <unistd.h>
 
 #include "cli_internal.h"
-#include "../chronoid-lease/lease_cmd_internal.h"
 #include "migrate_internal.h"
 #include "migrate_steps_internal.h"
 
@@ -69,7 +68,7 @@ mig_opts_default(mig_opts *o)
 static bool
 duration_opt(const char *sub, const char *what, const char *v, int64_t *ms)
 {
-	if (!lease_parse_duration(v, ms))
+	if (!cli_parse_duration(v, ms))
 	{
 		cli_error_value(sub, what, v, strlen(v),
 						": expected a duration such as 500ms, 30s, 2m (at most 24h)");
