@@ -149,7 +149,7 @@ $(BUILD)/obj/src/%.o: src/%.c include/chronoid.h $(wildcard src/*.h)
 $(BUILD)/obj/cli/main.o: $(BUILD)/.dirs
 $(BUILD)/obj/cli/%.o: cli/%.c include/chronoid.h $(wildcard cli/*.h)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(CID_CFLAGS) -DCID_LIBEXECDIR='"$(LIBEXECDIR)/chronoid"' -c $< -o $@
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(CID_CFLAGS) -Isrc -DCID_LIBEXECDIR='"$(LIBEXECDIR)/chronoid"' -c $< -o $@
 
 $(BUILD)/obj/db/%.o: db/%.c include/chronoid.h include/chronoid_lease.h $(wildcard db/*/*.h cli/*.h)
 	@mkdir -p $(@D)
@@ -236,7 +236,7 @@ $(BUILD)/tests/test_lease%: tests/unit/test_lease%.c tests/tap.h tests/testutil.
 # The commands' shared option values (cli/args.c and what it calls).
 $(BUILD)/tests/test_cli_args: tests/unit/test_cli_args.c tests/tap.h tests/testutil.h $(CLI_COMMON_OBJS) $(STATIC_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(CID_CFLAGS) -Icli -Itests -o $@ $< $(CLI_COMMON_OBJS) \
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(CID_CFLAGS) -Icli -Isrc -Itests -o $@ $< $(CLI_COMMON_OBJS) \
 	  $(STATIC_LIB) $(CID_LDFLAGS) $(LDFLAGS) -lm
 
 # bench-pk's pure formatting (no libpq call; its header needs libpq's).
@@ -244,7 +244,7 @@ BPK_FORMAT := db/chronoid-bench-pk/bench_pk_format.c
 $(BUILD)/tests/test_bench_pk: tests/unit/test_bench_pk.c tests/tap.h tests/testutil.h $(BPK_FORMAT) \
     db/chronoid-bench-pk/bench_pk_internal.h $(STATIC_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(CID_CFLAGS) $(PQ_CFLAGS) -Idb/chronoid-bench-pk -Itests -o $@ $< $(BPK_FORMAT) \
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(CID_CFLAGS) $(PQ_CFLAGS) -Isrc -Idb/chronoid-bench-pk -Itests -o $@ $< $(BPK_FORMAT) \
 	  $(STATIC_LIB) $(CID_LDFLAGS) $(LDFLAGS) -lm
 
 # migrate's pacing and formatting (no libpq call; its header needs libpq's).
@@ -252,7 +252,7 @@ MIG_PACE := db/chronoid-migrate/migrate_pace.c
 $(BUILD)/tests/test_migrate_pace: tests/unit/test_migrate_pace.c tests/tap.h tests/testutil.h $(MIG_PACE) \
     db/chronoid-migrate/migrate_steps_internal.h db/chronoid-migrate/migrate_internal.h
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(CID_CFLAGS) $(PQ_CFLAGS) -Idb/chronoid-migrate -Itests -o $@ $< $(MIG_PACE) \
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(CID_CFLAGS) $(PQ_CFLAGS) -Isrc -Idb/chronoid-migrate -Itests -o $@ $< $(MIG_PACE) \
 	  $(CID_LDFLAGS) $(LDFLAGS)
 
 $(LEASE_MINTER): tests/scenarios/lease_minter.c $(LEASE_STATIC) $(STATIC_LIB)

@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "chronoid.h"
+#include "compiler_internal.h"
 
 /* The name messages start with, whichever program prints them. */
 #define CLI_PROGNAME	"chronoid"
@@ -27,14 +28,9 @@
  * Diagnostics (diag.c)
  * ------------------------------------------------------------------------ */
 
-#if defined(__GNUC__) || defined(__clang__)
-#define CLI_PRINTF(f, a) __attribute__((format(printf, f, a)))
-#else
-#define CLI_PRINTF(f, a)
-#endif
 
 /* "chronoid: CMD: message\n" on stderr (CMD omitted when NULL). */
-void		cli_error(const char *cmd, const char *fmt,...) CLI_PRINTF(2, 3);
+void		cli_error(const char *cmd, const char *fmt,...) CID_PRINTF(2, 3);
 
 /*
  * The same with a piece of user input in it: "chronoid: CMD: WHAT" then
@@ -46,7 +42,7 @@ void		cli_error(const char *cmd, const char *fmt,...) CLI_PRINTF(2, 3);
  */
 #define CLI_ECHO_MAX 64
 void		cli_error_value(const char *cmd, const char *what, const char *s,
-							size_t len, const char *fmt,...) CLI_PRINTF(5, 6);
+							size_t len, const char *fmt,...) CID_PRINTF(5, 6);
 
 /* ------------------------------------------------------------------------
  * Option parsing (args.c): a small getopt_long without global state

@@ -16,7 +16,7 @@ typedef struct msgbuf
 } msgbuf;
 
 static void
-msg_add(msgbuf *m, const char *fmt,...) CLI_PRINTF(2, 3);
+msg_add(msgbuf *m, const char *fmt,...) CID_PRINTF(2, 3);
 
 static void
 msg_add(msgbuf *m, const char *fmt,...)

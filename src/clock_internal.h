@@ -1,7 +1,9 @@
 /*
- * clock_internal.h — the platform wall clock as an inline function (not
- * installed), shared by platform.c and the Snowflake generator's hot path,
- * which saves two call levels by reading it in place.
+ * clock_internal.h — the platform's clocks as inline functions (not
+ * installed): the wall clock, shared by platform.c and the Snowflake
+ * generator's hot path (which saves two call levels by reading it in
+ * place), and the monotonic clock that every wait, timeout and rate in
+ * the commands and database tools measures with.
  */
 #ifndef CID_CLOCK_INTERNAL_H
 #define CID_CLOCK_INTERNAL_H
@@ -24,6 +26,28 @@ cid_clock_realtime_ns(void)
 	if (clock_gettime(CLOCK_REALTIME, &ts) != 0)
 		return -1;
 	return (int64_t) ts.tv_sec * INT64_C(1000000000) + (int64_t) ts.tv_nsec;
+}
+
+/*
+ * CLOCK_MONOTONIC in nanoseconds (-1 if it cannot be read, which Linux
+ * never does): elapsed time that a step of the wall clock cannot stretch
+ * or shrink.  Its zero is arbitrary; only differences mean anything.
+ */
+static inline int64_t
+cid_clock_monotonic_ns(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0)
+		return -1;
+	return (int64_t) ts.tv_sec * INT64_C(1000000000) + (int64_t) ts.tv_nsec;
+}
+
+/* The same in milliseconds. */
+static inline int64_t
+cid_clock_monotonic_ms(void)
+{
+	return cid_clock_monotonic_ns() / 1000000;
 }
 
 #endif							/* CID_CLOCK_INTERNAL_H */

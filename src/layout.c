@@ -4,6 +4,7 @@
  * and the presets' sources).
  */
 #include "chronoid.h"
+#include "compiler_internal.h"
 #include "time_internal.h"
 
 #include <stdarg.h>
@@ -48,10 +49,7 @@ static const preset presets[] = {
 
 static const char *const kind_names[4] = {"time", "node", "seq", "reserved"};
 
-#if defined(__GNUC__) || defined(__clang__)
-static void set_err(char *err, size_t errlen, const char *fmt,...)
-			__attribute__((format(printf, 3, 4)));
-#endif
+static void set_err(char *err, size_t errlen, const char *fmt,...) CID_PRINTF(3, 4);
 
 static void
 set_err(char *err, size_t errlen, const char *fmt,...)

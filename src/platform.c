@@ -34,16 +34,6 @@ cid_platform_clock(void *ctx)
 	return cid_clock_realtime_ns();
 }
 
-static int64_t
-mono_ns(void)
-{
-	struct timespec ts;
-
-	if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0)
-		return -1;
-	return (int64_t) ts.tv_sec * NS_PER_SEC + (int64_t) ts.tv_nsec;
-}
-
 /*
  * Wait about ns nanoseconds; callers re-read the clock after it and call
  * again while they must still wait.  Short waits (the rest of a
@@ -68,12 +58,12 @@ cid_platform_sleep(void *ctx, int64_t ns)
 		return;
 	if (ns < SPIN_BELOW_NS)
 	{
-		int64_t		start = mono_ns();
+		int64_t		start = cid_clock_monotonic_ns();
 
 		do
 		{
 			sched_yield();
-		} while (start >= 0 && mono_ns() - start < ns);
+		} while (start >= 0 && cid_clock_monotonic_ns() - start < ns);
 		return;
 	}
 	sleep_ns = ns - SLEEP_MARGIN_NS;

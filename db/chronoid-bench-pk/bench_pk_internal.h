@@ -13,6 +13,7 @@
 
 #include <libpq-fe.h>
 
+#include "clock_internal.h"
 #include "pq_internal.h"
 
 #define BPK_CMD			"bench-pk"
@@ -116,17 +117,12 @@ bool		bpk_query(PGconn *conn, const char *sql, char *out, size_t outlen,
 					  char *err, size_t errlen);
 bool		bpk_query_num(PGconn *conn, const char *sql, double *out,
 						  char *err, size_t errlen);
-double		bpk_now(void);
 
 /*
  * snprintf that may cut: messages are bounded on purpose (and through
  * vsnprintf, the compiler does not warn about each of them).
  */
-void		bpk_fmt(char *dst, size_t len, const char *fmt,...)
-#if defined(__GNUC__) || defined(__clang__)
-			__attribute__((format(printf, 3, 4)))
-#endif
-			;
+void		bpk_fmt(char *dst, size_t len, const char *fmt,...) CID_PRINTF(3, 4);
 
 /*
  * bench_pk_format.c: pure formatting, tested by tests/unit/test_bench_pk.c

@@ -10,15 +10,6 @@
 
 #include "bench_pk_internal.h"
 
-double
-bpk_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
-}
-
 /*
  * Connections and statements go through the shared libpq layer (db/pq):
  * search path pinned first, so key expressions (NAME=SQL) run under

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "chronoid_lease.h"
+#include "clock_internal.h"
 #include "cli_internal.h"
 #include "lease_cmd_internal.h"
 
@@ -375,15 +376,6 @@ forward_signal(int sig)
 		kill(child_pid, sig);
 }
 
-static int64_t
-mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static int
 lease_run(lease_cmd *c)
 {
@@ -486,9 +478,9 @@ lease_run(lease_cmd *c)
 					  why[0] != '\0' ? why : cid_lease_strerror(cid_lease_status(l)));
 			kill(pid, SIGTERM);
 			termed = true;
-			kill_at = mono_ms() + (left_ms > 0 ? left_ms : 0);
+			kill_at = cid_clock_monotonic_ms() + (left_ms > 0 ? left_ms : 0);
 		}
-		if (termed && !killed && mono_ms() >= kill_at)
+		if (termed && !killed && cid_clock_monotonic_ms() >= kill_at)
 		{
 			kill(pid, SIGKILL);
 			killed = true;

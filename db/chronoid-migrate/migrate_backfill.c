@@ -56,7 +56,7 @@ replication_lag(mig_ctx *c, int64_t *lag, char *who, size_t wholen)
 			memmove(&probe.lsn[0], &probe.lsn[1], sizeof(probe.lsn[0]) * 255);
 			probe.n--;
 		}
-		probe.t_ms[probe.n] = mig_now_ms();
+		probe.t_ms[probe.n] = cid_clock_monotonic_ms();
 		snprintf(probe.lsn[probe.n], sizeof(probe.lsn[0]), "%s", PQgetvalue(res, 0, 2));
 		probe.n++;
 	}
@@ -89,9 +89,9 @@ replication_lag(mig_ctx *c, int64_t *lag, char *who, size_t wholen)
 				break;
 			}
 		}
-		if (since >= 0 && mig_now_ms() - since > *lag)
+		if (since >= 0 && cid_clock_monotonic_ms() - since > *lag)
 		{
-			*lag = mig_now_ms() - since;
+			*lag = cid_clock_monotonic_ms() - since;
 			snprintf(who, wholen, "slot %s (not connected)", PQgetvalue(res, i, 0));
 		}
 	}
@@ -166,7 +166,7 @@ over_cap(mig_ctx *c, const mig_txn *x, int64_t t0, mig_pace *pace, mig_progress 
 	char		note[200];
 
 	/* Not a cancel by hand (pg_cancel_backend): that one stops the run. */
-	if (strcmp(x->sqlstate, "57014") != 0 || mig_interrupted() || mig_now_ms() - t0 < pace->cap_ms)
+	if (strcmp(x->sqlstate, "57014") != 0 || mig_interrupted() || cid_clock_monotonic_ms() - t0 < pace->cap_ms)
 		return false;
 	if (!mig_pace_shrink(pace))
 	{
@@ -270,7 +270,7 @@ mig_backfill(mig_ctx *c)
 			ok = false;
 			break;
 		}
-		t0 = mig_now_ms();
+		t0 = cid_clock_monotonic_ms();
 		if (!one_batch(c, &x, have_cursor ? next.s : first.s, state.s, &pace, have_cursor,
 					   cursor, sizeof(cursor), &got, &set))
 		{
@@ -282,7 +282,7 @@ mig_backfill(mig_ctx *c)
 			ok = false;
 			break;
 		}
-		took = mig_now_ms() - t0;
+		took = cid_clock_monotonic_ms() - t0;
 		if (got == 0)
 			break;
 		have_cursor = true;
@@ -404,7 +404,7 @@ mig_backfill_children(mig_ctx *c)
 			snprintf(from, sizeof(from), "%lld", (long long) next);
 			next += pages;
 			snprintf(to, sizeof(to), "%lld", (long long) next);
-			t0 = mig_now_ms();
+			t0 = cid_clock_monotonic_ms();
 			/* The owner's rows and the tool's page cursor, committed together. */
 			res = NULL;
 			if (mig_txn_begin_capped(&x, c->conn, false, -1, pace.cap_ms, c->err, sizeof(c->err)))
@@ -434,7 +434,7 @@ mig_backfill_children(mig_ctx *c)
 				mig_buf_free(&state);
 				return false;
 			}
-			took = mig_now_ms() - t0;
+			took = cid_clock_monotonic_ms() - t0;
 			set = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
 			PQclear(res);
 			done += set;

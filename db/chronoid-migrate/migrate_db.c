@@ -351,7 +351,7 @@ clear_autovacuum(mig_ctx *c, const char *what)
 			bool		ok = false;
 			int			k = said_slot(said_pid, pid);
 
-			if (!wraparound && may && said_pid[k] == pid && mig_now_ms() - said_at[k] < 2000)
+			if (!wraparound && may && said_pid[k] == pid && cid_clock_monotonic_ms() - said_at[k] < 2000)
 				continue;		/* cancelled just now: it is letting go */
 			if (!wraparound && may && cancelled < 100)
 			{
@@ -367,7 +367,7 @@ clear_autovacuum(mig_ctx *c, const char *what)
 				{
 					cancelled++;
 					said_pid[k] = pid;
-					said_at[k] = mig_now_ms();
+					said_at[k] = cid_clock_monotonic_ms();
 					fprintf(stderr, "chronoid: %s: %s: cancelled autovacuum pid %d (%s), which held a lock on %s, "
 							"as PostgreSQL does after deadlock_timeout; autovacuum comes back to it later\n",
 							c->o->sub, what, pid, query, rels);
@@ -380,7 +380,7 @@ clear_autovacuum(mig_ctx *c, const char *what)
 				continue;		/* cancelled again and again: let the try find out */
 			waiting = true;
 			/* Said once per worker, then every 30 s. */
-			if (said_pid[k] != pid || mig_now_ms() - said_at[k] >= 30000)
+			if (said_pid[k] != pid || cid_clock_monotonic_ms() - said_at[k] >= 30000)
 			{
 				if (wraparound)
 					fprintf(stderr, "chronoid: %s: %s: waiting for autovacuum pid %d (%s), which holds a lock on %s; "
@@ -393,7 +393,7 @@ clear_autovacuum(mig_ctx *c, const char *what)
 							"cancel it: SELECT pg_cancel_backend(%d) to go on at once; no lock is taken meanwhile, "
 							"so writers go on\n", c->o->sub, what, pid, query, rels, pid);
 				said_pid[k] = pid;
-				said_at[k] = mig_now_ms();
+				said_at[k] = cid_clock_monotonic_ms();
 			}
 		}
 		PQclear(res);

@@ -19,6 +19,7 @@
 #include <time.h>
 
 #include "cli_internal.h"
+#include "clock_internal.h"
 #include "migrate_from_ext_internal.h"
 #include "migrate_internal.h"
 #include "pq_internal.h"
@@ -257,15 +258,6 @@ fx_inventory(fx_run *r)
 	return true;
 }
 
-static int64_t
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* Runs every step; false (the caller rolls back) at the first failure. */
 static bool
 fx_run_steps(fx_run *r, PGresult *steps)
@@ -288,7 +280,7 @@ fx_run_steps(fx_run *r, PGresult *steps)
 		const char *what = PQgetvalue(steps, i, 0);
 		const char *sql = PQgetvalue(steps, i, 1);
 		bool		expect = strcmp(PQgetvalue(steps, i, 4), "t") == 0;
-		int64_t		t0 = now_ms();
+		int64_t		t0 = cid_clock_monotonic_ms();
 		bool		broken = false;
 		PGresult   *res;
 		char		line[512];
@@ -334,7 +326,7 @@ fx_run_steps(fx_run *r, PGresult *steps)
 			return false;
 		}
 		PQclear(res);
-		printf("  %3d. %s (%" PRId64 " ms)\n", i + 1, one_line(line, sizeof(line), what), now_ms() - t0);
+		printf("  %3d. %s (%" PRId64 " ms)\n", i + 1, one_line(line, sizeof(line), what), cid_clock_monotonic_ms() - t0);
 	}
 	/* The caller commits. */
 	free(x.settings);

@@ -25,15 +25,6 @@
  */
 #define PACE_CAP_MS 1000
 
-int64_t
-mig_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 void
 mig_sleep_ms(int64_t ms)
 {
@@ -143,14 +134,14 @@ mig_progress_start(mig_progress *p, const char *what, int64_t total, int64_t don
 	p->total = total;
 	p->done = done;
 	p->start_done = done;
-	p->start_ms = mig_now_ms();
+	p->start_ms = cid_clock_monotonic_ms();
 	p->bar = bar;
 }
 
 void
 mig_progress_update(mig_progress *p, int64_t done, const char *note)
 {
-	int64_t		now = mig_now_ms();
+	int64_t		now = cid_clock_monotonic_ms();
 	double		secs = (double) (now - p->start_ms) / 1000.0;
 	double		rate = secs > 0 ? (double) (done - p->start_done) / secs : 0;
 	char		d[32],

@@ -15,7 +15,7 @@
 #include "pq_internal.h"
 
 /* A line on stderr about what run is doing. */
-static void say(const mig_ctx *c, const char *fmt,...) MIG_PRINTF(2, 3);
+static void say(const mig_ctx *c, const char *fmt,...) CID_PRINTF(2, 3);
 
 static void
 say(const mig_ctx *c, const char *fmt,...)

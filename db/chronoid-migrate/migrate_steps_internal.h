@@ -39,11 +39,8 @@
 
 #include "migrate_internal.h"
 
-#if defined(__GNUC__) || defined(__clang__)
-#define MIG_PRINTF(f, a) __attribute__((format(printf, f, a)))
-#else
-#define MIG_PRINTF(f, a)
-#endif
+#include "clock_internal.h"
+#include "compiler_internal.h"
 
 /* A growing string for SQL text and messages. */
 typedef struct mig_buf
@@ -53,7 +50,7 @@ typedef struct mig_buf
 	size_t		cap;
 } mig_buf;
 
-void		mig_buf_printf(mig_buf *b, const char *fmt,...) MIG_PRINTF(2, 3);
+void		mig_buf_printf(mig_buf *b, const char *fmt,...) CID_PRINTF(2, 3);
 void		mig_buf_reset(mig_buf *b);
 void		mig_buf_free(mig_buf *b);
 
@@ -84,7 +81,7 @@ typedef struct mig_script
 
 /* What follows runs as who (a new segment when who changes). */
 void		mig_script_as(mig_script *s, int who);
-void		mig_script_printf(mig_script *s, const char *fmt,...) MIG_PRINTF(2, 3);
+void		mig_script_printf(mig_script *s, const char *fmt,...) CID_PRINTF(2, 3);
 void		mig_script_free(mig_script *s);
 
 #define MIG_NAME 200			/* a quoted identifier, or schema.name */
@@ -431,8 +428,6 @@ bool		mig_pace_shrink(mig_pace *p);
 /* After a batch of took_ms: the next batch's size, and the sleep before it. */
 int64_t		mig_pace_after(mig_pace *p, int64_t rows, int64_t took_ms);
 
-/* Monotonic milliseconds. */
-int64_t		mig_now_ms(void);
 void		mig_sleep_ms(int64_t ms);
 
 /* Progress: a bar on a terminal, else a plain line every few seconds. */

@@ -11,6 +11,7 @@
 #include <stdatomic.h>
 
 #include "chronoid_lease.h"
+#include "compiler_internal.h"
 
 #define CID_LEASE_SCHEMA_MAX 63
 #define CID_LEASE_HOLDER_LEN 32		/* hex digits of 16 random bytes */
@@ -87,8 +88,7 @@ bool		cid_lease_schema_ok(const char *schema, char *out);
  * snprintf into errbuf when it is there: db/pq/pq.c's, declared again here
  * for lease_core.c, which stays free of libpq's header.
  */
-void		cid_pq_seterr(char *errbuf, size_t errlen, const char *fmt,...)
-			__attribute__((format(printf, 3, 4)));
+void		cid_pq_seterr(char *errbuf, size_t errlen, const char *fmt,...) CID_PRINTF(3, 4);
 
 /* ------------------------------------------------------------------------
  * The PostgreSQL side, shared by lease_*.c (lease_conn.c unless noted)

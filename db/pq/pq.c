@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "clock_internal.h"
 #include "pq_internal.h"
 
 /*
@@ -58,15 +59,6 @@ cid_pq_one_line(char *dst, size_t dstlen, const char *msg)
 		dst[n++] = *msg;
 	}
 	dst[n] = '\0';
-}
-
-static int64_t
-mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 /* "what: message" on one line, "unknown error" when libpq said nothing. */
@@ -140,7 +132,7 @@ wait_result(PGconn *conn, int64_t timeout_ms, bool *broken, char *errbuf, size_t
 {
 	PGresult   *res,
 			   *last = NULL;
-	int64_t		end = mono_ms() + timeout_ms;
+	int64_t		end = cid_clock_monotonic_ms() + timeout_ms;
 	struct pollfd pfd;
 
 	for (;;)
@@ -170,7 +162,7 @@ wait_result(PGconn *conn, int64_t timeout_ms, bool *broken, char *errbuf, size_t
 		}
 		if (timeout_ms > 0)
 		{
-			int64_t		left = end - mono_ms();
+			int64_t		left = end - cid_clock_monotonic_ms();
 
 			if (left <= 0)
 			{

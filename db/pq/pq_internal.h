@@ -17,14 +17,10 @@
 
 #include <libpq-fe.h>
 
-#if defined(__GNUC__) || defined(__clang__)
-#define CID_PQ_PRINTF(f, a) __attribute__((format(printf, f, a)))
-#else
-#define CID_PQ_PRINTF(f, a)
-#endif
+#include "compiler_internal.h"
 
 /* errbuf (may be NULL or 0 long) set from a format; always terminated. */
-void		cid_pq_seterr(char *errbuf, size_t errlen, const char *fmt,...) CID_PQ_PRINTF(3, 4);
+void		cid_pq_seterr(char *errbuf, size_t errlen, const char *fmt,...) CID_PRINTF(3, 4);
 
 /* msg on one line: every run of whitespace (libpq's messages span lines) one space. */
 void		cid_pq_one_line(char *dst, size_t dstlen, const char *msg);

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "chronoid.h"
+#include "compiler_internal.h"
 
 /* Most IDs one batch call makes (Buffers of 16 MiB, arrays of 1Mi strings). */
 #define CID_NODE_MAX_BATCH (1u << 20)
@@ -30,7 +31,7 @@ const char *cid_node_code(int status);
  * throw_status(...)".
  */
 napi_value	cid_node_throw(napi_env env, int status, bool range, const char *fmt,...)
-			__attribute__((format(printf, 4, 5)));
+			CID_PRINTF(4, 5);
 
 /* TypeError ERR_INVALID_ARG_TYPE: "<what> must be <expected>, got <type>". */
 napi_value	cid_node_type_error(napi_env env, napi_value v, const char *what,
