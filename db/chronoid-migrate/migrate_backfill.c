@@ -183,15 +183,39 @@ over_cap(mig_ctx *c, const mig_txn *x, int64_t t0, mig_pace *pace, mig_progress 
 }
 
 /*
- * One batch: the owner's rows and the tool's cursor committed together.
- * *got rows read, *set given an ID, cursor the last old key read.  false
- * with c->err set.
+ * The backfill's rate as status shows it: rows given an ID per second of
+ * wall time (pauses and waits for replicas included), smoothed over the
+ * last batches, stored with each batch so that status reads it at once.
+ */
+typedef struct batch_rate
+{
+	int64_t		last_ms;		/* the previous batch's commit (or the start) */
+	double		smooth;			/* rows/s, 0 before the first batch */
+} batch_rate;
+
+/* The rate after a batch that set rows, as text for the state row. */
+static void
+batch_rate_step(batch_rate *r, int64_t rows, char *buf, size_t len)
+{
+	int64_t		now = cid_clock_monotonic_ms();
+	double		inst = (double) rows * 1000.0 / (double) (now - r->last_ms > 0 ? now - r->last_ms : 1);
+
+	r->smooth = r->smooth > 0 ? 0.7 * r->smooth + 0.3 * inst : inst;
+	r->last_ms = now;
+	snprintf(buf, len, "%.1f", r->smooth);
+}
+
+/*
+ * One batch: the owner's rows, the tool's cursor and the rate committed
+ * together.  *got rows read, *set given an ID, cursor the last old key
+ * read.  false with c->err set.
  */
 static bool
 one_batch(mig_ctx *c, mig_txn *x, const char *sql, const char *state_sql, const mig_pace *pace,
-		  bool from_cursor, char *cursor, size_t cursorlen, int64_t *got, int64_t *set)
+		  batch_rate *rate, bool from_cursor, char *cursor, size_t cursorlen, int64_t *got, int64_t *set)
 {
-	char		n[24];
+	char		n[24],
+				r[32];
 	const char *args[2] = {n, cursor};
 	PGresult   *res;
 
@@ -208,8 +232,11 @@ one_batch(mig_ctx *c, mig_txn *x, const char *sql, const char *state_sql, const 
 	*set = strtoll(PQgetvalue(res, 0, 2), NULL, 10);
 	if (*got > 0)
 	{
-		const char *params[2] = {PQgetvalue(res, 0, 0), PQgetvalue(res, 0, 2)};
-		PGresult   *r2 = mig_query(c, state_sql, 2, params);
+		const char *params[3] = {PQgetvalue(res, 0, 0), PQgetvalue(res, 0, 2), r};
+		PGresult   *r2;
+
+		batch_rate_step(rate, *set, r, sizeof(r));
+		r2 = mig_query(c, state_sql, 3, params);
 
 		if (r2 == NULL)
 		{
@@ -232,6 +259,7 @@ mig_backfill(mig_ctx *c)
 				state = {0};
 	mig_pace	pace;
 	mig_progress pr;
+	batch_rate	rate = {cid_clock_monotonic_ms(), 0};
 	char		cursor[256];
 	bool		have_cursor = c->st.has_cursor;
 	int64_t		done = c->st.rows_done;
@@ -271,7 +299,7 @@ mig_backfill(mig_ctx *c)
 			break;
 		}
 		t0 = cid_clock_monotonic_ms();
-		if (!one_batch(c, &x, have_cursor ? next.s : first.s, state.s, &pace, have_cursor,
+		if (!one_batch(c, &x, have_cursor ? next.s : first.s, state.s, &pace, &rate, have_cursor,
 					   cursor, sizeof(cursor), &got, &set))
 		{
 			/* The cursor moves only with a committed batch: the same rows again, fewer. */

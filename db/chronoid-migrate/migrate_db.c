@@ -607,7 +607,10 @@ mig_state_setup(mig_ctx *c)
 				   " cutoff pg_catalog.timestamptz,"
 				   " started_at pg_catalog.timestamptz NOT NULL DEFAULT pg_catalog.now(),"
 				   " updated_at pg_catalog.timestamptz NOT NULL DEFAULT pg_catalog.now(),"
-				   " swapped_at pg_catalog.timestamptz);"
+				   " swapped_at pg_catalog.timestamptz,"
+				   " rows_per_second pg_catalog.float8);"
+				   /* State tables made before the rate was kept. */
+				   "ALTER TABLE %s.migration ADD COLUMN IF NOT EXISTS rows_per_second pg_catalog.float8;"
 				   "COMMENT ON TABLE %s.migration IS 'chronoid migrate: where each table''s key move stands (docs/migrate.md)';"
 				   "CREATE TABLE IF NOT EXISTS %s.migration_child ("
 				   " relid pg_catalog.oid NOT NULL,"
@@ -622,7 +625,7 @@ mig_state_setup(mig_ctx *c)
 				   " rows_done pg_catalog.int8 NOT NULL DEFAULT 0,"
 				   " done pg_catalog.bool NOT NULL DEFAULT false,"
 				   " PRIMARY KEY (relid, child, constraint_name));",
-				   c->state_q, c->state_q, c->state_q, c->state_q);
+				   c->state_q, c->state_q, c->state_q, c->state_q, c->state_q);
 	/* The check runs again inside: IF NOT EXISTS takes whatever another role made meanwhile. */
 	ok = mig_do(c, "BEGIN");
 	if (ok)

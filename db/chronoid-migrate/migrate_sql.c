@@ -336,9 +336,10 @@ mig_sql_batch(const mig_ctx *c, mig_buf *b, bool from_cursor)
 void
 mig_sql_batch_state(const mig_ctx *c, mig_buf *b)
 {
-	/* $1 the last old key done, $2 the rows set: committed with the batch. */
+	/* $1 the last old key done, $2 the rows set, $3 the rate: committed with the batch. */
 	mig_buf_printf(b, "UPDATE %s.migration SET backfill_cursor = $1, rows_done = rows_done + $2::pg_catalog.int8,"
-				   " updated_at = pg_catalog.now() WHERE relid = %u", c->state_q, c->t.relid);
+				   " rows_per_second = $3::pg_catalog.float8, updated_at = pg_catalog.now() WHERE relid = %u",
+				   c->state_q, c->t.relid);
 }
 
 void

@@ -39,51 +39,32 @@ typedef struct running
 	char		pid[16];
 	double		secs;			/* since its session began */
 	char		query[80];		/* the start of what it runs ("" when hidden) */
-	double		rate;			/* rows/s between two of its commits, < 0 unknown */
+	double		rate;			/* rows/s over its last batches, < 0 unknown */
 } running;
 
 /*
- * The state's rows_done and updated_at, then again once they change
- * (at most 2 s): the backfill's own rate between two committed batches.
+ * The rate the run stored with its last batch (rows/s, smoothed): read,
+ * not measured, so that status answers at once.  Unknown when that batch
+ * committed more than STALE_S seconds ago (the run is paused for its
+ * replicas, or blocked: an old rate would promise a wrong time), and
+ * read through to_jsonb so that a state table older than the column
+ * reads as unknown too.
  */
+#define STALE_S 10
 static void
-measure_rate(mig_ctx *c, const char *relid, running *r)
+stored_rate(mig_ctx *c, const char *relid, running *r)
 {
 	mig_buf		q = {0};
 	PGresult   *res;
-	double		rows0 = -1,
-				t0 = 0;
-	int			i;
 
 	r->rate = -1;
-	mig_buf_printf(&q, "SELECT rows_done, pg_catalog.date_part('epoch', updated_at) FROM %s.migration"
-				   " WHERE relid = $1::pg_catalog.oid", c->state_q);
-	for (i = 0; i <= 20; i++)
-	{
-		double		rows,
-					t;
-
-		res = mig_query(c, q.s, 1, (const char *[]) {relid});
-		if (res == NULL || PQntuples(res) != 1)
-		{
-			PQclear(res);
-			break;
-		}
-		rows = strtod(PQgetvalue(res, 0, 0), NULL);
-		t = strtod(PQgetvalue(res, 0, 1), NULL);
-		PQclear(res);
-		if (rows0 < 0)
-		{
-			rows0 = rows;
-			t0 = t;
-		}
-		else if (rows > rows0 && t > t0)
-		{
-			r->rate = (rows - rows0) / (t - t0);
-			break;
-		}
-		mig_sleep_ms(100);
-	}
+	mig_buf_printf(&q, "SELECT CASE WHEN m.updated_at > pg_catalog.now() - interval '%d s'"
+				   " THEN COALESCE(pg_catalog.to_jsonb(m) ->> 'rows_per_second', '-1') ELSE '-1' END"
+				   " FROM %s.migration m WHERE m.relid = $1::pg_catalog.oid", STALE_S, c->state_q);
+	res = mig_query(c, q.s, 1, (const char *[]) {relid});
+	if (res != NULL && PQntuples(res) == 1)
+		r->rate = strtod(PQgetvalue(res, 0, 0), NULL);
+	PQclear(res);
 	mig_buf_free(&q);
 	c->err[0] = '\0';
 }
@@ -120,7 +101,7 @@ find_running(mig_ctx *c, running *r)
 	snprintf(r->query, sizeof(r->query), "%s", PQgetvalue(res, 0, 2));
 	PQclear(res);
 	if (c->st.step < MIG_BACKFILLED)
-		measure_rate(c, relid, r);
+		stored_rate(c, relid, r);
 }
 
 int
