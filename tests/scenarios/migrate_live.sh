@@ -284,11 +284,17 @@ mig() { PGAPPNAME=chronoid-migrate "$bin" migrate "$@"; }
 # tool's own pid (a function would put a subshell between)
 # ev S TEXT: a timestamped event, to place the writers' slowest transactions
 ev() { echo "$(now_ms) $2" >>"$work/$1.events"; }
-# st S FIELD: one field of `status --json` (jsonb, read by the server)
+# st S FIELD: rows_backfilled or step, read from the state table itself:
+# polling loops need an answer in milliseconds, and `status` (tested by
+# exactly_once and migrate.sh) does much more than read one row.
 st() {
-    local j
-    j=$(mig status --table "$1.parent" --json 2>/dev/null) || { echo "?"; return; }
-    json_get "$j" "$2"
+    local col
+    case $2 in
+        rows_backfilled) col=rows_done ;;
+        step) col=step ;;
+        *) echo "st: no field $2" >&2; return 1 ;;
+    esac
+    q "SELECT $col FROM chronoid.migration WHERE relid = '$1.parent'::regclass" 2>/dev/null || echo "?"
 }
 
 # --- invariants -------------------------------------------------------------------
