@@ -543,44 +543,24 @@ mig_read_as(mig_ctx *c, int who, const char *sql, int nargs, const char *const *
 }
 
 /*
- * The state schema and its tables must be the caller's or a superuser's
- * (not merely a role the caller is a member of: a superuser is a member
- * of every role): another role's table could carry a trigger or a policy
- * that runs its code with the caller's rights, or lie about where a
- * migration stands.
+ * The state schema and its tables must be the caller's or a superuser's,
+ * and plain tables with nothing hanging on them (cid_pq_trusted): another
+ * role's table could carry a trigger or a policy that runs its code with
+ * the caller's rights, or lie about where a migration stands.
  */
 bool
 mig_state_trust(mig_ctx *c)
 {
-	const char *params[1] = {c->o->schema};
-	PGresult   *res = mig_query(c,
-								"WITH n AS (SELECT n.oid, n.nspowner FROM pg_catalog.pg_namespace n WHERE n.nspname = $1),"
-								" t AS (SELECT c.* FROM pg_catalog.pg_class c, n WHERE c.relnamespace = n.oid"
-								"        AND (c.relname IN ('migration', 'migration_child') OR c.relname ~ '^migration_map_[0-9]+$'))"
-								" SELECT pg_catalog.format('schema %I is owned by %I', $1, pg_catalog.pg_get_userbyid(n.nspowner))"
-								"   FROM n JOIN pg_catalog.pg_roles o ON o.oid = n.nspowner"
-								"  WHERE NOT o.rolsuper AND o.rolname <> CURRENT_USER"
-								" UNION ALL"
-								" SELECT pg_catalog.format('%I.%I is owned by %I', $1, t.relname, pg_catalog.pg_get_userbyid(t.relowner))"
-								"   FROM t JOIN pg_catalog.pg_roles o ON o.oid = t.relowner"
-								"  WHERE NOT o.rolsuper AND o.rolname <> CURRENT_USER"
-								" UNION ALL"
-								" SELECT pg_catalog.format('%I.%I is not an ordinary table', $1, t.relname) FROM t WHERE t.relkind <> 'r'"
-								" UNION ALL"
-								" SELECT pg_catalog.format('%I.%I has triggers, rules or policies', $1, t.relname) FROM t"
-								"  WHERE t.relhastriggers OR t.relhasrules OR t.relrowsecurity",
-								1, params);
-	bool		ok;
+	char		why[512];
+	int			trusted = cid_pq_trusted(c->conn, c->o->schema,
+										 "^(migration|migration_child|migration_map_[0-9]+)$", 0,
+										 why, sizeof(why), c->err, sizeof(c->err));
 
-	if (res == NULL)
-		return false;
-	ok = PQntuples(res) == 0;
-	if (!ok)
+	if (trusted == 0)
 		snprintf(c->err, sizeof(c->err),
 				 "refusing to keep state in schema %s: %s; it must belong to you or a superuser "
-				 "(drop it, or pick another with --state-schema)", c->o->schema, PQgetvalue(res, 0, 0));
-	PQclear(res);
-	return ok;
+				 "(drop it, or pick another with --state-schema)", c->o->schema, why);
+	return trusted == 1;
 }
 
 bool

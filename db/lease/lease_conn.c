@@ -57,45 +57,12 @@ cid_lease_do(PGconn *conn, const char *sql, char *errbuf, size_t errlen)
 }
 
 /*
- * Trust check: the schema and chronoid's table in it, when they exist,
- * must be owned by the connecting role or by a superuser (a role that
- * could alter them could add a trigger or rule that runs as whoever uses
- * the table), and the table must have the shape setup gives it: an
- * ordinary table with exactly its columns and primary key, no trigger,
- * rule, policy, row-level security or inheritance.  One row per problem.
+ * Beyond cid_pq_trusted()'s rules: the table must have the shape setup
+ * gives it, exactly its columns and its primary key.  One row per problem.
  */
-static const char trust_sql[] =
-"WITH me AS (SELECT r.oid FROM pg_catalog.pg_roles r WHERE r.rolname = CURRENT_USER),"
-" n AS (SELECT n.oid, n.nspowner FROM pg_catalog.pg_namespace n WHERE n.nspname = $1),"
-" t AS (SELECT c.* FROM pg_catalog.pg_class c, n"
-"        WHERE c.relnamespace = n.oid AND c.relname = 'node_lease')"
-" SELECT pg_catalog.format('schema %s is owned by %s, which is neither you (%s) nor a superuser',"
-"               $1, pg_catalog.pg_get_userbyid(n.nspowner), CURRENT_USER)"
-"   FROM n, pg_catalog.pg_roles o"
-"  WHERE o.oid = n.nspowner AND n.nspowner <> (SELECT oid FROM me) AND NOT o.rolsuper"
-" UNION ALL"
-" SELECT pg_catalog.format('table %s.node_lease is owned by %s, which is neither you (%s) nor a superuser',"
-"               $1, pg_catalog.pg_get_userbyid(t.relowner), CURRENT_USER)"
-"   FROM t, pg_catalog.pg_roles o"
-"  WHERE o.oid = t.relowner AND t.relowner <> (SELECT oid FROM me) AND NOT o.rolsuper"
-" UNION ALL"
-" SELECT pg_catalog.format('%s.node_lease is not an ordinary table', $1) FROM t WHERE t.relkind <> 'r'"
-" UNION ALL"
-" SELECT pg_catalog.format('table %s.node_lease has row-level security', $1) FROM t WHERE t.relrowsecurity"
-" UNION ALL"
-" SELECT pg_catalog.format('table %s.node_lease has triggers (%s)', $1, pg_catalog.string_agg(g.tgname, ', '))"
-"   FROM t JOIN pg_catalog.pg_trigger g ON g.tgrelid = t.oid AND NOT g.tgisinternal HAVING pg_catalog.count(*) > 0"
-" UNION ALL"
-" SELECT pg_catalog.format('table %s.node_lease has rules (%s)', $1, pg_catalog.string_agg(w.rulename, ', '))"
-"   FROM t JOIN pg_catalog.pg_rewrite w ON w.ev_class = t.oid HAVING pg_catalog.count(*) > 0"
-" UNION ALL"
-" SELECT pg_catalog.format('table %s.node_lease has policies (%s)', $1, pg_catalog.string_agg(p.polname, ', '))"
-"   FROM t JOIN pg_catalog.pg_policy p ON p.polrelid = t.oid HAVING pg_catalog.count(*) > 0"
-" UNION ALL"
-" SELECT pg_catalog.format('table %s.node_lease takes part in inheritance', $1)"
-"   FROM t WHERE EXISTS (SELECT 1 FROM pg_catalog.pg_inherits i"
-"                        WHERE i.inhrelid = t.oid OR i.inhparent = t.oid)"
-" UNION ALL"
+static const char shape_sql[] =
+"WITH t AS (SELECT c.* FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace"
+"            WHERE n.nspname = $1 AND c.relname = 'node_lease')"
 " SELECT pg_catalog.format('table %s.node_lease has other columns than chronoid lease init makes: %s', $1, cols)"
 "   FROM (SELECT pg_catalog.string_agg(a.attname || ' ' || pg_catalog.format_type(a.atttypid, NULL),"
 "                                      ', ' ORDER BY a.attnum) AS cols"
@@ -110,28 +77,42 @@ static const char trust_sql[] =
 "                            WHERE i.indrelid = t.oid AND i.indisprimary"
 "                              AND i.indnatts = 1 AND i.indkey[0] = 1)";
 
-/* Check conn's schema and table; false with errbuf set (refusal or failure). */
+/*
+ * Check conn's schema and table: whose they are and what hangs on them
+ * (cid_pq_trusted), then their shape.  false with errbuf set (refusal or
+ * failure).
+ */
 bool
 cid_lease_trust(PGconn *conn, const char *schema, char *errbuf, size_t errlen)
 {
 	bool		broken;
 	PGresult   *res;
 	const char *params[1] = {schema};
-	bool		ok;
+	char		why[512];
+	int			trusted;
 
-	res = cid_lease_exec(conn, trust_sql, 1, params, CID_LEASE_CALL_TIMEOUT_MS, &broken, errbuf, errlen);
-	if (!cid_pq_ok(res))
-	{
-		PQclear(res);
+	trusted = cid_pq_trusted(conn, schema, "^node_lease$", CID_LEASE_CALL_TIMEOUT_MS,
+							 why, sizeof(why), errbuf, errlen);
+	if (trusted < 0)
 		return false;
+	if (trusted == 1)
+	{
+		res = cid_lease_exec(conn, shape_sql, 1, params, CID_LEASE_CALL_TIMEOUT_MS, &broken, errbuf, errlen);
+		if (!cid_pq_ok(res))
+		{
+			PQclear(res);
+			return false;
+		}
+		trusted = PQntuples(res) == 0;
+		if (!trusted)
+			snprintf(why, sizeof(why), "%s", PQgetvalue(res, 0, 0));
+		PQclear(res);
 	}
-	ok = PQntuples(res) == 0;
-	if (!ok)
+	if (!trusted)
 		cid_pq_seterr(errbuf, errlen, "refusing to use %s: %s (it must belong to you or a "
-						 "superuser, as chronoid lease init creates it; drop it or change its owner)",
-						 schema, PQgetvalue(res, 0, 0));
-	PQclear(res);
-	return ok;
+					  "superuser, as chronoid lease init creates it; drop it or change its owner)",
+					  schema, why);
+	return trusted;
 }
 
 /* A connection whose search path is pinned and whose schema is trusted. */

@@ -264,3 +264,63 @@ cid_pq_sqlstate(const PGresult *res)
 
 	return st != NULL ? st : "";
 }
+
+/* One row per problem, in the order cid_pq_trusted() documents. */
+static const char trusted_sql[] =
+"WITH me AS (SELECT r.oid FROM pg_catalog.pg_roles r WHERE r.rolname = CURRENT_USER),"
+" n AS (SELECT n.oid, n.nspowner FROM pg_catalog.pg_namespace n WHERE n.nspname = $1),"
+" t AS (SELECT c.* FROM pg_catalog.pg_class c, n"
+"        WHERE c.relnamespace = n.oid AND c.relname OPERATOR(pg_catalog.~) $2)"
+" SELECT 1, pg_catalog.format('schema %I is owned by %I, which is neither you (%I) nor a superuser',"
+"               $1, pg_catalog.pg_get_userbyid(n.nspowner), CURRENT_USER)"
+"   FROM n, pg_catalog.pg_roles o"
+"  WHERE o.oid = n.nspowner AND n.nspowner <> (SELECT oid FROM me) AND NOT o.rolsuper"
+" UNION ALL"
+" SELECT 2, pg_catalog.format('table %I.%I is owned by %I, which is neither you (%I) nor a superuser',"
+"               $1, t.relname, pg_catalog.pg_get_userbyid(t.relowner), CURRENT_USER)"
+"   FROM t, pg_catalog.pg_roles o"
+"  WHERE o.oid = t.relowner AND t.relowner <> (SELECT oid FROM me) AND NOT o.rolsuper"
+" UNION ALL"
+" SELECT 3, pg_catalog.format('%I.%I is not an ordinary table', $1, t.relname) FROM t WHERE t.relkind <> 'r'"
+" UNION ALL"
+" SELECT 4, pg_catalog.format('table %I.%I has row-level security', $1, t.relname) FROM t WHERE t.relrowsecurity"
+" UNION ALL"
+" SELECT 5, pg_catalog.format('table %I.%I has triggers (%s)', $1, t.relname,"
+"                             pg_catalog.string_agg(g.tgname::pg_catalog.text, ', ' ORDER BY g.tgname))"
+"   FROM t JOIN pg_catalog.pg_trigger g ON g.tgrelid = t.oid AND NOT g.tgisinternal GROUP BY t.relname"
+" UNION ALL"
+" SELECT 6, pg_catalog.format('table %I.%I has rules (%s)', $1, t.relname,"
+"                             pg_catalog.string_agg(w.rulename::pg_catalog.text, ', ' ORDER BY w.rulename))"
+"   FROM t JOIN pg_catalog.pg_rewrite w ON w.ev_class = t.oid GROUP BY t.relname"
+" UNION ALL"
+" SELECT 7, pg_catalog.format('table %I.%I has policies (%s)', $1, t.relname,"
+"                             pg_catalog.string_agg(p.polname::pg_catalog.text, ', ' ORDER BY p.polname))"
+"   FROM t JOIN pg_catalog.pg_policy p ON p.polrelid = t.oid GROUP BY t.relname"
+" UNION ALL"
+" SELECT 8, pg_catalog.format('table %I.%I takes part in inheritance', $1, t.relname)"
+"   FROM t WHERE EXISTS (SELECT 1 FROM pg_catalog.pg_inherits i"
+"                        WHERE i.inhrelid = t.oid OR i.inhparent = t.oid)"
+" ORDER BY 1, 2 LIMIT 1";
+
+int
+cid_pq_trusted(PGconn *conn, const char *schema, const char *relname_re,
+			   int64_t timeout_ms, char *why, size_t whylen,
+			   char *errbuf, size_t errlen)
+{
+	const char *params[2] = {schema, relname_re};
+	bool		broken;
+	PGresult   *res = cid_pq_exec(conn, trusted_sql, 2, params, timeout_ms, &broken,
+								  errbuf, errlen);
+	int			rc;
+
+	if (!cid_pq_ok(res))
+	{
+		PQclear(res);
+		return -1;
+	}
+	rc = PQntuples(res) == 0;
+	if (rc == 0)
+		snprintf(why, whylen, "%s", PQgetvalue(res, 0, 1));
+	PQclear(res);
+	return rc;
+}

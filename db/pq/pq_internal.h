@@ -75,4 +75,21 @@ void		cid_pq_result_message(char *errbuf, size_t errlen, PGconn *conn,
 /* The SQLSTATE of res, "" when none. */
 const char *cid_pq_sqlstate(const PGresult *res);
 
+/*
+ * May the caller keep its state in schema, in the tables there whose
+ * names match relname_re (a POSIX regular expression; anchor it)?  Each
+ * that exists must be owned by the connecting role itself or by a
+ * superuser (not merely a role it is a member of: a superuser is a member
+ * of every role): whoever could alter it could add a trigger, rule or
+ * policy that runs as whoever uses it, or lie about what it holds.  Each
+ * table must also be an ordinary table with no trigger, rule, policy,
+ * row-level security or inheritance.  A schema or table that does not
+ * exist yet is no problem.  Returns 1 when trusted; 0 with the first
+ * problem in why ("table s.t has triggers (trg)"); -1 with errbuf set
+ * when the check itself failed.
+ */
+int			cid_pq_trusted(PGconn *conn, const char *schema, const char *relname_re,
+						   int64_t timeout_ms, char *why, size_t whylen,
+						   char *errbuf, size_t errlen);
+
 #endif							/* CHRONOID_PQ_INTERNAL_H */
