@@ -203,23 +203,6 @@ give_back(cid_lease *l)
 		return;					/* it lapses after its ttl instead */
 }
 
-void
-cid_lease_destroy(cid_lease *l, bool close_conns)
-{
-	if (close_conns)
-	{
-		PQfinish(l->conn);
-		PQfinish(l->rconn);
-	}
-	if (l->sync_ready)
-	{
-		pthread_cond_destroy(&l->cv);
-		pthread_mutex_destroy(&l->mu);
-	}
-	free(l->conninfo);
-	free(l);
-}
-
 int
 cid_lease_acquire(cid_lease **out, const cid_lease_opts *opts, char *errbuf, size_t errlen)
 {

@@ -135,7 +135,7 @@ bool		cid_lease_do(struct pg_conn *conn, const char *sql, char *errbuf, size_t e
 /* The wall clock in ms (the injected one when opts has it). */
 int64_t		cid_lease_wall_ms(const cid_lease_opts *opts);
 
-/* Free a lease's memory and, with close_conns, its connections (lease_acquire.c). */
+/* Free a lease's memory and, with close_conns, its connections (lease_conn.c). */
 void		cid_lease_destroy(cid_lease *l, bool close_conns);
 
 /* Whether l was made before a fork() of this process (lease_renew.c). */
@@ -153,7 +153,7 @@ void		cid_lease_stop_renewer(cid_lease *l);
  */
 extern const char cid_lease_renew_sql[];
 
-/* Give node back on conn, stamping last_ms (lease_release.c). */
+/* Give node back on conn, stamping last_ms (lease_conn.c). */
 int			cid_lease_release_on(struct pg_conn *conn, const char *schema, uint64_t node,
 								 const char *holder, int64_t last_ms,
 								 char *errbuf, size_t errlen);

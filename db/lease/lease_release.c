@@ -17,51 +17,6 @@
 #include "lease_internal.h"
 #include "pq_internal.h"
 
-/*
- * Give a number back: the row stays with the highest timestamp its holder
- * used (last_ms) and ttl 0, so the next holder's IDs start after it; it
- * is free at once (expires_at = -infinity).
- */
-int
-cid_lease_release_on(PGconn *conn, const char *schema, uint64_t node, const char *holder,
-		   int64_t last_ms, char *errbuf, size_t errlen)
-{
-	char		sql[768],
-				p_node[24],
-				p_last[24];
-	const char *params[3];
-	PGresult   *res;
-	bool		broken;
-	int			rc;
-
-	snprintf(sql, sizeof(sql),
-			 "UPDATE %s.node_lease SET holder = '', expires_at = '-infinity',"
-			 " renewed_at = pg_catalog.clock_timestamp(),"
-			 " last_ms = GREATEST(coalesce(last_ms, 0), $3::bigint), ttl_ms = 0"
-			 " WHERE node = $1::int AND holder = $2 AND holder <> ''"
-			 " AND expires_at > pg_catalog.clock_timestamp() RETURNING 1",
-			 schema);
-	snprintf(p_node, sizeof(p_node), "%" PRIu64, node);
-	snprintf(p_last, sizeof(p_last), "%" PRId64, last_ms);
-	params[0] = p_node;
-	params[1] = holder;
-	params[2] = p_last;
-	res = cid_lease_exec(conn, sql, 3, params, CID_LEASE_CALL_TIMEOUT_MS, &broken, errbuf, errlen);
-	if (!cid_pq_ok(res))
-		rc = CID_ELEASE_DB;
-	else if (PQntuples(res) == 0)
-	{
-		cid_pq_seterr(errbuf, errlen,
-						 "node %" PRIu64 " is not held by this token (lapsed, released or taken)",
-						 node);
-		rc = CID_ELEASE_LOST;
-	}
-	else
-		rc = CID_OK;
-	PQclear(res);
-	return rc;
-}
-
 int
 cid_lease_release(cid_lease *l, char *errbuf, size_t errlen)
 {
