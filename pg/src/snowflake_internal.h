@@ -69,8 +69,12 @@ Oid			cid_sf_mark_relid(Oid *relfilenode);
  */
 int64		cid_sf_space_next(int64 floor, int64 block, Oid seqrelid);
 
-/* The clock reading the step uses, in ns; a clock before the epoch reads as it. */
+/*
+ * snowflake_decide.c: the clock reading the step uses, in ns (a clock
+ * before the epoch reads as it), and the body of its tick's first count.
+ */
 int64_t		cid_sf_clock_ns(void);
+int64		cid_sf_body_of_ns(int64_t ns);
 
 /* Outcome of cid_sf_decide() for a floor beyond the bound (not a core status). */
 #define CID_SF_EFLOOR	(-1000)

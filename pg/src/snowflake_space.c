@@ -1,10 +1,10 @@
 /*
  * snowflake_space.c — the snowflake ID space of a database: every sequence
  * draws its bodies from one state, so no two snowflakes minted in the
- * database repeat, whatever sequence they come from.  The core's pure step
- * decides (borrowing up to snowflake.max_run_ahead, running ahead of a
- * clock set back); the state lives in a shared slot (preloaded) or on the
- * page of snowflake.node_mark, which is always its durable mark.
+ * database repeat, whatever sequence they come from.  The pure decision
+ * (snowflake_decide.c) picks each next state; the state lives in a shared
+ * slot (preloaded) or on the page of snowflake.node_mark, which is always
+ * its durable mark.
  */
 #include "snowflake_internal.h"
 
@@ -24,101 +24,11 @@
 #include "utils/syscache.h"
 #include "utils/timestamp.h"
 
-/*
- * The core generator whose policies the decision applies (its state is
- * never used): the layout with node 0, borrowing up to the run-ahead bound,
- * and running ahead of a clock set back without limit, since refusing to
- * mint would be an outage and minting above the mark is never a repeat.
- */
-static cid_snowflake_gen sf_policy;
-static int	sf_policy_bound = -1;
-
 /* A warning about a clock set back goes out at most this often per backend. */
 #define CID_SF_WARN_EVERY_MS	INT64CONST(10000)
 
 /* How long a call waits for a clock that does not advance. */
 #define CID_SF_MAX_WAIT_MS		INT64CONST(1000)
-
-static void
-sf_policy_refresh(void)
-{
-	cid_snowflake_opts o;
-
-	if (likely(sf_policy_bound == cid_sf_max_run_ahead))
-		return;
-	cid_snowflake_opts_default(&o);
-	o.on_exhausted = CID_EXHAUST_BORROW;
-	o.max_borrow_ticks = (uint64_t) cid_sf_max_run_ahead / cid_sf_layout.tick_ms;
-	o.on_behind = CID_BEHIND_RUN_AHEAD;
-	o.max_drift_ms = INT64_MAX;
-	if (cid_snowflake_init(&sf_policy, &cid_sf_layout, 0, &o, NULL) != CID_OK)
-		elog(ERROR, "chronoid: cannot set up the snowflake policy");
-	sf_policy_bound = cid_sf_max_run_ahead;
-}
-
-int64_t
-cid_sf_clock_ns(void)
-{
-	const cid_env *env = cid_pg_env();
-	int64_t		ns = env->clock(env->ctx);
-	int64_t		epoch_ns = (int64_t) cid_sf_layout.epoch_ms * INT64CONST(1000000);
-
-	if (ns < 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_SYSTEM_ERROR),
-				 errmsg("could not read the system clock")));
-	return ns < epoch_ns ? epoch_ns : ns;
-}
-
-static int64
-sf_body_of_ns(int64_t ns)
-{
-	int64		ms = ns / 1000000 - cid_sf_layout.epoch_ms;
-
-	return (ms / cid_sf_layout.tick_ms) << cid_sf_layout.bits[CID_FIELD_SEQ];
-}
-
-int
-cid_sf_decide(int64 last, int64 floor, int64 block, int64_t now_ns, int64 *next)
-{
-	uint64_t	seqmask = ((uint64_t) 1 << cid_sf_layout.bits[CID_FIELD_SEQ]) - 1;
-	uint64_t	pos;
-	int			rc;
-
-	sf_policy_refresh();
-	if (floor > last)
-	{
-		int64		bound = (int64) cid_sf_max_run_ahead / cid_sf_layout.tick_ms;
-
-		/* a floor the clock has not reached yet may lead by the bound only */
-		if (floor > sf_body_of_ns(now_ns) + (bound << cid_sf_layout.bits[CID_FIELD_SEQ]))
-			return CID_SF_EFLOOR;
-		last = floor;
-	}
-	rc = cid_snowflake_step(&sf_policy, last < 0 ? CID_SNOWFLAKE_NONE : (uint64_t) last,
-							now_ns, &pos);
-	if (rc < 0)
-		return rc;
-
-	/*
-	 * A block that would cross into the next tick starts there instead, as
-	 * if this tick's counters were used up (so the run-ahead bound holds):
-	 * pgEdge moves a count past 4095 to the next millisecond, and a caller
-	 * adding up to block - 1 to an ID (Hibernate's pooled-lo) must not
-	 * carry into the node bits.
-	 */
-	if ((pos & seqmask) + (uint64_t) (block - 1) > seqmask)
-	{
-		int			rc2 = cid_snowflake_step(&sf_policy, pos | seqmask, now_ns, &pos);
-
-		if (rc2 < 0)
-			return rc2;
-		if (rc != CID_WCLOCK_BEHIND)
-			rc = rc2;
-	}
-	*next = (int64) (pos + (uint64_t) (block - 1));
-	return rc;
-}
 
 /* ------------------------------------------------------------------------
  * snowflake.node_mark
@@ -227,7 +137,7 @@ sf_body_text(int64 body)
 static int64
 sf_lead_ms(int64 body, int64_t now_ns)
 {
-	return ((body - sf_body_of_ns(now_ns)) >> cid_sf_layout.bits[CID_FIELD_SEQ]) *
+	return ((body - cid_sf_body_of_ns(now_ns)) >> cid_sf_layout.bits[CID_FIELD_SEQ]) *
 		cid_sf_layout.tick_ms;
 }
 
