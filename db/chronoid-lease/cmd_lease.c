@@ -17,7 +17,7 @@
 #include "chronoid_lease.h"
 #include "clock_internal.h"
 #include "cli_internal.h"
-#include "lease_cmd_internal.h"
+#include "cmd_lease_internal.h"
 
 enum
 {
@@ -156,7 +156,7 @@ parse(lease_cmd *c, int argc, char **argv, bool want_token, bool want_command)
 				c->json = true;
 				break;
 			case OPT_HELP:
-				lease_usage(stdout);
+				cmd_lease_usage(stdout);
 				return -1;
 			default:
 				break;
@@ -193,7 +193,7 @@ fail(const lease_cmd *c, int rc, const char *err)
 }
 
 static int
-lease_init(lease_cmd *c)
+sub_init(lease_cmd *c)
 {
 	char		err[512];
 	int			rc = cid_lease_setup(&c->opts, err, sizeof(err));
@@ -204,7 +204,7 @@ lease_init(lease_cmd *c)
 }
 
 static int
-lease_acquire(lease_cmd *c)
+sub_acquire(lease_cmd *c)
 {
 	char		err[512];
 	cid_lease  *l;
@@ -237,7 +237,7 @@ lease_acquire(lease_cmd *c)
 }
 
 static int
-lease_renew(lease_cmd *c)
+sub_renew(lease_cmd *c)
 {
 	char		err[512];
 	int64_t		left = 0;
@@ -254,7 +254,7 @@ lease_renew(lease_cmd *c)
 }
 
 static int
-lease_release(lease_cmd *c)
+sub_release(lease_cmd *c)
 {
 	char		err[512];
 	int			rc = cid_lease_release_token(&c->opts, c->node, c->token, err, sizeof(err));
@@ -348,7 +348,7 @@ list_row(const cid_lease_row *r, void *ctx)
 }
 
 static int
-lease_list(lease_cmd *c)
+sub_list(lease_cmd *c)
 {
 	char		err[512];
 	int			rc;
@@ -377,7 +377,7 @@ forward_signal(int sig)
 }
 
 static int
-lease_run(lease_cmd *c)
+sub_run(lease_cmd *c)
 {
 	char		err[512],
 				num[24];
@@ -504,7 +504,7 @@ lease_run(lease_cmd *c)
 }
 
 int
-lease_cmd_main(int argc, char **argv)
+cmd_lease_main(int argc, char **argv)
 {
 	lease_cmd	c;
 	const char *sub;
@@ -513,13 +513,13 @@ lease_cmd_main(int argc, char **argv)
 	memset(&c, 0, sizeof(c));
 	if (argc < 2)
 	{
-		lease_usage(stderr);
+		cmd_lease_usage(stderr);
 		return CLI_EXIT_USAGE;
 	}
 	sub = argv[1];
 	if (strcmp(sub, "--help") == 0 || strcmp(sub, "-h") == 0 || strcmp(sub, "help") == 0)
 	{
-		lease_usage(stdout);
+		cmd_lease_usage(stdout);
 		return CLI_EXIT_OK;
 	}
 	if (strcmp(sub, "init") == 0)
@@ -547,14 +547,14 @@ lease_cmd_main(int argc, char **argv)
 	if (rc != CLI_EXIT_OK)
 		return rc;
 	if (strcmp(sub, "init") == 0)
-		return lease_init(&c);
+		return sub_init(&c);
 	if (strcmp(sub, "acquire") == 0)
-		return lease_acquire(&c);
+		return sub_acquire(&c);
 	if (strcmp(sub, "renew") == 0)
-		return lease_renew(&c);
+		return sub_renew(&c);
 	if (strcmp(sub, "release") == 0)
-		return lease_release(&c);
+		return sub_release(&c);
 	if (strcmp(sub, "run") == 0)
-		return lease_run(&c);
-	return lease_list(&c);
+		return sub_run(&c);
+	return sub_list(&c);
 }

@@ -3,7 +3,7 @@
  * finds it in chronoid's libexec directory).  Run directly it behaves the
  * same: messages still say "chronoid: lease run: ...".
  */
-#include "lease_cmd_internal.h"
+#include "cmd_lease_internal.h"
 
 int
 main(int argc, char **argv)
@@ -11,5 +11,5 @@ main(int argc, char **argv)
 	static char name[] = "lease";
 
 	argv[0] = name;
-	return lease_cmd_main(argc, argv);
+	return cmd_lease_main(argc, argv);
 }

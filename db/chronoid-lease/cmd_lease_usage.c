@@ -1,10 +1,10 @@
 /*
- * lease_usage.c — the --help text of "chronoid lease".
+ * cmd_lease_usage.c — the --help text of "chronoid lease".
  */
-#include "lease_cmd_internal.h"
+#include "cmd_lease_internal.h"
 
 void
-lease_usage(FILE *fp)
+cmd_lease_usage(FILE *fp)
 {
 	fputs("usage: chronoid lease init [OPTIONS]\n"
 		  "       chronoid lease acquire [OPTIONS] [--json]\n"

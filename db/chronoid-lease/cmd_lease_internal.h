@@ -1,5 +1,5 @@
 /*
- * lease_cmd_internal.h — what the files of chronoid-lease (the "chronoid
+ * cmd_lease_internal.h — what the files of chronoid-lease (the "chronoid
  * lease" command) share.  Not installed.
  */
 #ifndef CHRONOID_LEASE_CMD_INTERNAL_H
@@ -10,9 +10,9 @@
 #include <stdio.h>
 
 /* The command itself (cmd_lease.c): argv[0] is "lease". */
-int			lease_cmd_main(int argc, char **argv);
+int			cmd_lease_main(int argc, char **argv);
 
-/* Its --help text (lease_usage.c). */
-void		lease_usage(FILE *fp);
+/* Its --help text (cmd_lease_usage.c). */
+void		cmd_lease_usage(FILE *fp);
 
 #endif							/* CHRONOID_LEASE_CMD_INTERNAL_H */
