@@ -56,10 +56,10 @@ keep_results() {
 pgc_atexit keep_results
 
 # 1. Build and install (as root, where pg_config says).
-if make -C "$root/pg" PG_CONFIG="$PG_CONFIG" install >"$tmp/install.log" 2>&1; then
-    ok "make -C pg install"
+if make -C "$root/pg" PG_CONFIG="$PG_CONFIG" install install-released >"$tmp/install.log" 2>&1; then
+    ok "make -C pg install install-released"
 else
-    not_ok "make -C pg install"
+    not_ok "make -C pg install install-released"
     tail -n 30 "$tmp/install.log" | diag
     tap_done
 fi
@@ -175,13 +175,15 @@ if pgc_start 2>/dev/null; then
     started=1
     ok "server starts without shared_preload_libraries"
     run_suite sql
-    # The same suites on 0.1.0 updated in place: every upgrade script
-    # must end where a fresh install does (objects, comments, behaviour).
-    for old in $(cd "$root/pg/sql" && ls chronoid--*.sql | sed -nE 's/^chronoid--([0-9.]+)\.sql$/\1/p'); do
-        [ "$old" = "$(sed -n "s/^default_version *= *'\(.*\)'/\1/p" "$root/pg/chronoid.control")" ] && continue
-        SUITE_INIT="CREATE EXTENSION chronoid VERSION '$old'; ALTER EXTENSION chronoid UPDATE" \
-            run_suite "sql-from-$old"
-    done
+    # The same suites on the oldest release updated in place, through
+    # every upgrade script: it must behave as a fresh install does.  That
+    # every other release's path ends in the same catalog (objects,
+    # definitions, privileges, comments) is scenarios/upgrade.sh's job, a
+    # fraction of a full pass per version.
+    oldest=$(cd "$root/pg/test/released" && ls chronoid--*.sql | sed -nE 's/^chronoid--([0-9.]+)\.sql$/\1/p' |
+        sort -t. -k1,1n -k2,2n -k3,3n | head -n 1)
+    SUITE_INIT="CREATE EXTENSION chronoid VERSION '$oldest'; ALTER EXTENSION chronoid UPDATE" \
+        run_suite "sql-from-$oldest"
     run_scenarios plain
 else
     not_ok "server starts without shared_preload_libraries"

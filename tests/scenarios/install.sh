@@ -41,6 +41,13 @@ if have_pgxs; then
     ok_if "make install-ext installs the extension only" \
         '[ -z "$(cd "$ext" && find . ! -type d | grep -v -e "^.$(pg_config --pkglibdir)/" -e "^.$(pg_config --sharedir)/extension/")" ]' \
         "$(cd "$ext" && find . ! -type d | head -n 5)"
+    # The current version's install script and every upgrade script; no
+    # old version's full script (those are test fixtures, pg/test/released).
+    extver=$(sed -n "s/^default_version *= *'\(.*\)'/\1/p" pg/chronoid.control)
+    shipped=$(cd "$ext$(pg_config --sharedir)/extension" && ls chronoid--*.sql | sort | tr '\n' ' ')
+    want=$(cd pg/sql && { echo "chronoid--$extver.sql"; ls chronoid--*--*.sql; } | sort | tr '\n' ' ')
+    check "SQL scripts installed: chronoid--$extver.sql and the upgrade scripts, no old full script" \
+        "$shipped" "$want"
 else
     skip "make install-ext DESTDIR=..." "no PostgreSQL server development files"
 fi

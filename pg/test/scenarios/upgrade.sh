@@ -64,7 +64,7 @@ else
     head -n 5 "${CHRONOID_TMP:-/tmp}/upgrade.fresh" | sed 's/^/# /'
 fi
 
-for f in "$root"/pg/sql/chronoid--*.sql; do
+for f in "$root"/pg/test/released/chronoid--*.sql; do
     old=$(basename "$f" | sed -nE 's/^chronoid--([0-9.]+)\.sql$/\1/p')
     [ -n "$old" ] && [ "$old" != "$current" ] || continue
     db=chronoid_upgrade_from_${old//./_}
