@@ -418,6 +418,14 @@ bench-migrate: setup all
 check-matrix: setup
 	@scripts/check.sh matrix
 
+# The inner loop (docs/testing.md): build, unit tests at a small scale, the
+# CLI cases, the regression suites once (fresh install, no preload), and
+# the scenarios or packages named in T, e.g. make test T="migrate upgrade".
+# No setup: it runs on a machine make check has set up once.
+.PHONY: test
+test:
+	@scripts/check.sh quick $(T)
+
 # Unit tests alone, for a quick loop (the lease minter is a helper of
 # tests/scenarios/lease.sh, not a test).
 test-unit: tests

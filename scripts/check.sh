@@ -3,8 +3,11 @@
 # count TAP results.  Per-suite lines and failure details go to stdout; the
 # last line is "N passed, N failed, N skipped".  `check.sh matrix` (make
 # check-matrix) runs the extension on every PostgreSQL version instead,
-# logging to build/check-matrix.log.  Exit status 1 when any case
-# failed (a build failure or a crashed suite counts as a failed case).
+# logging to build/check-matrix.log.  `check.sh quick [NAME...]` (make
+# test) is the inner loop: the plain build, the unit tests at a small
+# scale, the CLI cases, the regression suites once, and the named
+# scenarios or packages.  Exit status 1 when any case failed (a build
+# failure or a crashed suite counts as a failed case).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export TZ=UTC LC_ALL=C
@@ -127,6 +130,45 @@ build() {
     fi
     return 0
 }
+
+# quick NAME...: make test.  A NAME is a scenario of tests/scenarios or
+# pg/test/scenarios (file name without .sh), or node or python (that
+# package's suite).
+quick() {
+    local name pg_scen=() t
+    build default all tests || return 0
+    for t in build/tests/test_*; do
+        [ -x "$t" ] && CID_TEST_SCALE=small run_tap unit "$t"
+    done
+    run_tap cli tests/cli/run.sh build/chronoid
+    for name in "$@"; do
+        if [ -f "pg/test/scenarios/$name.sh" ]; then
+            pg_scen+=("$name")
+        elif ! [ -f "tests/scenarios/$name.sh" ] && [ "$name" != node ] && [ "$name" != python ]; then
+            echo "  FAIL make test: no scenario or package named '$name'"
+            failed=$((failed + 1))
+        fi
+    done
+    # The server's extension directory is shared: hold the lock that the
+    # package suites and other checkouts' runs take.
+    CHRONOID_QUICK=1 CHRONOID_SCENARIOS="${pg_scen[*]:-none}" \
+        run_tap sql flock /tmp/chronoid-pg.lock pg/test/run.sh
+    for name in "$@"; do
+        case $name in
+            node) run_tap node node/test/run.sh ;;
+            python) run_tap python python/tests/run.sh ;;
+            *) [ -f "tests/scenarios/$name.sh" ] && run_tap scenario "tests/scenarios/$name.sh" ;;
+        esac
+    done
+}
+
+if [ "${1:-}" = quick ]; then
+    shift
+    quick "$@"
+    echo "${passed} passed, ${failed} failed, ${skipped} skipped"
+    [ "$failed" -eq 0 ]
+    exit
+fi
 
 if build default all tests; then
     for t in build/tests/test_*; do
