@@ -8,19 +8,9 @@
 # Binaries from $BUILD (default build/): chronoid and tests/lease_minter.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-. scripts/tap.bash
-export TZ=UTC LC_ALL=C
-BUILD=${BUILD:-build}
-bin=$PWD/$BUILD/chronoid
+. scripts/scenario.bash
 minter=$PWD/$BUILD/tests/lease_minter
-
-if ! command -v pg_config >/dev/null 2>&1 || [ ! -x "$(pg_config --bindir)/initdb" ]; then
-    skip_all "PostgreSQL server binaries not installed"
-fi
-if [ ! -x "$bin" ] || [ ! -x "$minter" ]; then
-    make -s --no-print-directory BUILD="$BUILD" cli "$BUILD/tests/lease_minter" >/dev/null 2>&1 || {
-        bail "build $bin and $minter"; }
-fi
+scenario_needs server tests/lease_minter
 
 . scripts/pgcluster.sh
 if ! pgc_start >/dev/null; then
@@ -30,7 +20,6 @@ work=$PGC_DIR/lease
 mkdir -p "$work"
 bg_pids=()
 pgc_atexit 'for p in "${bg_pids[@]}"; do kill -CONT "$p" 2>/dev/null; kill -KILL "$p" 2>/dev/null; done'
-q() { psql -XAtq -v ON_ERROR_STOP=1 -c "$1" 2>&1; }
 now_ms() { date +%s%3N; }
 
 # --- init -----------------------------------------------------------------

@@ -9,28 +9,14 @@
 # `lease list` prints nothing on stdout when it fails.  Prints TAP.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-. scripts/tap.bash
-export TZ=UTC LC_ALL=C
-BUILD=${BUILD:-build}
-bin=$PWD/$BUILD/chronoid
-
-if ! command -v pg_config >/dev/null 2>&1 || [ ! -x "$(pg_config --bindir)/initdb" ]; then
-    skip_all "PostgreSQL server binaries not installed"
-fi
-if [ "$(id -u)" -ne 0 ]; then
-    skip_all "must run as root (the server runs as postgres; roles are created)"
-fi
-if [ ! -x "$bin" ]; then
-    make -s --no-print-directory BUILD="$BUILD" cli >/dev/null 2>&1 || {
-        bail "build $bin"; }
-fi
+. scripts/scenario.bash
+scenario_needs server root
 
 
 . scripts/pgcluster.sh
 if ! pgc_start "log_statement = 'all'" "log_line_prefix = '%c %a '" >/dev/null; then
     bail "start a throwaway PostgreSQL cluster"
 fi
-q() { psql -XAtq -v ON_ERROR_STOP=1 "$@" 2>&1; }
 qs() { psql -XAtq -v ON_ERROR_STOP=1 "$@"; }
 super="dbname=victim"   # the superuser (postgres) connecting to the attacker's database
 pwned() { q -d victim -c "SELECT CASE WHEN (SELECT rolsuper FROM pg_roles WHERE rolname = 'attacker') THEN 't' ELSE 'f' END || ' ' || (SELECT count(*) FROM public.pwn_log)"; }

@@ -11,21 +11,9 @@
 # TAP; about 40 s.  Binaries from $BUILD (default build/).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-. scripts/tap.bash
-export TZ=UTC LC_ALL=C
-BUILD=${BUILD:-build}
-bin=$PWD/$BUILD/chronoid
+. scripts/scenario.bash
 seed=${MIGRATE_SEED:-$RANDOM}
-
-if ! command -v pg_config >/dev/null 2>&1 || [ ! -x "$(pg_config --bindir)/initdb" ]; then
-    skip_all "PostgreSQL server binaries not installed"
-fi
-if [ ! -f "$(pg_config --sharedir)/extension/chronoid.control" ]; then
-    make -s --no-print-directory -C pg install >/dev/null 2>&1 || bail "install the extension (make -C pg install)"
-fi
-if [ ! -x "$bin" ] || [ ! -x "$PWD/$BUILD/chronoid-migrate" ]; then
-    make -s --no-print-directory BUILD="$BUILD" cli "$BUILD/chronoid-migrate" >/dev/null 2>&1 || bail "build $bin"
-fi
+scenario_needs server extension chronoid-migrate
 
 . scripts/pgcluster.sh
 pgc_start "snowflake.node = 9" >/dev/null || bail "start a throwaway PostgreSQL cluster"
@@ -34,7 +22,6 @@ mkdir -p "$work"
 diag "seed $seed (MIGRATE_SEED to repeat)"
 RANDOM=$seed
 
-q() { psql -XAtq -v ON_ERROR_STOP=1 -c "$1" 2>&1; }
 mig() { "$bin" migrate "$@" --no-progress; }
 
 # A list of everything a migration could touch: columns, defaults,

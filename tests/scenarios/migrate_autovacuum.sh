@@ -9,21 +9,8 @@
 # queueing for a lock.  Prints TAP; about 30 s.  Binaries from $BUILD (default build/).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-. scripts/tap.bash
-export TZ=UTC LC_ALL=C
-BUILD=${BUILD:-build}
-bin=$PWD/$BUILD/chronoid
-
-if ! command -v pg_config >/dev/null 2>&1 || [ ! -x "$(pg_config --bindir)/initdb" ] ||
-   [ ! -x "$(pg_config --bindir)/pgbench" ]; then
-    skip_all "PostgreSQL server binaries or pgbench not installed"
-fi
-if [ ! -f "$(pg_config --sharedir)/extension/chronoid.control" ]; then
-    make -s --no-print-directory -C pg install >/dev/null 2>&1 || bail "install the extension (make -C pg install)"
-fi
-if [ ! -x "$bin" ] || [ ! -x "$PWD/$BUILD/chronoid-migrate" ]; then
-    make -s --no-print-directory BUILD="$BUILD" cli "$BUILD/chronoid-migrate" >/dev/null 2>&1 || bail "build $bin"
-fi
+. scripts/scenario.bash
+scenario_needs server pgbench extension chronoid-migrate
 
 . scripts/pgcluster.sh
 # A short naptime: autovacuum comes back to a table a second after it was cancelled.
@@ -32,7 +19,6 @@ pgc_start "autovacuum_naptime = 1" "log_autovacuum_min_duration = 0" >/dev/null 
 work=$PGC_DIR/migrate_autovacuum
 mkdir -p "$work"
 
-q() { psql -XAtq -v ON_ERROR_STOP=1 -c "$1" 2>&1; }
 mig() { "$bin" migrate "$@" --no-progress; }
 lock_timeout_ms=500   # the default --lock-timeout
 children=1

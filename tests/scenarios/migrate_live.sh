@@ -40,10 +40,8 @@
 # (the servers run as postgres).  Binaries from $BUILD (default build/).
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
-. scripts/tap.bash
-export TZ=UTC LC_ALL=C PGTZ=UTC
-BUILD=${BUILD:-build}
-bin=$PWD/$BUILD/chronoid
+. scripts/scenario.bash
+export PGTZ=UTC
 ROWS=${MIGRATE_ROWS:-20000}
 KILLS=${MIGRATE_KILLS:-3}
 KINDS=${MIGRATE_KINDS:-uuidv7 ulid snowflake}
@@ -57,20 +55,8 @@ RANDOM=$SEED
 big=0
 [ "$ROWS" -ge 200000 ] && big=1
 
-if [ "$(id -u)" -ne 0 ]; then
-    skip_all "runs PostgreSQL servers as the postgres OS user: run as root"
-fi
-if ! command -v pg_config >/dev/null 2>&1 || [ ! -x "$(pg_config --bindir)/initdb" ] ||
-   [ ! -x "$(pg_config --bindir)/pgbench" ] || ! f=$(pg_config --pgxs 2>/dev/null) || [ ! -f "$f" ]; then
-    skip_all "PostgreSQL server binaries, pgbench or server development files not installed"
-fi
+scenario_needs root server pgbench extension chronoid-migrate
 echo "# seed $SEED (MIGRATE_SEED=$SEED MIGRATE_ROWS=$ROWS MIGRATE_KILLS=$KILLS MIGRATE_KINDS='$KINDS' to replay)"
-if [ ! -x "$bin" ] || [ ! -x "$PWD/$BUILD/chronoid-migrate" ]; then
-    make -s --no-print-directory BUILD="$BUILD" all >/dev/null 2>&1 || bail "build $bin and chronoid-migrate"
-fi
-if ! make -s --no-print-directory -C pg install >/dev/null 2>&1; then
-    bail "make -C pg install"
-fi
 
 PGC_PREFIX=chronoid-migrate
 . scripts/pgcluster.sh
@@ -84,7 +70,6 @@ chmod 777 "$work"
 bg_pids=()
 pgc_atexit 'for k in $KINDS; do touch "$work/stop.m_$k"; done; for p in "${bg_pids[@]}"; do kill -KILL "$p" 2>/dev/null; done; for f in "$work"/*.pgb/pgbench.pid; do [ -f "$f" ] && kill -KILL "$(cat "$f")" 2>/dev/null; done; wait'
 pgc_atexit '[ "$failed" -gt 0 ] && rm -rf "$BUILD/migrate_live.work" && cp -r "$work" "$BUILD/migrate_live.work" && echo "# kept $BUILD/migrate_live.work"'
-q() { psql -XAtq -v ON_ERROR_STOP=1 -c "$1" 2>&1; }
 now_ms() { date +%s%3N; }
 t_start=$(now_ms)
 

@@ -28,7 +28,7 @@
 # runs one mode.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-. scripts/tap.bash
+. scripts/scenario.bash
 # Every case name carries the mode (M).
 M=
 ok() { n=$((n + 1)); echo "ok $n - $M$1"; }
@@ -40,26 +40,13 @@ not_ok() {
     return 0
 }
 skip() { n=$((n + 1)); echo "ok $n - $M$1 # SKIP $2"; }
-export TZ=UTC LC_ALL=C
-BUILD=${BUILD:-build}
-bin=$PWD/$BUILD/chronoid
 root=$PWD
 seed=${MIGRATE_PRIV_SEED:-$RANDOM}
 modes=${MIGRATE_PRIV_MODES:-plain preload}
 pg_config=${PG_CONFIG:-pg_config}
 
-if ! command -v "$pg_config" >/dev/null 2>&1 || [ ! -x "$("$pg_config" --bindir)/initdb" ]; then
-    skip_all "PostgreSQL server binaries not installed"
-fi
-if [ "$(id -u)" -ne 0 ]; then
-    skip_all "must run as root (it installs the stand-in extensions)"
-fi
-if [ ! -f "$("$pg_config" --sharedir)/extension/chronoid.control" ]; then
-    make -s --no-print-directory -C pg install >/dev/null 2>&1 || bail "install the extension (make -C pg install)"
-fi
-if [ ! -x "$bin" ] || [ ! -x "$PWD/$BUILD/chronoid-migrate" ]; then
-    make -s --no-print-directory BUILD="$BUILD" cli "$BUILD/chronoid-migrate" >/dev/null 2>&1 || bail "build $bin"
-fi
+# As root: it installs the stand-in extensions.
+scenario_needs server root extension chronoid-migrate
 
 . scripts/pgcluster.sh
 pgc_mkdir || bail "a temporary directory"
@@ -83,8 +70,9 @@ pgc_start "snowflake.node = 9" "max_connections = 40" >/dev/null || bail "start 
 diag "seed $seed (MIGRATE_PRIV_SEED=$seed repeats it); modes: $modes"
 RANDOM=$seed
 
-# The superuser's own queries: catalog names first, whatever the database
-# owner set.  The tool gets no PGOPTIONS: it must defend itself.
+# The superuser's own queries: scenario.bash's q with catalog names first,
+# whatever the database owner set.  The tool gets no PGOPTIONS: it must
+# defend itself.
 q() { PGOPTIONS='-c search_path=pg_catalog,pg_temp -c role=none' psql -XAtq -v ON_ERROR_STOP=1 "$@" 2>&1; }
 # as ROLE DB SQL: a hostile role's session (its database's settings apply).
 as() { psql -XAtq -v ON_ERROR_STOP=1 -U "$1" -d "$2" -c "$3" 2>&1; }

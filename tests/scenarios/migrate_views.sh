@@ -9,25 +9,12 @@
 # changing nothing.  Prints TAP; about 10 s.  Binaries from $BUILD.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-. scripts/tap.bash
-export TZ=UTC LC_ALL=C
-BUILD=${BUILD:-build}
-bin=$PWD/$BUILD/chronoid
-
-if ! command -v pg_config >/dev/null 2>&1 || [ ! -x "$(pg_config --bindir)/initdb" ]; then
-    skip_all "PostgreSQL server binaries not installed"
-fi
-if [ ! -f "$(pg_config --sharedir)/extension/chronoid.control" ]; then
-    make -s --no-print-directory -C pg install >/dev/null 2>&1 || bail "install the extension (make -C pg install)"
-fi
-if [ ! -x "$bin" ] || [ ! -x "$PWD/$BUILD/chronoid-migrate" ]; then
-    make -s --no-print-directory BUILD="$BUILD" cli "$BUILD/chronoid-migrate" >/dev/null 2>&1 || bail "build $bin"
-fi
+. scripts/scenario.bash
+scenario_needs server extension chronoid-migrate
 
 . scripts/pgcluster.sh
 pgc_start >/dev/null || bail "start a throwaway PostgreSQL cluster"
 
-q() { psql -XAtq -v ON_ERROR_STOP=1 -c "$1" 2>&1; }
 mig() { "$bin" migrate "$@" --no-progress; }
 
 # same VIEW QUERY: the view's rows equal the query's (as sorted text).
