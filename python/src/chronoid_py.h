@@ -64,6 +64,27 @@ int			cpy_text(PyObject *o, const char *what, const char **s, Py_ssize_t *len);
 int			cpy_uint(PyObject *o, const char *name, uint64_t max, const char *ctx,
 					 uint64_t *out);
 
+/*
+ * The functions that take no argument are METH_FASTCALL rather than
+ * METH_NOARGS: CPython 3.11 specializes calls of fast-call builtins
+ * (PRECALL_NO_KW_BUILTIN_FAST) but not of no-argument ones held in a
+ * variable (fn = gen.next; fn()), which go the generic vectorcall way.
+ * This is the argument check METH_NOARGS would have made, with its
+ * message (what names the call: "uuid7()"); 0 or -1 with
+ * ChronoidTypeError, as every argument error of the module.
+ */
+static inline int
+cpy_no_args(const char *what, Py_ssize_t nargs)
+{
+	if (nargs == 0)
+		return 0;
+	cpy_raise(cpy_TypeError, "%s takes no arguments (%zd given)", what, nargs);
+	return -1;
+}
+
+/* A PyMethodDef entry's function of either calling convention. */
+#define CPY_FN(f) ((PyCFunction) (void (*) (void)) (f))
+
 /* A batch size: an int in 0..CPY_BATCH_MAX. */
 int			cpy_count(PyObject *o, Py_ssize_t *n);
 

@@ -57,23 +57,27 @@ generator_failed(int st, const char *what)
 /* ---- UUIDv7 ---------------------------------------------------------- */
 
 static PyObject *
-py_uuid7(PyObject *mod, PyObject *unused)
+py_uuid7(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
 {
 	cid_uuid	u;
-	int			st = cid_uuidv7_next(&g_uuidv7, &u);
+	int			st;
 
-	if (st < 0)
+	if (cpy_no_args("uuid7()", nargs) < 0)
+		return NULL;
+	if ((st = cid_uuidv7_next(&g_uuidv7, &u)) < 0)
 		return generator_failed(st, "uuid7()");
 	return cpy_uuid_new(u.bytes);
 }
 
 static PyObject *
-py_uuid7_bytes(PyObject *mod, PyObject *unused)
+py_uuid7_bytes(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
 {
 	cid_uuid	u;
-	int			st = cid_uuidv7_next(&g_uuidv7, &u);
+	int			st;
 
-	if (st < 0)
+	if (cpy_no_args("uuid7_bytes()", nargs) < 0)
+		return NULL;
+	if ((st = cid_uuidv7_next(&g_uuidv7, &u)) < 0)
 		return generator_failed(st, "uuid7_bytes()");
 	return PyBytes_FromStringAndSize((const char *) u.bytes, 16);
 }
@@ -187,12 +191,14 @@ py_uuid7_batch_bytes(PyObject *mod, PyObject *arg)
 }
 
 static PyObject *
-py_uuid4(PyObject *mod, PyObject *unused)
+py_uuid4(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
 {
 	cid_uuid	u;
-	int			st = cid_uuidv4_new(&u, NULL);
+	int			st;
 
-	if (st < 0)
+	if (cpy_no_args("uuid4()", nargs) < 0)
+		return NULL;
+	if ((st = cid_uuidv4_new(&u, NULL)) < 0)
 		return generator_failed(st, "uuid4()");
 	return cpy_uuid_new(u.bytes);
 }
@@ -213,13 +219,16 @@ ulid_text(const uint8_t *bytes)
 	return s;
 }
 
+/* what is the function's name with "()": for its messages. */
 static PyObject *
-ulid_one(cid_ulid_gen *gen, bool as_bytes, const char *what)
+ulid_one(cid_ulid_gen *gen, bool as_bytes, const char *what, Py_ssize_t nargs)
 {
 	cid_ulid	u;
-	int			st = cid_ulid_next(gen, &u);
+	int			st;
 
-	if (st < 0)
+	if (cpy_no_args(what, nargs) < 0)
+		return NULL;
+	if ((st = cid_ulid_next(gen, &u)) < 0)
 		return generator_failed(st, what);
 	if (as_bytes)
 		return PyBytes_FromStringAndSize((const char *) u.bytes, 16);
@@ -227,27 +236,27 @@ ulid_one(cid_ulid_gen *gen, bool as_bytes, const char *what)
 }
 
 static PyObject *
-py_ulid(PyObject *mod, PyObject *unused)
+py_ulid(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
 {
-	return ulid_one(&g_ulid, false, "ulid()");
+	return ulid_one(&g_ulid, false, "ulid()", nargs);
 }
 
 static PyObject *
-py_ulid_bytes(PyObject *mod, PyObject *unused)
+py_ulid_bytes(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
 {
-	return ulid_one(&g_ulid, true, "ulid_bytes()");
+	return ulid_one(&g_ulid, true, "ulid_bytes()", nargs);
 }
 
 static PyObject *
-py_ulid_monotonic(PyObject *mod, PyObject *unused)
+py_ulid_monotonic(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
 {
-	return ulid_one(&g_ulid_mono, false, "ulid_monotonic()");
+	return ulid_one(&g_ulid_mono, false, "ulid_monotonic()", nargs);
 }
 
 static PyObject *
-py_ulid_monotonic_bytes(PyObject *mod, PyObject *unused)
+py_ulid_monotonic_bytes(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
 {
-	return ulid_one(&g_ulid_mono, true, "ulid_monotonic_bytes()");
+	return ulid_one(&g_ulid_mono, true, "ulid_monotonic_bytes()", nargs);
 }
 
 static PyObject *
@@ -553,18 +562,18 @@ py_layouts(PyObject *mod, PyObject *unused)
 }
 
 static PyMethodDef methods[] = {
-	{"uuid7", py_uuid7, METH_NOARGS, "uuid7() -> uuid.UUID: a new UUIDv7."},
-	{"uuid7_bytes", py_uuid7_bytes, METH_NOARGS, "uuid7_bytes() -> bytes: a new UUIDv7's 16 bytes."},
+	{"uuid7", CPY_FN(py_uuid7), METH_FASTCALL, "uuid7() -> uuid.UUID: a new UUIDv7."},
+	{"uuid7_bytes", CPY_FN(py_uuid7_bytes), METH_FASTCALL, "uuid7_bytes() -> bytes: a new UUIDv7's 16 bytes."},
 	{"uuid7_batch", py_uuid7_batch, METH_O, "uuid7_batch(n) -> list[uuid.UUID]: n increasing UUIDv7s."},
 	{"uuid7_batch_bytes", py_uuid7_batch_bytes, METH_O,
 	"uuid7_batch_bytes(n) -> bytes: n increasing UUIDv7s, 16 bytes each."},
-	{"uuid4", py_uuid4, METH_NOARGS, "uuid4() -> uuid.UUID: a new random UUIDv4."},
-	{"ulid", py_ulid, METH_NOARGS, "ulid() -> str: a new ULID."},
-	{"ulid_bytes", py_ulid_bytes, METH_NOARGS, "ulid_bytes() -> bytes: a new ULID's 16 bytes."},
+	{"uuid4", CPY_FN(py_uuid4), METH_FASTCALL, "uuid4() -> uuid.UUID: a new random UUIDv4."},
+	{"ulid", CPY_FN(py_ulid), METH_FASTCALL, "ulid() -> str: a new ULID."},
+	{"ulid_bytes", CPY_FN(py_ulid_bytes), METH_FASTCALL, "ulid_bytes() -> bytes: a new ULID's 16 bytes."},
 	{"ulid_batch", py_ulid_batch, METH_O, "ulid_batch(n) -> list[str]: n new ULIDs."},
-	{"ulid_monotonic", py_ulid_monotonic, METH_NOARGS,
+	{"ulid_monotonic", CPY_FN(py_ulid_monotonic), METH_FASTCALL,
 	"ulid_monotonic() -> str: a ULID above every one this process made before."},
-	{"ulid_monotonic_bytes", py_ulid_monotonic_bytes, METH_NOARGS,
+	{"ulid_monotonic_bytes", CPY_FN(py_ulid_monotonic_bytes), METH_FASTCALL,
 	"ulid_monotonic_bytes() -> bytes: the same as 16 bytes."},
 	{"ulid_monotonic_batch", py_ulid_monotonic_batch, METH_O,
 	"ulid_monotonic_batch(n) -> list[str]: n increasing monotonic ULIDs."},

@@ -217,6 +217,20 @@ def test_bad_batch_sizes():
             chronoid.ulid_batch(bad)
 
 
+def test_no_argument_calls_refuse_arguments():
+    gen = chronoid.Snowflake("pgedge", node=1)
+    for name, fn in [("uuid7", chronoid.uuid7), ("uuid7_bytes", chronoid.uuid7_bytes),
+                     ("uuid4", chronoid.uuid4), ("ulid", chronoid.ulid),
+                     ("ulid_bytes", chronoid.ulid_bytes), ("ulid_monotonic", chronoid.ulid_monotonic),
+                     ("ulid_monotonic_bytes", chronoid.ulid_monotonic_bytes), ("next", gen.next)]:
+        with pytest.raises(chronoid.ChronoidTypeError,
+                           match=rf"^{name}\(\) takes no arguments \(1 given\)$"):
+            fn(1)
+        with pytest.raises(TypeError):
+            fn(a=1)
+        fn()
+
+
 def test_not_initialised_cannot_mint():
     gen = chronoid.Snowflake.__new__(chronoid.Snowflake)
     with pytest.raises(TypeError, match="__init__"):
