@@ -1,8 +1,10 @@
 """UUIDv7 and UUIDv4 as the standard library's uuid.UUID."""
 import copy
+import gc
 import pickle
 import time
 import uuid
+import weakref
 
 import chronoid
 from util import assert_threads_mint_unique_increasing
@@ -31,6 +33,18 @@ def test_uuid7_built_without_uuid_init():
     # The fast path is on for the CPython uuid module we know; if it ever
     # turns off, uuid7() still works through UUID(int=...), but slower.
     assert chronoid._chronoid._uuid_fast_path == 1
+
+
+def test_uuids_left_to_reference_counting():
+    # Untracked by the cycle collector (they can be in no cycle), freed
+    # as soon as the last reference goes.
+    made = [chronoid.uuid7(), chronoid.uuid4(), chronoid.uuid7_batch(3)[1],
+            chronoid.ulid_to_uuid(chronoid.ulid()), chronoid.uuid7_range(0, 1)[1]]
+    assert not any(gc.is_tracked(u) for u in made)
+    assert gc.is_tracked(uuid.UUID(int=5))  # what it differs from
+    refs = [weakref.ref(u) for u in made]
+    del made
+    assert all(r() is None for r in refs)
 
 
 def test_uuid7_immutable_like_any_uuid():
