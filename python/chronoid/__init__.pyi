@@ -5,7 +5,8 @@ __all__ = [
     "ChronoidError", "ChronoidTypeError", "ChronoidValueError", "ForkError",
     "GeneratorError", "IdInfo", "Snowflake", "SnowflakeLease", "WouldWait", "core_version",
     "has_leases", "inspect", "layouts", "lease_setup", "parse_ulid", "snowflake_range", "ulid", "ulid_batch",
-    "ulid_bytes", "ulid_monotonic", "ulid_monotonic_batch", "ulid_monotonic_bytes",
+    "ulid_batch_bytes", "ulid_bytes", "ulid_monotonic", "ulid_monotonic_batch",
+    "ulid_monotonic_batch_bytes", "ulid_monotonic_bytes",
     "ulid_range", "ulid_to_uuid", "uuid4", "uuid7", "uuid7_batch",
     "uuid7_batch_bytes", "uuid7_bytes", "uuid7_range", "uuid_to_ulid",
 ]

@@ -271,6 +271,18 @@ py_ulid_monotonic_batch(PyObject *mod, PyObject *arg)
 	return batch_list(fill_ulid, &g_ulid_mono, arg, "ulid_monotonic_batch()", ulid_text);
 }
 
+static PyObject *
+py_ulid_batch_bytes(PyObject *mod, PyObject *arg)
+{
+	return batch_bytes(fill_ulid, &g_ulid, arg, "ulid_batch_bytes()");
+}
+
+static PyObject *
+py_ulid_monotonic_batch_bytes(PyObject *mod, PyObject *arg)
+{
+	return batch_bytes(fill_ulid, &g_ulid_mono, arg, "ulid_monotonic_batch_bytes()");
+}
+
 /* ---- conversion ------------------------------------------------------ */
 
 /*
@@ -571,12 +583,16 @@ static PyMethodDef methods[] = {
 	{"ulid", CPY_FN(py_ulid), METH_FASTCALL, "ulid() -> str: a new ULID."},
 	{"ulid_bytes", CPY_FN(py_ulid_bytes), METH_FASTCALL, "ulid_bytes() -> bytes: a new ULID's 16 bytes."},
 	{"ulid_batch", py_ulid_batch, METH_O, "ulid_batch(n) -> list[str]: n new ULIDs."},
+	{"ulid_batch_bytes", py_ulid_batch_bytes, METH_O,
+	"ulid_batch_bytes(n) -> bytes: n new ULIDs, 16 bytes each."},
 	{"ulid_monotonic", CPY_FN(py_ulid_monotonic), METH_FASTCALL,
 	"ulid_monotonic() -> str: a ULID above every one this process made before."},
 	{"ulid_monotonic_bytes", CPY_FN(py_ulid_monotonic_bytes), METH_FASTCALL,
 	"ulid_monotonic_bytes() -> bytes: the same as 16 bytes."},
 	{"ulid_monotonic_batch", py_ulid_monotonic_batch, METH_O,
 	"ulid_monotonic_batch(n) -> list[str]: n increasing monotonic ULIDs."},
+	{"ulid_monotonic_batch_bytes", py_ulid_monotonic_batch_bytes, METH_O,
+	"ulid_monotonic_batch_bytes(n) -> bytes: the same, 16 bytes each."},
 	{"ulid_to_uuid", py_ulid_to_uuid, METH_O, "ulid_to_uuid(ulid) -> uuid.UUID: the same 128 bits."},
 	{"uuid_to_ulid", py_uuid_to_ulid, METH_O, "uuid_to_ulid(uuid) -> str: the same 128 bits."},
 	{"parse_ulid", py_parse_ulid, METH_O, "parse_ulid(text) -> str: canonical (upper-case) ULID."},

@@ -92,6 +92,8 @@ def test_odd_objects_everywhere(i):
         lambda: chronoid.inspect(o), lambda: chronoid.inspect("1", layout=o),
         lambda: chronoid.ulid_to_uuid(o), lambda: chronoid.uuid_to_ulid(o),
         lambda: chronoid.uuid7_batch(o), lambda: chronoid.ulid_batch(o),
+        lambda: chronoid.uuid7_batch_bytes(o), lambda: chronoid.ulid_batch_bytes(o),
+        lambda: chronoid.ulid_monotonic_batch_bytes(o),
         lambda: chronoid.uuid7_range(o, o), lambda: chronoid.snowflake_range(0, o),
         lambda: chronoid.Snowflake(o, node=1), lambda: chronoid.Snowflake("pgedge", node=o),
         lambda: chronoid.Snowflake("pgedge", node=1, on_behind=o),

@@ -215,6 +215,20 @@ def test_bad_batch_sizes():
             chronoid.uuid7_batch(bad)
         with pytest.raises(exc):
             chronoid.ulid_batch(bad)
+        for batch_bytes in (chronoid.uuid7_batch_bytes, chronoid.ulid_batch_bytes,
+                            chronoid.ulid_monotonic_batch_bytes):
+            with pytest.raises(exc) as e:
+                batch_bytes(bad)
+            assert isinstance(e.value, chronoid.ChronoidError)
+            assert (repr(bad) in str(e.value)) if exc is ValueError else ("int" in str(e.value))
+
+
+def test_batch_size_limit_named():
+    with pytest.raises(chronoid.ChronoidValueError,
+                       match=r"^n 16777217 is out of range: expected 0\.\.16777216 IDs per batch"):
+        chronoid.ulid_batch_bytes(2 ** 24 + 1)
+    with pytest.raises(chronoid.ChronoidValueError, match=r"^n -1 is out of range"):
+        chronoid.ulid_monotonic_batch_bytes(-1)
 
 
 def test_no_argument_calls_refuse_arguments():

@@ -1,5 +1,6 @@
 """ULIDs: text, bytes, monotonic order, conversion (vectors: tests/vectors.md)."""
 import re
+import time
 import uuid
 
 import pytest
@@ -29,13 +30,35 @@ def test_ulid_batch_unique():
     assert chronoid.ulid_batch(0) == []
 
 
+def as_ulids(b):
+    """The ULIDs in a bytes batch, 16 bytes each, as text."""
+    assert type(b) is bytes and len(b) % 16 == 0
+    return [chronoid.uuid_to_ulid(uuid.UUID(bytes=b[i:i + 16])) for i in range(0, len(b), 16)]
+
+
+def test_ulid_batch_bytes():
+    before = time.time_ns() // 1_000_000
+    b = chronoid.ulid_batch_bytes(5000)
+    after = time.time_ns() // 1_000_000
+    assert len(b) == 5000 * 16
+    got = as_ulids(b)
+    assert len(set(got)) == 5000
+    assert all(before <= chronoid.inspect(u).ms <= after + 1 for u in got[:50] + got[-50:])
+    assert chronoid.ulid_batch_bytes(0) == b""
+    assert chronoid.ulid_monotonic_batch_bytes(0) == b""
+
+
 def test_monotonic_strictly_increasing():
     got = []
     for _ in range(300):
         got.append(chronoid.ulid_monotonic())
         got.extend(chronoid.ulid_monotonic_batch(30))
         got.append(chronoid.uuid_to_ulid(uuid.UUID(bytes=chronoid.ulid_monotonic_bytes())))
+        got.extend(as_ulids(chronoid.ulid_monotonic_batch_bytes(30)))
     assert all(a < b for a, b in zip(got, got[1:]))
+    # Large enough to run without the GIL.
+    big = as_ulids(chronoid.ulid_monotonic_batch_bytes(10000))
+    assert got[-1] < big[0] and all(a < b for a, b in zip(big, big[1:]))
 
 
 @pytest.mark.parametrize("ulid,as_uuid,ms", [
