@@ -5,7 +5,9 @@ extension does), so that there is one implementation of every ID format.
 The version is the core's (CID_VERSION_* in ../include/chronoid.h).
 Where libpq's header is, libchronoid_lease's sources (../db/lease,
 ../db/pq) go in too, for SnowflakeLease (CHRONOID_NO_LEASE=1 leaves them
-out).  CHRONOID_WERROR=1 makes warnings errors; CHRONOID_SAN=address,undefined
+out).  Where OpenSSL's headers are (libssl-dev), the random bytes come
+from its DRBG (CHRONOID_NO_OPENSSL=1: from getrandom(2), the core's
+default).  CHRONOID_WERROR=1 makes warnings errors; CHRONOID_SAN=address,undefined
 (or thread) builds the module with sanitizers (the tests' ASan and TSan
 passes), in a build directory of its own.
 """
@@ -47,6 +49,20 @@ def libpq_include():
     return next((d for d in dirs if d and os.path.exists(os.path.join(d, "libpq-fe.h"))), None)
 
 
+def have_openssl():
+    """Whether OpenSSL's headers are there (libssl-dev): then the module's
+    random bytes come from OpenSSL's DRBG, as the PostgreSQL extension's
+    come from pg_strong_random()."""
+    if os.environ.get("CHRONOID_NO_OPENSSL"):
+        return False
+    try:
+        inc = subprocess.run(["pkg-config", "--variable=includedir", "libcrypto"],
+                             capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        inc = "/usr/include"
+    return os.path.exists(os.path.join(inc or "/usr/include", "openssl", "rand.h"))
+
+
 def sources_of(*dirs):
     return sorted(os.path.join(ROOT, d, f) for d in dirs
                   for f in os.listdir(os.path.join(ROOT, d)) if f.endswith(".c"))
@@ -68,6 +84,9 @@ class build_ext_with_core(build_ext):
             ext.include_dirs += [pq, os.path.join(ROOT, "db", "lease"), os.path.join(ROOT, "db", "pq")]
             ext.define_macros.append(("CHRONOID_PY_LEASE", "1"))
             ext.libraries.append("pq")
+        if have_openssl():
+            ext.define_macros.append(("CHRONOID_PY_OPENSSL", "1"))
+            ext.libraries.append("crypto")
         super().build_extension(ext)
 
 

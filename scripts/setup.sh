@@ -7,7 +7,8 @@ exec 3>&1 1>&2
 
 # Debian package names; the PostgreSQL ones prefer the distribution's
 # default server (15 on Debian 12), else the generic metapackages.
-# uuid-dev and libssl-dev: make bench's baselines (libuuid; OpenSSL's DRBG).
+# uuid-dev and libssl-dev: make bench's baselines (libuuid; OpenSSL's DRBG), and
+# the Python package's random source (OpenSSL's DRBG).
 want=(build-essential pkg-config uuid-dev libssl-dev clang libclang-rt-dev faketime
       libfaketime procps libpq-dev gnuplot-nox cppcheck clang-tidy python3-psycopg2
       # the Debian packages (debian/, tests/scenarios/debian.sh): dpkg-buildpackage,

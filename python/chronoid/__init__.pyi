@@ -4,7 +4,8 @@ __version__: str
 __all__ = [
     "ChronoidError", "ChronoidTypeError", "ChronoidValueError", "ForkError",
     "GeneratorError", "IdInfo", "Snowflake", "SnowflakeLease", "WouldWait", "core_version",
-    "has_leases", "inspect", "layouts", "lease_setup", "parse_ulid", "snowflake_range", "ulid", "ulid_batch",
+    "has_leases", "inspect", "layouts", "lease_setup", "parse_ulid", "random_source",
+    "snowflake_range", "ulid", "ulid_batch",
     "ulid_batch_bytes", "ulid_bytes", "ulid_monotonic", "ulid_monotonic_batch",
     "ulid_monotonic_batch_bytes", "ulid_monotonic_bytes",
     "ulid_range", "ulid_to_uuid", "uuid4", "uuid7", "uuid7_batch",

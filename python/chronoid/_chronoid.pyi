@@ -8,6 +8,8 @@ from typing import Final, Literal, final
 _TimeArg = datetime.datetime | int | str
 
 core_version: Final[str]
+random_source: Final[Literal["openssl", "getrandom"]]
+"""Where the random bits of UUIDs and ULIDs come from (the module's build)."""
 has_leases: Final[bool]
 """Whether SnowflakeLease works: the module was built where libpq was."""
 _uuid_fast_path: Final[int]

@@ -9,9 +9,14 @@
  */
 #include "chronoid_py.h"
 
+#include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+
+#ifdef CHRONOID_PY_OPENSSL
+#include <openssl/rand.h>
+#endif
 
 PyObject   *cpy_Error;
 PyObject   *cpy_ValueError;
@@ -47,6 +52,28 @@ after_fork_child(void)
 	if (cid_ulid_init(&g_ulid_mono, true, NULL) < 0)
 		abort();
 }
+
+#ifdef CHRONOID_PY_OPENSSL
+/*
+ * The raw random source of the module's copy of the core (the core's own
+ * buffer and fork defences stay in front of it): OpenSSL's DRBG, seeded
+ * from the kernel and reseeded in a forked child, as the PostgreSQL
+ * extension's pg_strong_random() is.  getrandom(2) costs about 2 ns per
+ * byte here, most of a UUIDv7 or ULID batch (docs/benchmarks.md); the
+ * DRBG, about a third of that.
+ */
+static int
+openssl_random(void *buf, size_t len)
+{
+	/* The largest request is a batch's, 16 * CPY_BATCH_MAX bytes. */
+	if (len > (size_t) INT_MAX)
+		return -1;
+	return RAND_bytes(buf, (int) len) == 1 ? 0 : -1;
+}
+#define RANDOM_SOURCE "openssl"
+#else
+#define RANDOM_SOURCE "getrandom"
+#endif
 
 static PyObject *
 generator_failed(int st, const char *what)
@@ -642,6 +669,10 @@ PyInit__chronoid(void)
 
 	if (m == NULL)
 		return NULL;
+#ifdef CHRONOID_PY_OPENSSL
+	/* Before any generator runs; this module's copy of the core only. */
+	cid_random_set_source(openssl_random);
+#endif
 	if (cid_uuidv7_init(&g_uuidv7, NULL) < 0 || cid_ulid_init(&g_ulid, false, NULL) < 0 ||
 		cid_ulid_init(&g_ulid_mono, true, NULL) < 0)
 	{
@@ -686,7 +717,8 @@ PyInit__chronoid(void)
 
 	if (cpy_convert_setup(m) < 0 || cpy_snowflake_setup(m) < 0 || cpy_lease_setup(m) < 0)
 		goto fail;
-	if (PyModule_AddStringConstant(m, "core_version", cid_version()) < 0)
+	if (PyModule_AddStringConstant(m, "core_version", cid_version()) < 0 ||
+		PyModule_AddStringConstant(m, "random_source", RANDOM_SOURCE) < 0)
 		goto fail;
 	return m;
 

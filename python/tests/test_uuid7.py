@@ -1,6 +1,7 @@
 """UUIDv7 and UUIDv4 as the standard library's uuid.UUID."""
 import copy
 import gc
+import os
 import pickle
 import time
 import uuid
@@ -87,6 +88,15 @@ def test_uuid7_batch_sizes():
 
 def test_uuid7_unique_and_ordered_per_thread_across_threads():
     assert_threads_mint_unique_increasing(chronoid.uuid7, chronoid.uuid7_batch, 200, 20)
+
+
+def test_random_source_is_openssl_where_it_was_built_with_it():
+    # setup.py plugs OpenSSL's DRBG in where libssl-dev's headers are, unless
+    # CHRONOID_NO_OPENSSL is set; test_fork checks that a child's random
+    # bits are its own either way.
+    built_with = (not os.environ.get("CHRONOID_NO_OPENSSL")
+                  and os.path.exists("/usr/include/openssl/rand.h"))
+    assert chronoid.random_source == ("openssl" if built_with else "getrandom")
 
 
 def test_uuid4():
