@@ -10,7 +10,8 @@ in the thread's CPU time.  Speed is compared only within this run
 (docs/benchmarks.md).  Two floors close the table: a builtin call that
 reads the clock (time.time_ns()), and the kernel's random bytes alone
 (os.urandom), which single calls and batches of UUIDv7s and ULIDs pay
-for alike.
+for alike in a module built without OpenSSL (chronoid.random_source is
+printed with the table).
 
 BENCH_PY_ROUNDS (default 9) and BENCH_PY_N (IDs per case and round,
 default 200000) change the size.
@@ -139,7 +140,7 @@ def main():
         ("Snowflake.batch_array(1000), 20-bit seq", per_batch(sf_wide.batch_array, N)),
         ("Snowflake.batch_array(1000), pgedge", per_batch(sf.batch_array, N)),
         # What no generator here can go below: a call that reads the
-        # clock, and the kernel's random bytes.
+        # clock, and (built without OpenSSL) the kernel's random bytes.
         ("floor: time.time_ns()", per_call(time.time_ns, N)),
         # (per_batch passes 8 * 1000: the bytes a UUIDv7 batch of 1000 draws)
         ("floor: os.urandom(8000), per 8 bytes", per_batch(os.urandom, N, 8 * BATCH)),
@@ -153,7 +154,8 @@ def main():
     cpu = {name: statistics.median(c for _, c in v) for name, v in results.items()}
 
     print(f"# chronoid {chronoid.core_version}, Python {platform.python_version()} "
-          f"({sys.executable}), {platform.machine()}, {os.cpu_count()} CPUs; "
+          f"({sys.executable}), {platform.machine()}, {os.cpu_count()} CPUs, random source "
+          f"{getattr(chronoid, 'random_source', 'getrandom')}; "
           f"median of {ROUNDS} interleaved rounds, ns per ID (wall; cpu: this thread's "
           f"CPU time); load average {load_start:.1f} at the start, "
           f"{os.getloadavg()[0]:.1f} at the end")
