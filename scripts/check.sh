@@ -24,7 +24,7 @@ MAKEFLAGS_EXTRA=()
 # run_tap SUITE COMMAND...: run one TAP producer, add its counts.
 run_tap() {
     local suite=$1; shift
-    local out rc p=0 f=0 s=0 plan=0 n
+    local out rc p=0 f=0 s=0 plan=0 n t0=$SECONDS
     # A hung suite fails after CID_SUITE_TIMEOUT seconds instead of eating
     # CI's whole budget.
     out=$(timeout --kill-after=30 "${CID_SUITE_TIMEOUT:-1500}" "$@" 2>&1); rc=$?
@@ -51,7 +51,9 @@ run_tap() {
              /^not ok/ {printf "  FAIL %s\n%s", $0, d; d = ""; next}
              {d = ""}' <<<"$out"
     fi
-    printf '%-10s %-44s %4d passed, %d failed, %d skipped\n' "$suite" "$(basename "$1")" "$p" "$f" "$s"
+    # Each suite's own time, to see where a run's minutes go.
+    printf '%-10s %-44s %4d passed, %d failed, %d skipped (%d s)\n' "$suite" "$(basename "$1")" "$p" "$f" "$s" \
+        $((SECONDS - t0))
     passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + s))
 }
 
