@@ -689,6 +689,72 @@ CID_API int	cid_ulid_fill(cid_ulid_gen *gen, cid_ulid *out, size_t n,
 						  size_t *done) CID_MUST_CHECK;
 
 /* ------------------------------------------------------------------------
+ * TypeID (github.com/jetify-com/typeid, spec 0.3.0): a type prefix, '_',
+ * and a UUID's 128 bits in 26 lower-case Crockford base32 digits
+ * ------------------------------------------------------------------------ */
+
+#define CID_TYPEID_PREFIX_MAX 63	/* longest type prefix */
+#define CID_TYPEID_SUFFIX_LEN 26	/* the base32 UUID */
+#define CID_TYPEID_STRLEN_MAX 90	/* prefix, '_' and suffix, without the NUL */
+
+/*
+ * Check a type prefix: 0 to 63 characters of a-z and '_', neither the
+ * first nor the last one '_' (runs of '_' inside are allowed; the empty
+ * prefix is valid and means a TypeID of the bare 26 digits).  CID_ELENGTH
+ * above 63 characters (*errpos = 63, the first one too many); CID_ESYNTAX
+ * for a character not allowed there (digits, upper case, bytes above
+ * 127, a leading or trailing '_'), its index in *errpos; CID_EINVAL for
+ * prefix NULL with len > 0.  errpos may be NULL.
+ */
+CID_API int	cid_typeid_prefix_check(const char *prefix, size_t len, size_t *errpos) CID_MUST_CHECK;
+
+/*
+ * Write a TypeID: prefix, '_' and the 26 lower-case digits of uuid (no
+ * '_' when prefix_len is 0), then a NUL, into out (outlen bytes:
+ * prefix_len + 28 are enough, CID_TYPEID_STRLEN_MAX + 1 always).  Returns
+ * the text's length (26 .. 90).  Any UUID is written (the spec lets
+ * callers encode other versions than 7).  A bad prefix gives
+ * cid_typeid_prefix_check's status (call it for the position); CID_EINVAL
+ * for out or uuid NULL, or outlen too small.  On failure out is untouched.
+ */
+CID_API int	cid_typeid_format(char *out, size_t outlen, const char *prefix, size_t prefix_len,
+							  const cid_uuid *uuid) CID_MUST_CHECK;
+
+/*
+ * Parse a TypeID: the separator is the last '_' of s; without one the
+ * whole text is the suffix and the prefix is empty (so a bare 26-digit
+ * TypeID reads the same digits as a ULID would, but in lower case only).
+ * On success *out is the UUID (any version or variant) and *prefix_len
+ * (when not NULL) the prefix's length: the prefix is s[0 .. *prefix_len).
+ * Refusals, the first problem from the left, *errpos (when not NULL) its
+ * index in s:
+ *   CID_ELENGTH   empty text, a prefix above 63 characters (*errpos = 63)
+ *                 or a suffix other than 26 characters (*errpos = where
+ *                 the suffix starts, len for an empty one);
+ *   CID_ESYNTAX   a character the prefix may not hold (as
+ *                 cid_typeid_prefix_check), a '_' with no prefix before it
+ *                 ("_0123..."), or a suffix character outside
+ *                 0123456789abcdefghjkmnpqrstvwxyz (upper case, i, l, o,
+ *                 u, '-' and spaces included: the spec is strict);
+ *   CID_EOVERFLOW the suffix's first digit above '7' (more than 128 bits),
+ *                 *errpos at that digit;
+ *   CID_EINVAL    out NULL, or s NULL with len > 0.
+ */
+CID_API int	cid_typeid_parse(cid_uuid *out, size_t *prefix_len, const char *s, size_t len,
+							 size_t *errpos) CID_MUST_CHECK;
+
+/*
+ * A fresh TypeID: the next UUIDv7 of gen (cid_uuidv7_next: ordered among
+ * all the generator issues) written under prefix as cid_typeid_format
+ * does; uuid (may be NULL) gets the UUID.  The prefix is checked first,
+ * so a bad one consumes nothing from the generator.  Returns the text's
+ * length, or the prefix's, the buffer's (CID_EINVAL) or the generator's
+ * status (CID_ECLOCK, CID_ERANDOM, CID_ETIME_RANGE).
+ */
+CID_API int	cid_typeid_next(cid_uuidv7_gen *gen, char *out, size_t outlen,
+							const char *prefix, size_t prefix_len, cid_uuid *uuid) CID_MUST_CHECK;
+
+/* ------------------------------------------------------------------------
  * Inspection of any ID
  * ------------------------------------------------------------------------ */
 

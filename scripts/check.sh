@@ -184,7 +184,7 @@ fi
 # The byte loops that big-endian hosts and other compilers get instead of
 # word loads and byte swaps (src/bytes_internal.h), under the tests of the
 # text and the generators that use them.
-portable_tests=(test_text test_uuid test_ulid test_uuidv7 test_fill test_inspect)
+portable_tests=(test_text test_uuid test_ulid test_typeid test_uuidv7 test_fill test_inspect)
 if build portable BUILD=build/portable CPPFLAGS=-DCID_PORTABLE_BYTES \
     "${portable_tests[@]/#/build/portable/tests/}"; then
     for t in "${portable_tests[@]}"; do

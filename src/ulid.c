@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "atomic_internal.h"
+#include "base32_internal.h"
 #include "bytes_internal.h"
 #include "env_internal.h"
 
@@ -192,6 +193,25 @@ cid_ulid_parse_many(cid_ulid *out, const char *s, size_t n, size_t stride,
 {
 	return cid_parse_many16((uint8_t *) out, s, n, stride, CID_ULID_STRLEN, done, errpos,
 							parse_fast, parse_error);
+}
+
+/* The out-of-line entries other kinds' text shares (base32_internal.h). */
+void
+cid_base32_format26(char *out, const uint8_t *b)
+{
+	format26(out, b);
+}
+
+bool
+cid_base32_parse26(uint8_t *out, const char *s)
+{
+	return parse_fast(out, s);
+}
+
+int
+cid_base32_error26(const char *s, size_t base, size_t *errpos)
+{
+	return parse_error(s, base, errpos);
 }
 
 /* Spec: the first 48 bits are the big-endian Unix time in ms. */

@@ -11,7 +11,7 @@ FUZZ_FLAGS := -std=c11 -O1 -g -fno-omit-frame-pointer $(SANS) \
               -Wall -Wextra -Wmissing-prototypes -Wstrict-prototypes \
               -Iinclude -Isrc -Icli -Itests/fuzz -pthread
 
-FUZZ_TARGETS := uuid ulid snowflake layout time inspect cli_inspect
+FUZZ_TARGETS := uuid ulid typeid snowflake layout time inspect cli_inspect
 
 LIB_SRCS := $(sort $(wildcard src/*.c))
 LIB_OBJS := $(LIB_SRCS:src/%.c=$(FUZZ_BUILD)/obj/src/%.o)

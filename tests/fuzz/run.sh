@@ -24,7 +24,7 @@ esac
 FUZZ_BUILD=${FUZZ_BUILD:-build/fuzz}
 FUZZ_CC=${FUZZ_CC:-clang}
 jobs=${FUZZ_JOBS:-$(nproc 2>/dev/null || echo 2)}
-targets=(uuid ulid snowflake layout time inspect cli_inspect)
+targets=(uuid ulid typeid snowflake layout time inspect cli_inspect)
 corpus=tests/fuzz/corpus
 n=0
 
