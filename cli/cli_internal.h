@@ -197,6 +197,49 @@ void		cli_report_bad_id(const char *cmd, const char *s, size_t len,
  * Commands: argv[0] is the command name; they return the exit status.
  * ------------------------------------------------------------------------ */
 
+/*
+ * " 'c' at position N" (N from 1; the character escaped as
+ * cli_error_value does) into buf for the character at errpos of s, or ""
+ * when errpos is not inside s.
+ */
+void		cli_bad_char_at(char *buf, size_t buflen, const char *s, size_t len,
+							size_t errpos);
+
+/* ------------------------------------------------------------------------
+ * TypeIDs (typeid.c): what gen, inspect and convert share
+ * ------------------------------------------------------------------------ */
+
+/*
+ * The text holds a '_' and no '-': a TypeID with a prefix, the one form
+ * chronoid reads with a '_'.
+ */
+bool		cli_typeid_text(const char *s, size_t len);
+
+/*
+ * Check a --prefix value; false after a message naming the character, its
+ * position and the rule.
+ */
+bool		cli_typeid_prefix_ok(const char *cmd, const char *prefix);
+
+/*
+ * Parse s as a TypeID into *uuid and *prefix_len; false after a message
+ * (cid_typeid_parse's status, the character and position, the rule it
+ * broke) on stderr.
+ */
+bool		cli_typeid_parse(const char *cmd, const char *s, size_t len, cid_uuid *uuid,
+							 size_t *prefix_len);
+
+/*
+ * One line of inspect output for a parsed TypeID: text (id typeid prefix=
+ * uuid= version= time= unix_ms=) or a JSON object; no prefix key for an
+ * empty prefix.
+ */
+void		cli_typeid_inspect_line(const char *s, size_t len, size_t prefix_len,
+									const cid_uuid *uuid, bool json);
+
+/* Write uuid under prefix and a newline (the prefix already checked). */
+void		cli_out_typeid_line(const char *prefix, size_t prefix_len, const cid_uuid *uuid);
+
 int			cli_cmd_gen(int argc, char **argv);
 int			cli_cmd_inspect(int argc, char **argv);
 int			cli_cmd_convert(int argc, char **argv);

@@ -1,6 +1,6 @@
 /*
- * cmd_convert.c — "chronoid convert --to uuid|ulid": the same 128 bits in
- * the other text form, or canonicalised in their own.
+ * cmd_convert.c — "chronoid convert --to uuid|ulid|typeid": the same 128
+ * bits in another text form, or canonicalised in their own.
  */
 #include <string.h>
 
@@ -9,11 +9,13 @@
 enum
 {
 	OPT_TO = 1,
+	OPT_PREFIX,
 	OPT_HELP
 };
 
 static const cli_option convert_options[] = {
 	{"to", 0, true, OPT_TO},
+	{"prefix", 0, true, OPT_PREFIX},
 	{"help", 'h', false, OPT_HELP},
 	{NULL, 0, false, 0}
 };
@@ -21,22 +23,27 @@ static const cli_option convert_options[] = {
 typedef struct convert_ctx
 {
 	cid_kind	to;				/* CID_KIND_UUID or CID_KIND_ULID */
+	const char *prefix;			/* --to typeid: its prefix ("" none); else NULL */
 	unsigned long bad;
 } convert_ctx;
 
-static void
-convert_one(const char *s, size_t len, void *arg)
+/*
+ * The 128 bits of s into *uuid: a TypeID (the one form with a '_') by its
+ * parser, anything else classified by cid_inspect(); false after a message.
+ */
+static bool
+read_bits(const char *s, size_t len, cid_uuid *uuid, convert_ctx *ctx)
 {
-	convert_ctx *ctx = arg;
 	cid_info	info;
 	size_t		errpos = 0;
-	cid_uuid	uuid;
-	cid_ulid	ulid;
 	int			rc;
 
+	if (cli_typeid_text(s, len))
+		return cli_typeid_parse("convert", s, len, uuid, NULL);
+
 	/*
-	 * cid_inspect() classifies the text; its default layout only matters
-	 * for the Snowflake case, which is refused anyway.
+	 * cid_inspect()'s default layout only matters for the Snowflake case,
+	 * which is refused anyway.
 	 */
 	rc = cid_inspect(&info, s, len, NULL, &errpos);
 	if (rc < 0)
@@ -46,34 +53,48 @@ convert_one(const char *s, size_t len, void *arg)
 		if (cid_layout_preset(&layout, "pgedge") != CID_OK)
 			memset(&layout, 0, sizeof(layout));
 		cli_report_bad_id("convert", s, len, rc, errpos, &layout);
-		ctx->bad++;
-		return;
+		return false;
 	}
 	if (info.kind == CID_KIND_SNOWFLAKE)
 	{
 		cli_error_value("convert", "", s, len,
 						": a snowflake cannot be converted to a %s "
 						"(it has 64 bits, not 128)",
+						ctx->prefix != NULL ? "TypeID" :
 						ctx->to == CID_KIND_UUID ? "UUID" : "ULID");
+		return false;
+	}
+	if (info.kind == CID_KIND_UUID)
+		memcpy(uuid->bytes, info.bytes, sizeof(uuid->bytes));
+	else
+	{
+		cid_ulid	ulid;
+
+		memcpy(ulid.bytes, info.bytes, sizeof(ulid.bytes));
+		cid_ulid_to_uuid(uuid, &ulid);
+	}
+	return true;
+}
+
+static void
+convert_one(const char *s, size_t len, void *arg)
+{
+	convert_ctx *ctx = arg;
+	cid_uuid	uuid;
+	cid_ulid	ulid;
+
+	if (!read_bits(s, len, &uuid, ctx))
+	{
 		ctx->bad++;
 		return;
 	}
-
-	if (info.kind == CID_KIND_UUID)
-		memcpy(uuid.bytes, info.bytes, sizeof(uuid.bytes));
-	else
-		memcpy(ulid.bytes, info.bytes, sizeof(ulid.bytes));
-
-	if (ctx->to == CID_KIND_UUID)
-	{
-		if (info.kind == CID_KIND_ULID)
-			cid_ulid_to_uuid(&uuid, &ulid);
+	if (ctx->prefix != NULL)
+		cli_out_typeid_line(ctx->prefix, strlen(ctx->prefix), &uuid);
+	else if (ctx->to == CID_KIND_UUID)
 		cli_out_uuid_line(&uuid);
-	}
 	else
 	{
-		if (info.kind == CID_KIND_UUID)
-			cid_ulid_from_uuid(&ulid, &uuid);
+		cid_ulid_from_uuid(&ulid, &uuid);
 		cli_out_ulid_line(&ulid);
 	}
 }
@@ -84,6 +105,7 @@ cli_cmd_convert(int argc, char **argv)
 	cli_args	args;
 	const char *value;
 	const char *to_text = NULL;
+	const char *prefix = NULL;
 	convert_ctx ctx;
 	int			opt;
 
@@ -98,6 +120,9 @@ cli_cmd_convert(int argc, char **argv)
 			case OPT_TO:
 				to_text = value;
 				break;
+			case OPT_PREFIX:
+				prefix = value;
+				break;
 			case OPT_HELP:
 				cli_usage_convert(stdout);
 				return CLI_EXIT_OK;
@@ -105,17 +130,29 @@ cli_cmd_convert(int argc, char **argv)
 	}
 	if (to_text == NULL)
 	{
-		cli_error("convert", "missing option '--to' (uuid or ulid)");
+		cli_error("convert", "missing option '--to' (uuid, ulid or typeid)");
 		return CLI_EXIT_USAGE;
 	}
 	if (strcmp(to_text, "uuid") == 0)
 		ctx.to = CID_KIND_UUID;
 	else if (strcmp(to_text, "ulid") == 0)
 		ctx.to = CID_KIND_ULID;
+	else if (strcmp(to_text, "typeid") == 0)
+	{
+		ctx.to = CID_KIND_UUID;
+		ctx.prefix = prefix != NULL ? prefix : "";
+		if (!cli_typeid_prefix_ok("convert", ctx.prefix))
+			return CLI_EXIT_USAGE;
+	}
 	else
 	{
 		cli_error_value("convert", "invalid value ", to_text, strlen(to_text),
-						" for '--to' (expected uuid or ulid)");
+						" for '--to' (expected uuid, ulid or typeid)");
+		return CLI_EXIT_USAGE;
+	}
+	if (prefix != NULL && ctx.prefix == NULL)
+	{
+		cli_error("convert", "option '--prefix' applies only to '--to typeid'");
 		return CLI_EXIT_USAGE;
 	}
 	return cli_run_ids(&args, convert_one, &ctx, &ctx.bad);

@@ -1,7 +1,8 @@
 /*
  * cmd_gen.c — "chronoid gen SCHEME": new IDs, one per line, from the
  * library's generators, in batches (cid_snowflake_fill, cid_uuidv7_fill,
- * cid_uuidv4_fill, cid_ulid_fill) and batch text.
+ * cid_uuidv4_fill, cid_ulid_fill) and batch text; TypeIDs are UUIDv7
+ * batches written under a prefix.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,7 @@ enum
 	OPT_SCOPE,
 	OPT_CLAIM_DIR,
 	OPT_NO_CLAIM,
+	OPT_PREFIX,
 	OPT_HELP
 };
 
@@ -28,6 +30,7 @@ static const cli_option gen_options[] = {
 	{"scope", 0, true, OPT_SCOPE},
 	{"claim-dir", 0, true, OPT_CLAIM_DIR},
 	{"no-claim", 0, false, OPT_NO_CLAIM},
+	{"prefix", 0, true, OPT_PREFIX},
 	{"help", 'h', false, OPT_HELP},
 	{NULL, 0, false, 0}
 };
@@ -37,10 +40,11 @@ typedef enum gen_scheme
 	SCHEME_SNOWFLAKE,
 	SCHEME_UUIDV7,
 	SCHEME_UUIDV4,
-	SCHEME_ULID
+	SCHEME_ULID,
+	SCHEME_TYPEID
 } gen_scheme;
 
-static const char *const scheme_names[] = {"snowflake", "uuidv7", "uuidv4", "ulid", NULL};
+static const char *const scheme_names[] = {"snowflake", "uuidv7", "uuidv4", "ulid", "typeid", NULL};
 
 /*
  * Snowflakes per cid_snowflake_fill call: one atomic reservation covers a
@@ -233,6 +237,9 @@ static union
 	cid_ulid	ulid[TEXT_BATCH];
 }			batch;
 
+/* TypeID: the --prefix every ID of the run gets (checked before the run). */
+static const char *typeid_prefix = "";
+
 /* One batch of a scheme: a fill, and its batch text with '\n' after each. */
 typedef struct text_scheme
 {
@@ -275,6 +282,28 @@ format_ulids(char *out, size_t n)
 	return cid_ulid_format_many(out, batch.ulid, n, '\n');
 }
 
+/* TypeIDs: a batch of UUIDv7s, each written under the run's prefix. */
+static size_t
+format_typeids(char *out, size_t n)
+{
+	size_t		plen = strlen(typeid_prefix);
+	size_t		line = (plen > 0 ? plen + 1 : 0) + CID_TYPEID_SUFFIX_LEN + 1;
+	size_t		k = 0;
+
+	for (size_t i = 0; i < n; i++)
+	{
+		int			len = cid_typeid_format(out + k, (n - i) * line, typeid_prefix, plen,
+											&batch.uuid[i]);
+
+		/* the prefix was checked before the run: len is the length */
+		if (len < 0)
+			break;
+		out[k + (size_t) len] = '\n';
+		k += (size_t) len + 1;
+	}
+	return k;
+}
+
 /*
  * count IDs of scheme s from gen, batch by batch.  On failure the IDs
  * issued before it are printed (they are valid), then the error.
@@ -301,19 +330,28 @@ gen_text(const text_scheme *s, void *gen, uint64_t count)
 	return CLI_EXIT_OK;
 }
 
+/*
+ * UUIDv7s, or TypeIDs (which are UUIDv7s under a prefix): the same
+ * generator and batches, another text.
+ */
 static int
-gen_uuidv7(uint64_t count)
+gen_uuidv7(uint64_t count, const char *prefix)
 {
 	static const text_scheme s = {"uuidv7", CID_UUID_STRLEN, fill_uuidv7, format_uuids};
+	text_scheme t = {"typeid", 0, fill_uuidv7, format_typeids};
 	cid_uuidv7_gen gen;
 	int			rc = cid_uuidv7_init(&gen, NULL);
 
 	if (rc < 0)
 	{
-		cli_error("gen", "uuidv7: %s", cid_strerror(rc));
+		cli_error("gen", "%s: %s", prefix != NULL ? t.name : s.name, cid_strerror(rc));
 		return CLI_EXIT_FAIL;
 	}
-	return gen_text(&s, &gen, count);
+	if (prefix == NULL)
+		return gen_text(&s, &gen, count);
+	typeid_prefix = prefix;
+	t.width = (*prefix != '\0' ? strlen(prefix) + 1 : 0) + CID_TYPEID_SUFFIX_LEN;
+	return gen_text(&t, &gen, count);
 }
 
 static int
@@ -355,6 +393,7 @@ cli_cmd_gen(int argc, char **argv)
 	const char *scheme_text = NULL;
 	const char *node_text = NULL;
 	const char *layout_text = NULL;
+	const char *prefix = NULL;
 	bool		monotonic = false;
 	gen_claim	claim = {false, NULL, NULL};
 	uint64_t	count = 1;
@@ -401,6 +440,9 @@ cli_cmd_gen(int argc, char **argv)
 			case OPT_NO_CLAIM:
 				claim.off = true;
 				break;
+			case OPT_PREFIX:
+				prefix = value;
+				break;
 			case OPT_HELP:
 				cli_usage_gen(stdout);
 				return CLI_EXIT_OK;
@@ -409,7 +451,7 @@ cli_cmd_gen(int argc, char **argv)
 
 	if (scheme_text == NULL)
 	{
-		cli_error("gen", "missing SCHEME (snowflake, uuidv7, uuidv4 or ulid)");
+		cli_error("gen", "missing SCHEME (snowflake, uuidv7, uuidv4, ulid or typeid)");
 		return CLI_EXIT_USAGE;
 	}
 	for (i = 0; scheme_names[i] != NULL; i++)
@@ -420,7 +462,7 @@ cli_cmd_gen(int argc, char **argv)
 	if (scheme_names[i] == NULL)
 	{
 		cli_error_value("gen", "unknown scheme ", scheme_text, strlen(scheme_text),
-						" (expected snowflake, uuidv7, uuidv4 or ulid)");
+						" (expected snowflake, uuidv7, uuidv4, ulid or typeid)");
 		return CLI_EXIT_USAGE;
 	}
 	scheme = (gen_scheme) i;
@@ -436,6 +478,10 @@ cli_cmd_gen(int argc, char **argv)
 		return not_for_scheme("no-claim", "snowflake");
 	if (scheme != SCHEME_ULID && monotonic)
 		return not_for_scheme("monotonic", "ulid");
+	if (scheme != SCHEME_TYPEID && prefix != NULL)
+		return not_for_scheme("prefix", "typeid");
+	if (scheme == SCHEME_TYPEID && prefix != NULL && !cli_typeid_prefix_ok("gen", prefix))
+		return CLI_EXIT_USAGE;
 
 	switch (scheme)
 	{
@@ -451,7 +497,10 @@ cli_cmd_gen(int argc, char **argv)
 				break;
 			}
 		case SCHEME_UUIDV7:
-			rc = gen_uuidv7(count);
+			rc = gen_uuidv7(count, NULL);
+			break;
+		case SCHEME_TYPEID:
+			rc = gen_uuidv7(count, prefix != NULL ? prefix : "");
 			break;
 		case SCHEME_UUIDV4:
 			rc = gen_uuidv4(count);

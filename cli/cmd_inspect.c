@@ -10,12 +10,14 @@ enum
 {
 	OPT_LAYOUT = 1,
 	OPT_JSON,
+	OPT_AS,
 	OPT_HELP
 };
 
 static const cli_option inspect_options[] = {
 	{"layout", 0, true, OPT_LAYOUT},
 	{"json", 0, false, OPT_JSON},
+	{"as", 0, true, OPT_AS},
 	{"help", 'h', false, OPT_HELP},
 	{NULL, 0, false, 0}
 };
@@ -24,6 +26,7 @@ typedef struct inspect_ctx
 {
 	const cid_layout *layout;
 	bool		json;
+	bool		as_typeid;		/* --as typeid: bare 26 digits too */
 	unsigned long bad;			/* IDs refused */
 } inspect_ctx;
 
@@ -175,6 +178,22 @@ inspect_one(const char *s, size_t len, void *arg)
 	const char *timestamp = NULL;
 	int			rc;
 
+	/*
+	 * A TypeID with a prefix is the one form with a '_'; a bare one is
+	 * the text of a ULID, which cid_inspect() keeps calling it unless
+	 * --as typeid says otherwise.
+	 */
+	if (ctx->as_typeid || cli_typeid_text(s, len))
+	{
+		cid_uuid	uuid;
+		size_t		prefix_len = 0;
+
+		if (cli_typeid_parse("inspect", s, len, &uuid, &prefix_len))
+			cli_typeid_inspect_line(s, len, prefix_len, &uuid, ctx->json);
+		else
+			ctx->bad++;
+		return;
+	}
 	rc = cid_inspect(&info, s, len, ctx->layout, &errpos);
 	if (rc < 0)
 	{
@@ -215,6 +234,15 @@ cli_cmd_inspect(int argc, char **argv)
 				break;
 			case OPT_JSON:
 				ctx.json = true;
+				break;
+			case OPT_AS:
+				if (strcmp(value, "typeid") != 0)
+				{
+					cli_error_value("inspect", "invalid value ", value, strlen(value),
+									" for '--as' (expected typeid)");
+					return CLI_EXIT_USAGE;
+				}
+				ctx.as_typeid = true;
 				break;
 			case OPT_HELP:
 				cli_usage_inspect(stdout);

@@ -108,6 +108,26 @@ expected_hint(int status, size_t len, const cid_layout *layout, char *buf,
 }
 
 void
+cli_bad_char_at(char *buf, size_t buflen, const char *s, size_t len, size_t errpos)
+{
+	unsigned char c;
+	char		shown[8];
+
+	buf[0] = '\0';
+	if (errpos >= len)
+		return;
+	c = (unsigned char) s[errpos];
+	if (c == '\'' || c == '\\')
+		snprintf(shown, sizeof(shown), "\\%c", c);
+	else if (c < 0x20 || c > 0x7e)
+		snprintf(shown, sizeof(shown), "\\x%02x", c);
+	else
+		snprintf(shown, sizeof(shown), "%c", c);
+	/* Positions count from 1, as an editor's columns do. */
+	snprintf(buf, buflen, " '%s' at position %zu", shown, errpos + 1);
+}
+
+void
 cli_report_bad_id(const char *cmd, const char *s, size_t len, int status,
 				  size_t errpos, const cid_layout *layout)
 {
@@ -115,20 +135,8 @@ cli_report_bad_id(const char *cmd, const char *s, size_t len, int status,
 	const char *hint = expected_hint(status, len, layout, buf, sizeof(buf));
 	char		at[64] = "";
 
-	if (status == CID_ESYNTAX && errpos < len)
-	{
-		unsigned char c = (unsigned char) s[errpos];
-		char		shown[8];
-
-		if (c == '\'' || c == '\\')
-			snprintf(shown, sizeof(shown), "\\%c", c);
-		else if (c < 0x20 || c > 0x7e)
-			snprintf(shown, sizeof(shown), "\\x%02x", c);
-		else
-			snprintf(shown, sizeof(shown), "%c", c);
-		/* Positions count from 1, as an editor's columns do. */
-		snprintf(at, sizeof(at), " '%s' at position %zu", shown, errpos + 1);
-	}
+	if (status == CID_ESYNTAX)
+		cli_bad_char_at(at, sizeof(at), s, len, errpos);
 	cli_error_value(cmd, "", s, len, ": %s%s%s%s%s", cid_strerror(status), at,
 					hint != NULL ? " (" : "", hint != NULL ? hint : "",
 					hint != NULL ? ")" : "");

@@ -156,6 +156,14 @@ else
 fi
 gen_lines "gen ulid --monotonic -n 20000: count and form" 20000 "$re_ulid" ulid --monotonic -n 20000
 increasing "gen ulid --monotonic: strictly increasing" text
+# TypeIDs: UUIDv7s under a prefix, the same batches (20000 crosses two).
+re_typeid_user='^user_[0-7][0-9a-hjkmnp-tv-z]{25}$'
+gen_lines "gen typeid --prefix user -n 20000: count and form" 20000 "$re_typeid_user" \
+    typeid --prefix user -n 20000
+increasing "gen typeid --prefix user: strictly increasing" text
+gen_lines "gen typeid without a prefix: the bare 26 digits" 3 '^[0-7][0-9a-hjkmnp-tv-z]{25}$' typeid -n 3
+gen_lines "gen typeid, a 63-character prefix" 2 '^[a-z]{63}_[0-7][0-9a-hjkmnp-tv-z]{25}$' \
+    typeid -n 2 --prefix abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijk
 gen_lines "gen snowflake: a layout without a node field needs no node" 2 "$re_snowflake" \
     snowflake -n 2 --layout 'time:42,seq:12,reserved:9;epoch=2025-01-01'
 gen_lines "gen without -n: one ID" 1 "$re_uuidv7" uuidv7
@@ -194,6 +202,7 @@ gen_inspect() {
 NODE=5 gen_inspect "gen snowflake | inspect --json: type, time, node" snowflake snowflake --node 5
 gen_inspect "gen uuidv7 | inspect --json: type and time" uuid uuidv7
 gen_inspect "gen ulid | inspect --json: type and time" ulid ulid
+gen_inspect "gen typeid | inspect --json: type and time" typeid typeid --prefix user
 gen_inspect "gen ulid --monotonic | inspect --json: type and time" ulid ulid --monotonic
 NODE=42 INSPECT_ARGS="--layout sonyflake" gen_inspect \
     "gen --layout sonyflake | inspect --layout sonyflake: node decodes" snowflake \
@@ -249,6 +258,17 @@ if cmp -s "$tmp/u" "$tmp/u2" && [ "$(wc -l <"$tmp/u2" | tr -d ' ')" = 100 ]; the
     pass "convert uuid -> ulid -> uuid round trip"
 else
     fail "convert uuid -> ulid -> uuid round trip" "$(diff "$tmp/u" "$tmp/u2" | head -n 5)"
+fi
+
+# TypeID round trips on fresh IDs: uuid -> typeid -> uuid, and a TypeID
+# re-prefixed and back, are the identity.
+"$bin" convert --to typeid --prefix order <"$tmp/u" >"$tmp/t"
+"$bin" convert --to uuid <"$tmp/t" >"$tmp/u2"
+"$bin" convert --to typeid --prefix user <"$tmp/t" | "$bin" convert --to typeid --prefix order >"$tmp/t2"
+if cmp -s "$tmp/u" "$tmp/u2" && cmp -s "$tmp/t" "$tmp/t2" && [ "$(grep -c '^order_' "$tmp/t")" = 100 ]; then
+    pass "convert uuid -> typeid -> uuid round trip"
+else
+    fail "convert uuid -> typeid -> uuid round trip" "$(diff "$tmp/u" "$tmp/u2" | head -n 5)"
 fi
 
 # A closed stdout is a write error (exit 1), not silence.

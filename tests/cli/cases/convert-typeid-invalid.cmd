@@ -1,0 +1,1 @@
+convert --to uuid user_01h455vb4pex5vsknk084sn02 user_81h455vb4pex5vsknk084sn02q

@@ -1,0 +1,1 @@
+convert --to typeid 104651375538868224

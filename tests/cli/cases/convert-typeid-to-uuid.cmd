@@ -1,0 +1,1 @@
+convert --to uuid prefix_01h455vb4pex5vsknk084sn02q prefix_0123456789abcdefghjkmnpqrs 7zzzzzzzzzzzzzzzzzzzzzzzzz

@@ -1,0 +1,1 @@
+convert --to typeid --prefix prefix 01890a5d-ac96-774b-bcce-b302099a8057 0110c853-1d09-52d8-d73e-1194e95b5f19 01H455VB4PEX5VSKNK084SN02Q

@@ -1,0 +1,1 @@
+gen uuidv7 --prefix user

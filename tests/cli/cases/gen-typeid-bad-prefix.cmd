@@ -1,0 +1,1 @@
+gen typeid --prefix User

@@ -1,0 +1,1 @@
+inspect --as typeid 01H455VB4PEX5VSKNK084SN02Q

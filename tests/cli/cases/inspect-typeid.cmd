@@ -1,0 +1,1 @@
+inspect user_01h455vb4pex5vsknk084sn02q pre_fix_00000000000000000000000000 prefix_0123456789abcdefghjkmnpqrs
