@@ -28,6 +28,12 @@ void		cid_pg_env_init(void);
 /* Clock, buffered random and interruptible sleep for core generators. */
 const cid_env *cid_pg_env(void);
 
+/*
+ * The next UUIDv7 of uuidv7(): the server-wide generator when preloaded,
+ * else the session's (uuid_funcs.c); ERROR on failure.
+ */
+void		cid_pg_uuidv7_next(cid_uuid *out);
+
 /* Defined by snowflake_funcs.c: GUCs of the snowflake part. */
 void		cid_pg_snowflake_init(void);
 

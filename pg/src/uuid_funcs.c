@@ -89,16 +89,23 @@ v7_next(int64_t now_ns, int64_t shift_us, cid_uuid *out)
 	return cid_uuidv7_next_at(session_v7_gen(), now_ns, shift_us, rand_b, out);
 }
 
-Datum
-chronoid_uuidv7(PG_FUNCTION_ARGS)
+void
+cid_pg_uuidv7_next(cid_uuid *out)
 {
 	const cid_env *env = cid_pg_env();
 	int64_t		now_ns = env->clock(env->ctx);
-	cid_uuid	u;
-	int			rc = now_ns < 0 ? CID_ECLOCK : v7_next(now_ns, 0, &u);
+	int			rc = now_ns < 0 ? CID_ECLOCK : v7_next(now_ns, 0, out);
 
 	if (rc < 0)
 		cid_pg_report(rc, "could not generate a UUIDv7");
+}
+
+Datum
+chronoid_uuidv7(PG_FUNCTION_ARGS)
+{
+	cid_uuid	u;
+
+	cid_pg_uuidv7_next(&u);
 	return uuid_datum(&u);
 }
 

@@ -91,6 +91,32 @@ INSERT INTO hostile (fn, label, q, expect, needle) VALUES
 ('uuidv7_boundary(timestamp without time zone)', 'boundary ts: 1 ms past the end', $q$SELECT uuidv7_boundary('10889-08-02 05:31:50.656'::timestamp)::text$q$, '22008', '"10889-08-02 05:31:50.656"'),
 ('uuidv7_boundary(timestamp without time zone)', 'boundary ts: infinity', $q$SELECT uuidv7_boundary('infinity'::timestamp)::text$q$, '22008', '"infinity"'),
 ('uuidv7_boundary(timestamp without time zone)', 'boundary ts: epoch + 999 us', $q$SELECT uuidv7_boundary('1970-01-01 00:00:00.000999'::timestamp)::text$q$, '00000000-0000-7000-8000-000000000000', NULL),
+-- TypeIDs: STRICT, the spec's edges, bytes outside ASCII, a control
+-- character, the prefix limits, another prefix than the one expected.
+('typeid_to_uuid(text)', 'typeid: NULL', $q$SELECT typeid_to_uuid(NULL)::text$q$, 'null', NULL),
+('typeid_to_uuid(text)', 'typeid: the largest', $q$SELECT typeid_to_uuid('7zzzzzzzzzzzzzzzzzzzzzzzzz')::text$q$, 'ffffffff-ffff-ffff-ffff-ffffffffffff', NULL),
+('typeid_to_uuid(text)', 'typeid: 129 bits', $q$SELECT typeid_to_uuid('a_8zzzzzzzzzzzzzzzzzzzzzzzzz')::text$q$, '22003', '"a_8zzzzzzzzzzzzzzzzzzzzzzzzz"'),
+('typeid_to_uuid(text)', 'typeid: a tab in the suffix', $q$SELECT typeid_to_uuid(E'a_0000000000000\t000000000000')::text$q$, '22P02', 'position 16'),
+('typeid_to_uuid(text)', 'typeid: 90 characters', $q$SELECT length(typeid_to_uuid(repeat('x', 63) || '_7zzzzzzzzzzzzzzzzzzzzzzzzz')::text)::text$q$, '36', NULL),
+('typeid_to_uuid(text)', 'typeid: 10000 characters', $q$SELECT typeid_to_uuid(repeat('x', 9973) || '_7zzzzzzzzzzzzzzzzzzzzzzzzz')::text$q$, '22P02', 'The prefix has 9973 characters'),
+('typeid_to_uuid(text)', 'typeid: only underscores', $q$SELECT typeid_to_uuid(repeat('_', 27))::text$q$, '22P02', 'position 1'),
+('typeid_to_uuid(text,text)', 'typeid expected: NULL prefix', $q$SELECT typeid_to_uuid('a_00000000000000000000000000', NULL)::text$q$, 'null', NULL),
+('typeid_to_uuid(text,text)', 'typeid expected: another prefix', $q$SELECT typeid_to_uuid('a_00000000000000000000000000', 'b')::text$q$, '22023', '"a_00000000000000000000000000"'),
+('typeid_to_uuid(text,text)', 'typeid expected: a bad prefix', $q$SELECT typeid_to_uuid('a_00000000000000000000000000', 'A')::text$q$, '22023', '"A"'),
+('uuid_to_typeid(text,uuid)', 'to typeid: NULL', $q$SELECT uuid_to_typeid('a', NULL)::text$q$, 'null', NULL),
+('uuid_to_typeid(text,uuid)', 'to typeid: the max UUID', $q$SELECT uuid_to_typeid('', 'ffffffff-ffff-ffff-ffff-ffffffffffff')$q$, '7zzzzzzzzzzzzzzzzzzzzzzzzz', NULL),
+('uuid_to_typeid(text,uuid)', 'to typeid: a 64-character prefix', $q$SELECT uuid_to_typeid(repeat('q', 64), uuidv4())$q$, '22023', 'It has 64 characters'),
+('uuid_to_typeid(text,uuid)', 'to typeid: a prefix ending in _', $q$SELECT uuid_to_typeid('q_', uuidv4())$q$, '22023', 'position 2'),
+('typeid_generate(text)', 'generate: NULL', $q$SELECT typeid_generate(NULL)$q$, 'null', NULL),
+('typeid_generate(text)', 'generate: a UUIDv7', $q$SELECT uuid_extract_version(typeid_to_uuid(typeid_generate('q'), 'q'))::text$q$, '7', NULL),
+('typeid_generate(text)', 'generate: a digit in the prefix', $q$SELECT typeid_generate('q1')$q$, '22023', '"q1"'),
+('typeid_prefix(text)', 'prefix: NULL', $q$SELECT typeid_prefix(NULL)$q$, 'null', NULL),
+('typeid_prefix(text)', 'prefix: runs of _', $q$SELECT typeid_prefix('a__b_00000000000000000000000000')$q$, 'a__b', NULL),
+('typeid_prefix(text)', 'prefix: upper case suffix', $q$SELECT typeid_prefix('a_0000000000000000000000000A')$q$, '22P02', '"A" at position 28'),
+('typeid_is_valid(text)', 'is valid: NULL', $q$SELECT typeid_is_valid(NULL)::text$q$, 'null', NULL),
+('typeid_is_valid(text)', 'is valid: 129 bits', $q$SELECT typeid_is_valid('8zzzzzzzzzzzzzzzzzzzzzzzzz')::text$q$, 'false', NULL),
+('typeid_is_valid(text,text)', 'is valid: NULL prefix', $q$SELECT typeid_is_valid('00000000000000000000000000', NULL)::text$q$, 'null', NULL),
+('typeid_is_valid(text,text)', 'is valid: no prefix expected', $q$SELECT typeid_is_valid('00000000000000000000000000', '')::text$q$, 'true', NULL),
 ('chronoid_version()', 'version: the installed one', $q$SELECT chronoid_version() = (SELECT extversion FROM pg_extension WHERE extname = 'chronoid')$q$, 'true', NULL);
 
 -- Every case, one line each: label | expected | got | pass | whether the
