@@ -178,6 +178,19 @@ export function monotonicUlidBatch(n: number): string[];
 export function inspect(id: string | bigint | Uint8Array, options?: { layout?: LayoutInput }): IdInfo;
 export function uuidToUlid(uuid: Id128Input): string;
 export function ulidToUuid(ulid: Id128Input): string;
+
+/** A TypeID's parts: its prefix ('' for none) and its UUID in canonical text. */
+export interface TypeIdParts {
+  prefix: string;
+  uuid: string;
+}
+/** A new TypeID: the next UUIDv7 of uuidv7()'s generator under prefix (default none). */
+export function typeid(prefix?: string): string;
+/** The UUID (text or 16 bytes) written as a TypeID under prefix ('' for none). */
+export function typeidFromUuid(prefix: string, uuid: Id128Input): string;
+/** The UUID of a TypeID; with expectedPrefix, a TypeID of another prefix throws. */
+export function typeidToUuid(typeid: string, expectedPrefix?: string): string;
+export function parseTypeid(typeid: string): TypeIdParts;
 export function uuidv7Bounds(time: TimeInput): Bounds<string>;
 export function ulidBounds(time: TimeInput): Bounds<string>;
 export function snowflakeBounds(time: TimeInput, layout?: LayoutInput): Bounds<bigint>;

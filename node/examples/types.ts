@@ -8,8 +8,9 @@ import {
   ulid, ulidBytes, ulidBuffer, ulidBatch, monotonicUlid, monotonicUlidBytes, monotonicUlidBuffer,
   monotonicUlidBatch, inspect, uuidToUlid, ulidToUuid, uuidv7Bounds, ulidBounds, snowflakeBounds, layout,
   claimDir, presets, version, maxBatch, LeasedSnowflake, leaseSnowflake, leaseSetup, hasLease,
+  typeid, typeidFromUuid, typeidToUuid, parseTypeid,
 } from 'chronoid';
-import type { Bounds, ChronoidError, IdInfo, Layout, LeaseOptions, SnowflakeInfo, SnowflakeOptions, TimeInput } from 'chronoid';
+import type { Bounds, ChronoidError, IdInfo, Layout, LeaseOptions, SnowflakeInfo, SnowflakeOptions, TimeInput, TypeIdParts } from 'chronoid';
 
 const strings: string[] = [uuidv7(), uuidv4(), ulid(), monotonicUlid(), ...uuidv7Batch(2), ...uuidv4Batch(2),
   ...ulidBatch(2), ...monotonicUlidBatch(2)];
@@ -45,6 +46,9 @@ const w: Bounds<bigint> = snowflakeBounds(new Date(), 'twitter');
 const info: IdInfo = inspect(uuidv7(), { layout: 'pgedge' });
 const fromBytes: IdInfo = inspect(uuidv7Bytes());
 const converted: string = ulidToUuid(uuidToUlid(uuidv7()));
+const typed: string = typeidFromUuid('user', typeidToUuid(typeid('user'), 'user'));
+const parts: TypeIdParts = parseTypeid(typed);
+const bare: string = typeid();
 const layouts: Layout[] = presets.map((name) => layout(name));
 const v2: string = chronoid.version;
 const most: number = maxBatch;
@@ -75,5 +79,5 @@ try {
 }
 
 console.log(strings.length, buffers.length, text, batch.length, batchText, range, l.name, claimed, nodeNumber,
-  scope, u, v, w, info.kind, fromBytes.kind, converted, layouts.length, v2, most, version, typeof leaseUser,
+  scope, u, v, w, info.kind, fromBytes.kind, converted, typed, parts.prefix, bare, layouts.length, v2, most, version, typeof leaseUser,
   leaseBuilt);

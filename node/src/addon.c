@@ -927,6 +927,141 @@ ulid_to_uuid(napi_env env, napi_callback_info info)
 }
 
 /* ------------------------------------------------------------------------
+ * TypeID: a type prefix and a UUID in lower-case base32 (cid_typeid_*)
+ * ------------------------------------------------------------------------ */
+
+#define TYPEID_PREFIX_EXPECTED "at most 63 characters of a-z and '_', starting and ending with a letter"
+#define TYPEID_EXPECTED "a prefix of a-z and '_' and a '_', then 26 lower-case base32 digits " \
+	"(0-9, a-z without i, l, o, u), at most 7zzzzzzzzzzzzzzzzzzzzzzzzz"
+
+/* A prefix argument (undefined: none) into buf (65 bytes), checked. */
+static bool
+get_prefix(napi_env env, napi_value v, char *buf, size_t *len)
+{
+	napi_valuetype t;
+	size_t		pos = 0;
+	int			rc;
+
+	if (napi_typeof(env, v, &t) == napi_ok && t == napi_undefined)
+	{
+		buf[0] = '\0';
+		*len = 0;
+		return true;
+	}
+	if (!cid_node_get_text(env, v, "TypeID prefix", buf, CID_TYPEID_PREFIX_MAX + 2, len))
+		return false;
+	rc = cid_typeid_prefix_check(buf, *len, &pos);
+	if (rc != CID_OK)
+		return parse_failed(env, rc, "TypeID prefix", buf, *len, pos, TYPEID_PREFIX_EXPECTED), false;
+	return true;
+}
+
+/* A TypeID text argument, parsed: the UUID and the prefix's length. */
+static bool
+get_typeid(napi_env env, napi_value v, char *buf, size_t *len, cid_uuid *u, size_t *plen)
+{
+	size_t		pos = 0;
+	int			rc;
+
+	if (!cid_node_get_text(env, v, "TypeID", buf, CID_TYPEID_STRLEN_MAX + 1, len))
+		return false;
+	rc = cid_typeid_parse(u, plen, buf, *len, &pos);
+	if (rc != CID_OK)
+		return parse_failed(env, rc, "TypeID", buf, *len, pos, TYPEID_EXPECTED), false;
+	return true;
+}
+
+/* typeid(prefix?): a UUIDv7 of uuidv7()'s generator under the prefix. */
+static napi_value
+typeid_new(napi_env env, napi_callback_info info)
+{
+	napi_value	argv[1];
+	char		prefix[CID_TYPEID_PREFIX_MAX + 2];
+	char		buf[CID_TYPEID_STRLEN_MAX + 1];
+	size_t		plen = 0;
+	int			n;
+
+	if (!args(env, info, 1, argv, NULL) || !get_prefix(env, argv[0], prefix, &plen))
+		return NULL;
+	n = cid_typeid_next(&uuidv7_gen, buf, sizeof(buf), prefix, plen, NULL);
+	if (n < 0)
+		return gen_failed(env, n, "typeid");
+	return latin1(env, buf, (size_t) n);
+}
+
+/* typeidFromUuid(prefix, uuid): the UUID (text or 16 bytes) as a TypeID. */
+static napi_value
+typeid_from_uuid(napi_env env, napi_callback_info info)
+{
+	napi_value	argv[2];
+	char		prefix[CID_TYPEID_PREFIX_MAX + 2];
+	char		buf[CID_TYPEID_STRLEN_MAX + 1];
+	size_t		plen = 0;
+	cid_uuid	u;
+	int			n;
+
+	if (!args(env, info, 2, argv, NULL) || !get_prefix(env, argv[0], prefix, &plen) ||
+		!get_id16(env, argv[1], false, u.bytes))
+		return NULL;
+	n = cid_typeid_format(buf, sizeof(buf), prefix, plen, &u);
+	if (n < 0)
+		return gen_failed(env, n, "typeid");
+	return latin1(env, buf, (size_t) n);
+}
+
+/*
+ * typeidToUuid(text, expectedPrefix?): the UUID's text; with a prefix
+ * expected, a TypeID of another one is refused (CHRONOID_EINVAL).
+ */
+static napi_value
+typeid_to_uuid(napi_env env, napi_callback_info info)
+{
+	napi_value	argv[2];
+	char		buf[CID_TYPEID_STRLEN_MAX + 1];
+	char		want[CID_TYPEID_PREFIX_MAX + 2];
+	size_t		len = 0;
+	size_t		plen = 0;
+	size_t		wlen = 0;
+	napi_valuetype t;
+	cid_uuid	u;
+
+	if (!args(env, info, 2, argv, NULL) || !get_typeid(env, argv[0], buf, &len, &u, &plen))
+		return NULL;
+	if (napi_typeof(env, argv[1], &t) == napi_ok && t != napi_undefined)
+	{
+		char		q[CID_NODE_QUOTE_MAX];
+
+		if (!get_prefix(env, argv[1], want, &wlen))
+			return NULL;
+		cid_node_quote(q, buf, len);
+		if (wlen != plen || memcmp(want, buf, plen) != 0)
+			return cid_node_throw(env, CID_EINVAL, false, "TypeID %s has prefix \"%.*s\", not \"%s\"",
+								  q, (int) plen, buf, want);
+	}
+	return uuid_string(env, &u);
+}
+
+/* parseTypeid(text): { prefix, uuid }. */
+static napi_value
+typeid_parse(napi_env env, napi_callback_info info)
+{
+	napi_value	argv[1];
+	napi_value	obj;
+	char		buf[CID_TYPEID_STRLEN_MAX + 1];
+	size_t		len = 0;
+	size_t		plen = 0;
+	cid_uuid	u;
+
+	if (!args(env, info, 1, argv, NULL) || !get_typeid(env, argv[0], buf, &len, &u, &plen))
+		return NULL;
+	if (napi_create_object(env, &obj) != napi_ok)
+		return cid_node_napi_failed(env, "cannot create an object");
+	if (!set(env, obj, "prefix", latin1(env, buf, plen)) || !set(env, obj, "uuid", uuid_string(env, &u)))
+		return NULL;
+	return obj;
+}
+
+/* ------------------------------------------------------------------------
  * inspect
  * ------------------------------------------------------------------------ */
 
@@ -1220,6 +1355,10 @@ init(napi_env env, napi_value exports)
 		}
 	ok = ok && def_fn(env, exports, "uuidToUlid", uuid_to_ulid, NULL) &&
 		def_fn(env, exports, "ulidToUuid", ulid_to_uuid, NULL) &&
+		def_fn(env, exports, "typeid", typeid_new, NULL) &&
+		def_fn(env, exports, "typeidFromUuid", typeid_from_uuid, NULL) &&
+		def_fn(env, exports, "typeidToUuid", typeid_to_uuid, NULL) &&
+		def_fn(env, exports, "parseTypeid", typeid_parse, NULL) &&
 		def_fn(env, exports, "inspect", inspect, NULL) &&
 		def_fn(env, exports, "uuidv7Bounds", bounds16, NULL) &&
 		def_fn(env, exports, "ulidBounds", bounds16, (void *) "ulid") &&
