@@ -8,6 +8,7 @@ __all__ = [
     "snowflake_range", "ulid", "ulid_batch",
     "ulid_batch_bytes", "ulid_bytes", "ulid_monotonic", "ulid_monotonic_batch",
     "ulid_monotonic_batch_bytes", "ulid_monotonic_bytes",
+    "parse_typeid", "typeid", "typeid_from_uuid", "typeid_to_uuid",
     "ulid_range", "ulid_to_uuid", "uuid4", "uuid7", "uuid7_batch",
     "uuid7_batch_bytes", "uuid7_bytes", "uuid7_range", "uuid_to_ulid",
 ]

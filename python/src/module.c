@@ -600,6 +600,146 @@ py_layouts(PyObject *mod, PyObject *unused)
 	}
 }
 
+/* ---- TypeID (cid_typeid_*) -------------------------------------------- */
+
+#define TYPEID_FORM "a prefix of a-z and '_' (at most 63, a letter first and last) and '_', " \
+	"then 26 lower-case base32 digits (0-9, a-z without i l o u), the first 0-7"
+#define TYPEID_PREFIX_FORM "at most 63 characters of a-z and '_', a letter first and last"
+
+/* A prefix argument (NULL: none) into *s, *len; -1 after an exception. */
+static int
+parse_prefix(PyObject *o, const char **s, Py_ssize_t *len)
+{
+	size_t		errpos = 0;
+	int			st;
+
+	if (o == NULL)
+	{
+		*s = "";
+		*len = 0;
+		return 0;
+	}
+	if (cpy_text(o, "a TypeID prefix", s, len) < 0)
+		return -1;
+	st = cid_typeid_prefix_check(*s, (size_t) *len, &errpos);
+	if (st < 0)
+		return cpy_parse_error(o, "a TypeID prefix", TYPEID_PREFIX_FORM, st, errpos), -1;
+	return 0;
+}
+
+/* TypeID text into *u and its prefix's length; -1 after an exception. */
+static int
+parse_typeid_arg(PyObject *o, const char **s, cid_uuid *u, size_t *plen)
+{
+	Py_ssize_t	len;
+	size_t		errpos = 0;
+	int			st;
+
+	if (cpy_text(o, "a TypeID", s, &len) < 0)
+		return -1;
+	st = cid_typeid_parse(u, plen, *s, (size_t) len, &errpos);
+	if (st < 0)
+		return cpy_parse_error(o, "a TypeID", TYPEID_FORM, st, errpos), -1;
+	return 0;
+}
+
+/* fn() takes lo to hi positional arguments; 0, or -1 after a TypeError. */
+static int
+nargs_ok(const char *fn, Py_ssize_t nargs, Py_ssize_t lo, Py_ssize_t hi)
+{
+	if (nargs >= lo && nargs <= hi)
+		return 0;
+	cpy_raise(cpy_TypeError, "%s() takes %zd to %zd arguments, %zd given", fn, lo, hi, nargs);
+	return -1;
+}
+
+static PyObject *
+typeid_text(int n, const char *buf)
+{
+	if (n < 0)
+		return generator_failed(n, "typeid");
+	return PyUnicode_FromStringAndSize(buf, n);
+}
+
+static PyObject *
+py_typeid(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
+{
+	const char *prefix;
+	Py_ssize_t	plen;
+	char		buf[CID_TYPEID_STRLEN_MAX + 1];
+
+	if (nargs_ok("typeid", nargs, 0, 1) < 0 ||
+		parse_prefix(nargs > 0 ? args[0] : NULL, &prefix, &plen) < 0)
+		return NULL;
+	return typeid_text(cid_typeid_next(&g_uuidv7, buf, sizeof(buf), prefix, (size_t) plen, NULL),
+					   buf);
+}
+
+static PyObject *
+py_typeid_from_uuid(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
+{
+	const char *prefix;
+	Py_ssize_t	plen;
+	cid_uuid	u;
+	char		buf[CID_TYPEID_STRLEN_MAX + 1];
+
+	if (nargs_ok("typeid_from_uuid", nargs, 2, 2) < 0 ||
+		parse_prefix(args[0], &prefix, &plen) < 0 || parse_uuid_arg(args[1], &u) < 0)
+		return NULL;
+	return typeid_text(cid_typeid_format(buf, sizeof(buf), prefix, (size_t) plen, &u), buf);
+}
+
+static PyObject *
+py_typeid_to_uuid(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
+{
+	const char *s;
+	const char *want;
+	Py_ssize_t	wlen;
+	size_t		plen = 0;
+	cid_uuid	u;
+
+	if (nargs_ok("typeid_to_uuid", nargs, 1, 2) < 0 ||
+		parse_typeid_arg(args[0], &s, &u, &plen) < 0)
+		return NULL;
+	if (nargs > 1 && args[1] != Py_None)
+	{
+		if (parse_prefix(args[1], &want, &wlen) < 0)
+			return NULL;
+		if ((size_t) wlen != plen || memcmp(want, s, plen) != 0)
+		{
+			PyObject   *got = PyUnicode_FromStringAndSize(s, (Py_ssize_t) plen);
+
+			if (got != NULL)
+				cpy_raise_status(CID_EINVAL, "TypeID %R has prefix %R, not %R.", args[0], got,
+								 args[1]);
+			Py_XDECREF(got);
+			return NULL;
+		}
+	}
+	return cpy_uuid_new(u.bytes);
+}
+
+static PyObject *
+py_parse_typeid(PyObject *mod, PyObject *arg)
+{
+	const char *s;
+	size_t		plen = 0;
+	cid_uuid	u;
+	PyObject   *prefix,
+			   *uuid;
+
+	if (parse_typeid_arg(arg, &s, &u, &plen) < 0)
+		return NULL;
+	prefix = PyUnicode_FromStringAndSize(s, (Py_ssize_t) plen);
+	uuid = prefix != NULL ? cpy_uuid_new(u.bytes) : NULL;
+	if (uuid == NULL)
+	{
+		Py_XDECREF(prefix);
+		return NULL;
+	}
+	return Py_BuildValue("(NN)", prefix, uuid);
+}
+
 static PyMethodDef methods[] = {
 	{"uuid7", CPY_FN(py_uuid7), METH_FASTCALL, "uuid7() -> uuid.UUID: a new UUIDv7."},
 	{"uuid7_bytes", CPY_FN(py_uuid7_bytes), METH_FASTCALL, "uuid7_bytes() -> bytes: a new UUIDv7's 16 bytes."},
@@ -623,6 +763,14 @@ static PyMethodDef methods[] = {
 	{"ulid_to_uuid", py_ulid_to_uuid, METH_O, "ulid_to_uuid(ulid) -> uuid.UUID: the same 128 bits."},
 	{"uuid_to_ulid", py_uuid_to_ulid, METH_O, "uuid_to_ulid(uuid) -> str: the same 128 bits."},
 	{"parse_ulid", py_parse_ulid, METH_O, "parse_ulid(text) -> str: canonical (upper-case) ULID."},
+	{"typeid", (PyCFunction) (void (*) (void)) py_typeid, METH_FASTCALL,
+	"typeid(prefix='') -> str: a new TypeID, a UUIDv7 under the prefix."},
+	{"typeid_from_uuid", (PyCFunction) (void (*) (void)) py_typeid_from_uuid, METH_FASTCALL,
+	"typeid_from_uuid(prefix, uuid) -> str: the UUID as a TypeID."},
+	{"typeid_to_uuid", (PyCFunction) (void (*) (void)) py_typeid_to_uuid, METH_FASTCALL,
+	"typeid_to_uuid(typeid, expected_prefix=None) -> uuid.UUID: its UUID."},
+	{"parse_typeid", py_parse_typeid, METH_O,
+	"parse_typeid(typeid) -> (prefix, uuid.UUID): its parts."},
 	{"uuid7_range", (PyCFunction) (void (*) (void)) py_uuid7_range, METH_FASTCALL,
 	"uuid7_range(start, end) -> (lo, hi): UUIDv7 bounds of a time range."},
 	{"ulid_range", (PyCFunction) (void (*) (void)) py_ulid_range, METH_FASTCALL,
