@@ -971,6 +971,15 @@ get_typeid(napi_env env, napi_value v, char *buf, size_t *len, cid_uuid *u, size
 	return true;
 }
 
+/* A TypeID's text of length n from cid_typeid_*, or its failure. */
+static napi_value
+typeid_value(napi_env env, int n, const char *buf)
+{
+	if (n < 0)
+		return gen_failed(env, n, "typeid");
+	return latin1(env, buf, (size_t) n);
+}
+
 /* typeid(prefix?): a UUIDv7 of uuidv7()'s generator under the prefix. */
 static napi_value
 typeid_new(napi_env env, napi_callback_info info)
@@ -984,9 +993,7 @@ typeid_new(napi_env env, napi_callback_info info)
 	if (!args(env, info, 1, argv, NULL) || !get_prefix(env, argv[0], prefix, &plen))
 		return NULL;
 	n = cid_typeid_next(&uuidv7_gen, buf, sizeof(buf), prefix, plen, NULL);
-	if (n < 0)
-		return gen_failed(env, n, "typeid");
-	return latin1(env, buf, (size_t) n);
+	return typeid_value(env, n, buf);
 }
 
 /* typeidFromUuid(prefix, uuid): the UUID (text or 16 bytes) as a TypeID. */
@@ -1004,9 +1011,7 @@ typeid_from_uuid(napi_env env, napi_callback_info info)
 		!get_id16(env, argv[1], false, u.bytes))
 		return NULL;
 	n = cid_typeid_format(buf, sizeof(buf), prefix, plen, &u);
-	if (n < 0)
-		return gen_failed(env, n, "typeid");
-	return latin1(env, buf, (size_t) n);
+	return typeid_value(env, n, buf);
 }
 
 /*
