@@ -40,7 +40,22 @@ is_space(char c)
 	return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f';
 }
 
-/* How many of the lines, trimmed and non-empty, cid_inspect() refuses. */
+/*
+ * Whether the CLI refuses a line: a TypeID text (a '_', no '-') by
+ * cid_typeid_parse(), anything else by cid_inspect().
+ */
+static bool
+refused(const char *s, size_t len, const cid_layout *layout)
+{
+	cid_info	info;
+	cid_uuid	u;
+
+	if (cli_typeid_text(s, len))
+		return cid_typeid_parse(&u, NULL, s, len, NULL) < 0;
+	return cid_inspect(&info, s, len, layout, NULL) < 0;
+}
+
+/* How many of the lines, trimmed and non-empty, the CLI refuses. */
 static unsigned long
 count_refused(const char *s, size_t len, const cid_layout *layout)
 {
@@ -53,13 +68,12 @@ count_refused(const char *s, size_t len, const cid_layout *layout)
 		size_t		end = nl != NULL ? (size_t) (nl - s) : len;
 		size_t		a = start,
 					b = end;
-		cid_info	info;
 
 		while (b > a && is_space(s[b - 1]))
 			b--;
 		while (a < b && is_space(s[a]))
 			a++;
-		if (b > a && cid_inspect(&info, s + a, b - a, layout, NULL) < 0)
+		if (b > a && refused(s + a, b - a, layout))
 			bad++;
 		start = end + 1;
 	}
