@@ -121,8 +121,9 @@ function rng(seed) {
 test('fuzz: random text through every parser gives an ID or a chronoid Error', () => {
   const seed = Number(process.env.CHRONOID_FUZZ_SEED ?? 20261126);
   const next = rng(seed);
-  const alphabet = '0123456789abcdefABCDEFGHJKMNPQRSTVWXYZilou-{}: .T\u00e9\ud800\u0000';
-  const valid = [cid.uuidv7(), cid.monotonicUlid(), new cid.Snowflake({ node: 21, scope: 'fuzz', claim: false }).nextString()];
+  const alphabet = '0123456789abcdefABCDEFGHJKMNPQRSTVWXYZilou-{}: .T_\u00e9\ud800\u0000';
+  const valid = [cid.uuidv7(), cid.monotonicUlid(), new cid.Snowflake({ node: 21, scope: 'fuzz', claim: false }).nextString(),
+    cid.typeid('user')];
   const parsers = [
     (s) => cid.inspect(s),
     (s) => cid.inspect(s, { layout: 'sonyflake' }),
@@ -130,6 +131,9 @@ test('fuzz: random text through every parser gives an ID or a chronoid Error', (
     (s) => cid.ulidToUuid(s),
     (s) => cid.uuidv7Bounds(s),
     (s) => cid.layout(s),
+    (s) => cid.parseTypeid(s),
+    (s) => cid.typeidToUuid(s, 'user'),
+    (s) => cid.typeid(s),
   ];
   let accepted = 0;
   const runs = Number(process.env.CHRONOID_FUZZ_RUNS ?? 20000);

@@ -25,11 +25,15 @@ TEXT_FUNCS = {
     "layout": lambda s: chronoid.Snowflake(s, node=0),
     "snowflake_range": lambda s: chronoid.snowflake_range(s, s),
     "uuid7_range": lambda s: chronoid.uuid7_range(s, "2100-01-01"),
+    "parse_typeid": chronoid.parse_typeid,
+    "typeid_to_uuid": lambda s: chronoid.typeid_to_uuid(s, "user"),
+    "typeid": chronoid.typeid,
 }
 
 ALPHABETS = [
     string.hexdigits + "-{}",
     "0123456789ABCDEFGHJKMNPQRSTVWXYZabcdefghjkmnpqrstvwxyzILOU",
+    "0123456789abcdefghjkmnpqrstvwxyz_iloU",
     string.digits + "-",
     "time:node:seq:reserved,;=epochtick0123456789ms- T",
     string.printable,
@@ -54,7 +58,8 @@ def mutate(rng, s):
 
 def samples(rng):
     seeds = [str(chronoid.uuid7()), chronoid.ulid(), str(chronoid.Snowflake("pgedge", node=1).next()),
-             "time:41,node:10,seq:12;epoch=2023-01-01", "2024-02-29T12:00:00.123Z", "{" + str(uuid.uuid4()) + "}"]
+             "time:41,node:10,seq:12;epoch=2023-01-01", "2024-02-29T12:00:00.123Z", "{" + str(uuid.uuid4()) + "}",
+             chronoid.typeid("user")]
     for _ in range(ROUNDS):
         if rng.random() < 0.5:
             yield mutate(rng, rng.choice(seeds))
@@ -91,6 +96,8 @@ def test_odd_objects_everywhere(i):
     calls = [
         lambda: chronoid.inspect(o), lambda: chronoid.inspect("1", layout=o),
         lambda: chronoid.ulid_to_uuid(o), lambda: chronoid.uuid_to_ulid(o),
+        lambda: chronoid.parse_typeid(o), lambda: chronoid.typeid(o),
+        lambda: chronoid.typeid_to_uuid("user_" + "0" * 26, o), lambda: chronoid.typeid_from_uuid(o, o),
         lambda: chronoid.uuid7_batch(o), lambda: chronoid.ulid_batch(o),
         lambda: chronoid.uuid7_batch_bytes(o), lambda: chronoid.ulid_batch_bytes(o),
         lambda: chronoid.ulid_monotonic_batch_bytes(o),
