@@ -5,6 +5,7 @@
 #ifndef CID_FUZZ_H
 #define CID_FUZZ_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -58,6 +59,19 @@ fuzz_layout(cid_layout *out, uint8_t byte)
 										NULL, 0);
 
 	FUZZ_CHECK(rc == CID_OK);
+}
+
+/*
+ * A digit of Crockford base32 as ULIDs (upper case, a = 'A') and TypeIDs
+ * (lower case, a = 'a') write it: 0-9 and the letters but I, L, O, U.
+ */
+static inline bool
+fuzz_is_base32(char c, char a)
+{
+	int			k = c - a;
+
+	return (c >= '0' && c <= '9') ||
+		(k >= 0 && k < 26 && k != 'i' - 'a' && k != 'l' - 'a' && k != 'o' - 'a' && k != 'u' - 'a');
 }
 
 #endif							/* CID_FUZZ_H */

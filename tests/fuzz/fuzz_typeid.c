@@ -5,14 +5,6 @@
  */
 #include "fuzz.h"
 
-/* TypeID's suffix alphabet: Crockford base32 in lower case only. */
-static bool
-is_suffix_digit(char c)
-{
-	return (c >= '0' && c <= '9') ||
-		(c >= 'a' && c <= 'z' && c != 'i' && c != 'l' && c != 'o' && c != 'u');
-}
-
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -30,7 +22,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	else if (rc == CID_ELENGTH)
 		FUZZ_CHECK(errpos <= size && (size != 26 || memchr(s, '_', size) != NULL));
 	else if (rc == CID_EOVERFLOW)
-		FUZZ_CHECK(errpos + 26 == size && s[errpos] > '7' && is_suffix_digit(s[errpos]));
+		FUZZ_CHECK(errpos + 26 == size && s[errpos] > '7' && fuzz_is_base32(s[errpos], 'a'));
 	else
 		FUZZ_CHECK(rc == CID_OK);
 
@@ -40,7 +32,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(size == (plen ? plen + 1 : 0) + CID_TYPEID_SUFFIX_LEN);
 		FUZZ_CHECK(cid_typeid_prefix_check(s, plen, NULL) == CID_OK);
 		for (size_t i = size - CID_TYPEID_SUFFIX_LEN; i < size; i++)
-			FUZZ_CHECK(is_suffix_digit(s[i]));
+			FUZZ_CHECK(fuzz_is_base32(s[i], 'a'));
 		/* the spec's property: encode(decode(x)) == x */
 		FUZZ_CHECK(cid_typeid_format(text, sizeof(text), s, plen, &u) == (int) size);
 		FUZZ_CHECK(memcmp(text, s, size) == 0 && text[size] == '\0');
