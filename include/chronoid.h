@@ -755,6 +755,184 @@ CID_API int	cid_typeid_next(cid_uuidv7_gen *gen, char *out, size_t outlen,
 							const char *prefix, size_t prefix_len, cid_uuid *uuid) CID_MUST_CHECK;
 
 /* ------------------------------------------------------------------------
+ * UUID versions 1 and 6 (RFC 9562 sections 5.1 and 5.6): the Gregorian
+ * time-based UUIDs (Cassandra's TimeUUID is version 1)
+ * ------------------------------------------------------------------------ */
+
+/* 100-ns intervals from 1582-10-15T00:00:00Z to the Unix epoch. */
+#define CID_UUID_GREGORIAN_OFFSET INT64_C(0x01B21DD213814000)
+
+/*
+ * The 60-bit timestamp of a version 1 or 6 UUID of the RFC variant: the
+ * count of 100-ns intervals since 1582-10-15T00:00:00Z, in *ticks.
+ * CID_ENOTIME for every other version or variant.  Subtract
+ * CID_UUID_GREGORIAN_OFFSET for 100-ns units since the Unix epoch
+ * (negative before 1970); the field runs out in the year 5236.
+ */
+CID_API int	cid_uuid_gregorian_ticks(uint64_t *ticks, const cid_uuid *uuid) CID_MUST_CHECK;
+
+/*
+ * RFC 9562 section 5.6: the same timestamp, clock sequence and node with
+ * the time's bits in most-significant-first order, so that v6 UUIDs sort
+ * by time as bytes (and v6 -> v1 back).  in and out may be the same.
+ * CID_EINVAL when in is not a version 1 (resp. 6) UUID of the RFC variant.
+ */
+CID_API int	cid_uuid_v1_to_v6(cid_uuid *out, const cid_uuid *in) CID_MUST_CHECK;
+CID_API int	cid_uuid_v6_to_v1(cid_uuid *out, const cid_uuid *in) CID_MUST_CHECK;
+
+/*
+ * A v6 UUID for a given timestamp: ticks (100 ns since 1582-10-15, below
+ * 2^60) and 8 bytes rand, whose first 2 give the 14-bit clock sequence
+ * and whose last 6 the node, with the multicast bit set as RFC 9562
+ * section 6.10 asks of a random node; rand NULL gives clock sequence and
+ * node 0 (the smallest v6 of that 100-ns tick: a range boundary).
+ * CID_ETIME_RANGE when ticks >= 2^60.
+ */
+CID_API int	cid_uuidv6_from_ticks(cid_uuid *out, uint64_t ticks, const uint8_t *rand) CID_MUST_CHECK;
+
+/*
+ * UUIDv6 generator: the clock in 100-ns ticks; when it has not advanced
+ * past the last UUID (same tick, or a clock that went back) the tick steps
+ * by one, so one generator's UUIDs strictly increase across threads
+ * (lock-free, as the v7 generator); clock sequence and node random per
+ * UUID (RFC 9562 section 6.10: a random node is as good as a MAC address
+ * and leaks nothing).
+ */
+typedef struct cid_uuidv6_gen
+{
+	cid_env		env;
+	cid_atomic_word state;		/* last tick issued; 0 before any */
+} cid_uuidv6_gen;
+
+CID_API int	cid_uuidv6_init(cid_uuidv6_gen *gen, const cid_env *env) CID_MUST_CHECK;
+CID_API int	cid_uuidv6_next(cid_uuidv6_gen *gen, cid_uuid *out) CID_MUST_CHECK;
+
+/*
+ * Pure step: clock now_ns (Unix ns, >= 0; CID_ETIME_RANGE before 1970),
+ * 8 random bytes as cid_uuidv6_from_ticks takes them.
+ */
+CID_API int	cid_uuidv6_next_at(cid_uuidv6_gen *gen, int64_t now_ns, const uint8_t rand[8],
+							   cid_uuid *out) CID_MUST_CHECK;
+
+/* ------------------------------------------------------------------------
+ * MongoDB ObjectId (the BSON ObjectID specification)
+ * ------------------------------------------------------------------------ */
+
+#define CID_OBJECTID_STRLEN 24	/* hex text, without the NUL */
+
+/*
+ * 12 bytes: Unix seconds (32 bits, big-endian, unsigned: until
+ * 2106-02-07T06:28:15Z), 5 bytes random per process, a 24-bit big-endian
+ * counter.
+ */
+typedef struct cid_objectid
+{
+	uint8_t		bytes[12];
+} cid_objectid;
+
+/*
+ * Decode 24 hex digits, either case.  CID_ELENGTH for another length,
+ * CID_ESYNTAX for a non-hex character (its index in *errpos).
+ */
+CID_API int	cid_objectid_parse(cid_objectid *out, const char *s, size_t len,
+							   size_t *errpos) CID_MUST_CHECK;
+
+/* Lower-case hex, as MongoDB prints it; out must hold CID_OBJECTID_STRLEN + 1. */
+CID_API void	cid_objectid_format(char *out, const cid_objectid *oid);
+
+/* The creation time in Unix ms (the seconds times 1000; never negative). */
+CID_API int64_t	cid_objectid_unix_ms(const cid_objectid *oid);
+
+/*
+ * An ObjectId for the second holding unix_ms (floor), with the 8 bytes
+ * rest (5 process bytes, 3 counter bytes) after it, or zeros when rest is
+ * NULL (the smallest ObjectId of that second: a range boundary, as
+ * MongoDB's ObjectId.createFromTime).  CID_ETIME_RANGE outside
+ * 1970-01-01 .. 2106-02-07T06:28:15.999Z.
+ */
+CID_API int	cid_objectid_from_ms(cid_objectid *out, int64_t unix_ms,
+								 const uint8_t *rest) CID_MUST_CHECK;
+
+/*
+ * ObjectId generator, as the specification asks: 5 random bytes drawn
+ * once (at init, and again in a child process after fork(), which must
+ * never mint its parent's), and a counter that starts at a random value,
+ * steps by one for every ObjectId and wraps from 0xffffff to 0.  Lock-free
+ * and thread-safe: the process bytes and the counter are one atomic word.
+ * ObjectIds do not strictly increase: the counter starts anywhere and
+ * wraps, so only the seconds order them; they are unique while one
+ * generator makes fewer than 2^24 in a second.
+ */
+typedef struct cid_objectid_gen
+{
+	cid_env		env;
+	cid_atomic_word state;		/* process bytes << 24 | counter */
+	cid_atomic_word epoch;		/* the process (fork) the state is of */
+} cid_objectid_gen;
+
+/* Draws the process bytes and the counter's start from env's random source. */
+CID_API int	cid_objectid_init(cid_objectid_gen *gen, const cid_env *env) CID_MUST_CHECK;
+
+/*
+ * Next ObjectId: reads env's clock; in a child after fork() first draws new
+ * process bytes and counter.  CID_ETIME_RANGE outside the 32-bit seconds,
+ * CID_ECLOCK, CID_ERANDOM.
+ */
+CID_API int	cid_objectid_next(cid_objectid_gen *gen, cid_objectid *out) CID_MUST_CHECK;
+
+/* Pure step: clock now_ns; the process bytes and counter of gen's state. */
+CID_API int	cid_objectid_next_at(cid_objectid_gen *gen, int64_t now_ns,
+								 cid_objectid *out) CID_MUST_CHECK;
+
+/* ------------------------------------------------------------------------
+ * KSUID (segmentio/ksuid, the reference implementation)
+ * ------------------------------------------------------------------------ */
+
+#define CID_KSUID_STRLEN 27		/* base62 text, without the NUL */
+#define CID_KSUID_EPOCH_S INT64_C(1400000000)	/* 2014-05-13T16:53:20Z */
+
+/*
+ * 20 bytes: seconds since CID_KSUID_EPOCH_S (32 bits, big-endian, until
+ * 2150-06-19T23:21:35Z), then a 16-byte random payload.
+ */
+typedef struct cid_ksuid
+{
+	uint8_t		bytes[20];
+} cid_ksuid;
+
+/*
+ * Decode 27 base62 characters (0-9, A-Z, a-z: case matters).  CID_ELENGTH
+ * for another length; CID_ESYNTAX for a character outside the alphabet,
+ * its index in *errpos; CID_EOVERFLOW (*errpos 0) for a value above
+ * 2^160 - 1, the largest being "aWgEPTl1tmebfsQzFP4bxwgy80V".
+ */
+CID_API int	cid_ksuid_parse(cid_ksuid *out, const char *s, size_t len,
+							size_t *errpos) CID_MUST_CHECK;
+
+/* Base62 text, zero-padded to 27; out must hold CID_KSUID_STRLEN + 1. */
+CID_API void	cid_ksuid_format(char *out, const cid_ksuid *ksuid);
+
+/* The creation time in Unix ms (seconds, times 1000). */
+CID_API int64_t	cid_ksuid_unix_ms(const cid_ksuid *ksuid);
+
+/*
+ * A KSUID for the second holding unix_ms (floor) with the 16-byte payload
+ * given, or a zero payload when payload is NULL (the smallest KSUID of
+ * that second: a range boundary).  This is the generator's pure step.
+ * CID_ETIME_RANGE outside 2014-05-13T16:53:20Z .. 2150-06-19T23:21:35.999Z.
+ */
+CID_API int	cid_ksuid_from_ms(cid_ksuid *out, int64_t unix_ms,
+							  const uint8_t *payload) CID_MUST_CHECK;
+
+/*
+ * A fresh KSUID: env's clock (seconds, floor) and 16 bytes from env's
+ * random source (env NULL = platform), as the reference's New().  No
+ * state, so no order within a second.  CID_ECLOCK, CID_ERANDOM,
+ * CID_ETIME_RANGE.
+ */
+CID_API int	cid_ksuid_new(cid_ksuid *out, const cid_env *env) CID_MUST_CHECK;
+
+/* ------------------------------------------------------------------------
  * Inspection of any ID
  * ------------------------------------------------------------------------ */
 

@@ -44,6 +44,12 @@ typedef struct cid_rbuf
  */
 static _Atomic uint64_t rbuf_gen = 1;
 
+/*
+ * Bumped in every child after fork() only: what cid_random_fork_epoch()
+ * tells the generators whose state belongs to one process (ObjectId).
+ */
+static _Atomic uint64_t fork_gen = 1;
+
 /* NULL means getrandom(2). */
 static _Atomic(cid_raw_random_fn) raw_source;
 
@@ -100,6 +106,7 @@ static void
 rbuf_atfork_child(void)
 {
 	atomic_fetch_add_explicit(&rbuf_gen, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&fork_gen, 1, memory_order_relaxed);
 }
 
 /* Thread exit: unmap the thread's page (its unread bytes go with it). */
@@ -239,6 +246,19 @@ cid_random_bytes(void *buf, size_t len)
 		return CID_OK;
 	}
 	return random_bytes_slow(buf, len);
+}
+
+/*
+ * Where the fork handler could not be installed, the process id stands in
+ * (a system call per use; bit 62 keeps it apart from the counter's values).
+ */
+uint64_t
+cid_random_fork_epoch(void)
+{
+	pthread_once(&rbuf_once, rbuf_init_once);
+	if (!rbuf_atfork_ok)
+		return UINT64_C(1) << 62 | (uint64_t) getpid();
+	return atomic_load_explicit(&fork_gen, memory_order_relaxed);
 }
 
 /*

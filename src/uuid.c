@@ -7,69 +7,12 @@
 #include <string.h>
 
 #include "bytes_internal.h"
-
-/* 100-ns intervals from 1582-10-15 (the Gregorian reform) to 1970-01-01. */
-#define GREGORIAN_OFFSET_100NS INT64_C(0x01B21DD213814000)
+#include "hex_internal.h"
 
 #define UUID_MAX_MS ((INT64_C(1) << 48) - 1)
 
-/*
- * The text of every byte value, two lower-case hex digits each: formatting
- * is one lookup and one 2-byte copy per byte, with no branch per character.
- */
-static const char hex_pairs[512] =
-"000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
-"202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f"
-"404142434445464748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f"
-"606162636465666768696a6b6c6d6e6f707172737475767778797a7b7c7d7e7f"
-"808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9f"
-"a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf"
-"c0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedf"
-"e0e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff";
-
-/*
- * Value plus one of each hex digit, both cases; 0 for any other byte.
- * Only the error path reads it (syntax_error): the fast path tells digits
- * apart with word arithmetic (hex8).
- */
-static const uint8_t hex_values[256] = {
-	['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5,
-	['5'] = 6, ['6'] = 7, ['7'] = 8, ['8'] = 9, ['9'] = 10,
-	['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16,
-	['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
-};
-
 /* Where byte i's two digits start in the canonical form. */
 static const uint8_t digit_at36[16] = {0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34};
-
-#define ONES UINT64_C(0x0101010101010101)
-
-/*
- * Eight hex digits, character i in byte i of x, to the four bytes they
- * spell, all eight at once in one word (SWAR): no lookup and no branch per
- * character.  A byte is a digit when it lies in '0'..'9', or in 'a'..'f'
- * once bit 5 is set (which folds 'A'..'F' onto them); adding 0x80 - lo to
- * every byte sets its top bit exactly when the byte is >= lo, and no byte
- * carries into the next as long as all are below 0x80, which is checked
- * too.  A digit's value is its low nibble, plus 9 for a letter.  False
- * when any character is not a hex digit (out is then unspecified).
- */
-static inline bool
-hex8(uint8_t *out, uint64_t x)
-{
-	uint64_t	folded = x | ONES * 0x20;
-	uint64_t	digit = (x + ONES * (0x80 - '0')) & ~(x + ONES * (0x80 - '9' - 1));
-	uint64_t	letter = (folded + ONES * (0x80 - 'a')) & ~(folded + ONES * (0x80 - 'f' - 1));
-	uint64_t	nib = (x & ONES * 0x0f) + ((letter >> 7) & ONES) * 9;
-	uint64_t	t;
-
-	/* byte j: nibble j above nibble j + 1; keep the even bytes, close up */
-	t = (nib << 4 | nib >> 8) & UINT64_C(0x00ff00ff00ff00ff);
-	t = (t | t >> 8) & UINT64_C(0x0000ffff0000ffff);
-	t = t | t >> 16;
-	cid_store_le32(out, t);
-	return ((x & ONES * 0x80) | (~(digit | letter) & ONES * 0x80)) == 0;
-}
 
 /*
  * The fast path of both text forms: the 32 digits as four words of eight
@@ -83,18 +26,18 @@ parse_fast36(uint8_t *out, const char *s)
 	const unsigned char *u = (const unsigned char *) s;
 
 	/* RFC 9562 section 4: 8-4-4-4-12, hyphens at 8, 13, 18 and 23. */
-	return hex8(out, cid_load_le(s, 8)) &
-		hex8(out + 4, cid_load_le(s + 9, 4) | cid_load_le(s + 14, 4) << 32) &
-		hex8(out + 8, cid_load_le(s + 19, 4) | cid_load_le(s + 24, 4) << 32) &
-		hex8(out + 12, cid_load_le(s + 28, 8)) &
+	return cid_hex8(out, cid_load_le(s, 8)) &
+		cid_hex8(out + 4, cid_load_le(s + 9, 4) | cid_load_le(s + 14, 4) << 32) &
+		cid_hex8(out + 8, cid_load_le(s + 19, 4) | cid_load_le(s + 24, 4) << 32) &
+		cid_hex8(out + 12, cid_load_le(s + 28, 8)) &
 		(((u[8] ^ '-') | (u[13] ^ '-') | (u[18] ^ '-') | (u[23] ^ '-')) == 0);
 }
 
 static inline bool
 parse_fast32(uint8_t *out, const char *s)
 {
-	return hex8(out, cid_load_le(s, 8)) & hex8(out + 4, cid_load_le(s + 8, 8)) &
-		hex8(out + 8, cid_load_le(s + 16, 8)) & hex8(out + 12, cid_load_le(s + 24, 8));
+	return cid_hex8(out, cid_load_le(s, 8)) & cid_hex8(out + 4, cid_load_le(s + 8, 8)) &
+		cid_hex8(out + 8, cid_load_le(s + 16, 8)) & cid_hex8(out + 12, cid_load_le(s + 24, 8));
 }
 
 /*
@@ -111,7 +54,7 @@ syntax_error(const char *s, size_t n, size_t base, size_t *errpos)
 		/* RFC 9562 section 4: hyphens sit after 8, 12, 16 and 20 digits. */
 		bool		hyphen = n == 36 && (i == 8 || i == 13 || i == 18 || i == 23);
 
-		if (hyphen ? s[i] != '-' : hex_values[(unsigned char) s[i]] == 0)
+		if (hyphen ? s[i] != '-' : cid_hex_values[(unsigned char) s[i]] == 0)
 		{
 			if (errpos)
 				*errpos = base + i;
@@ -175,7 +118,7 @@ format36(char *out, const uint8_t *b)
 {
 	CID_UNROLL(16)
 	for (int i = 0; i < 16; i++)
-		memcpy(out + digit_at36[i], hex_pairs + 2 * (size_t) b[i], 2);
+		memcpy(out + digit_at36[i], cid_hex_pairs + 2 * (size_t) b[i], 2);
 	out[8] = out[13] = out[18] = out[23] = '-';
 }
 
@@ -249,11 +192,13 @@ floor_div(int64_t a, int64_t b)
 }
 
 int
-cid_uuid_unix_ms(int64_t *unix_ms, const cid_uuid *uuid)
+cid_uuid_gregorian_ticks(uint64_t *ticks, const cid_uuid *uuid)
 {
-	const uint8_t *b = uuid->bytes;
-	uint64_t	ts;
+	const uint8_t *b;
 
+	if (ticks == NULL || uuid == NULL)
+		return CID_EINVAL;
+	b = uuid->bytes;
 	switch (cid_uuid_version(uuid))
 	{
 		case 1:
@@ -263,29 +208,40 @@ cid_uuid_unix_ms(int64_t *unix_ms, const cid_uuid *uuid)
 			 * time_high (12) under the version nibble: the 60-bit count of
 			 * 100 ns since 1582-10-15, least significant part first.
 			 */
-			ts = (load_be(b + 6, 2) & 0x0fff) << 48 |
+			*ticks = (load_be(b + 6, 2) & 0x0fff) << 48 |
 				load_be(b + 4, 2) << 32 |
 				load_be(b, 4);
-			break;
+			return CID_OK;
 		case 6:
 
 			/*
 			 * RFC 9562 section 5.6: the same count, most significant part
 			 * first: time_high (32), time_mid (16), time_low (12).
 			 */
-			ts = load_be(b, 4) << 28 |
+			*ticks = load_be(b, 4) << 28 |
 				load_be(b + 4, 2) << 12 |
 				(load_be(b + 6, 2) & 0x0fff);
-			break;
-		case 7:
-			/* RFC 9562 section 5.7: unix_ts_ms, 48 bits big-endian. */
-			*unix_ms = (int64_t) load_be(b, 6);
 			return CID_OK;
 		default:
 			return CID_ENOTIME;
 	}
+}
+
+int
+cid_uuid_unix_ms(int64_t *unix_ms, const cid_uuid *uuid)
+{
+	uint64_t	ts;
+
+	if (cid_uuid_version(uuid) == 7)
+	{
+		/* RFC 9562 section 5.7: unix_ts_ms, 48 bits big-endian. */
+		*unix_ms = (int64_t) load_be(uuid->bytes, 6);
+		return CID_OK;
+	}
+	if (cid_uuid_gregorian_ticks(&ts, uuid) != CID_OK)
+		return CID_ENOTIME;
 	/* ts < 2^60, so the difference cannot overflow. */
-	*unix_ms = floor_div((int64_t) ts - GREGORIAN_OFFSET_100NS, 10000);
+	*unix_ms = floor_div((int64_t) ts - CID_UUID_GREGORIAN_OFFSET, 10000);
 	return CID_OK;
 }
 

@@ -1,6 +1,8 @@
 /*
  * fuzz_uuid.c — libFuzzer target for cid_uuid_parse(): arbitrary bytes in,
- * no read past len, and every accepted UUID survives format → parse.
+ * no read past len, and every accepted UUID survives format → parse; a
+ * v1 or v6 survives conversion to the other version and back, with its
+ * timestamp.
  */
 #include "fuzz.h"
 
@@ -52,6 +54,24 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(rc >= -1 && rc <= 15);
 		if (cid_uuid_unix_ms(&ms, &u) == CID_OK)
 			FUZZ_CHECK(rc == 1 || rc == 6 || rc == 7);
+		if (rc == 1 || rc == 6)
+		{
+			cid_uuid	other;
+			uint64_t	t1,
+						t2;
+
+			FUZZ_CHECK(cid_uuid_gregorian_ticks(&t1, &u) == CID_OK);
+			FUZZ_CHECK((rc == 1 ? cid_uuid_v1_to_v6(&other, &u) :
+						cid_uuid_v6_to_v1(&other, &u)) == CID_OK);
+			FUZZ_CHECK(cid_uuid_version(&other) == 7 - rc);
+			FUZZ_CHECK(cid_uuid_gregorian_ticks(&t2, &other) == CID_OK && t1 == t2);
+			FUZZ_CHECK(memcmp(other.bytes + 8, u.bytes + 8, 8) == 0);
+			FUZZ_CHECK((rc == 1 ? cid_uuid_v6_to_v1(&again, &other) :
+						cid_uuid_v1_to_v6(&again, &other)) == CID_OK);
+			FUZZ_CHECK(memcmp(again.bytes, u.bytes, 16) == 0);
+		}
+		else
+			FUZZ_CHECK(cid_uuid_v1_to_v6(&again, &u) == CID_EINVAL);
 	}
 	free(s);
 	return 0;

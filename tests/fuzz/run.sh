@@ -25,6 +25,8 @@ FUZZ_BUILD=${FUZZ_BUILD:-build/fuzz}
 FUZZ_CC=${FUZZ_CC:-clang}
 jobs=${FUZZ_JOBS:-$(nproc 2>/dev/null || echo 2)}
 targets=(uuid ulid typeid snowflake layout time inspect cli_inspect)
+# The IDs already in databases (issue 27).
+targets+=(objectid ksuid)
 corpus=tests/fuzz/corpus
 n=0
 
