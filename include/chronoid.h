@@ -940,7 +940,11 @@ typedef enum cid_kind
 {
 	CID_KIND_SNOWFLAKE = 1,
 	CID_KIND_UUID = 2,
-	CID_KIND_ULID = 3
+	CID_KIND_ULID = 3,
+	/* Only cid_inspect_id() gives these; cid_inspect() never does. */
+	CID_KIND_OBJECTID = 4,
+	CID_KIND_KSUID = 5,
+	CID_KIND_TYPEID = 6			/* reserved for TypeID (prefix_ + base32) */
 } cid_kind;
 
 typedef struct cid_info
@@ -965,6 +969,55 @@ typedef struct cid_info
  */
 CID_API int	cid_inspect(cid_info *out, const char *s, size_t len,
 						const cid_layout *layout, size_t *errpos) CID_MUST_CHECK;
+
+/*
+ * What cid_inspect_id() finds: every kind, with room to grow.  The caller
+ * passes sizeof(cid_id_info) as it was compiled; a later library that
+ * appends fields writes only that many bytes, so this struct only ever
+ * grows at its end and programs built against it keep working.
+ */
+#define CID_ID_INFO_BYTES 32	/* room for the value's bytes */
+#define CID_ID_INFO_PREFIX_MAX 63	/* longest TypeID prefix, without NUL */
+
+typedef struct cid_id_info
+{
+	cid_kind	kind;
+	int			version;		/* UUID: 0..15, or -1 (non-RFC variant);
+								 * -1 for every other kind */
+	size_t		nbytes;			/* bytes[] in use: 16 (UUID, ULID, TypeID),
+								 * 12 (ObjectId), 20 (KSUID), 0 (Snowflake) */
+	uint8_t		bytes[CID_ID_INFO_BYTES];	/* the value, big-endian */
+	uint64_t	snowflake;		/* Snowflake value */
+	bool		has_time;
+	int64_t		unix_ms;		/* creation time, floor to the ms */
+	int32_t		sub_ms_ns;		/* 0..999999: what the ID holds below
+								 * unix_ms (UUID v1/v6: 100-ns steps) */
+	int64_t		precision_ns;	/* the time field's unit: 100 (UUID v1/v6),
+								 * 10^6 (v7, ULID, TypeID), 10^9 (ObjectId,
+								 * KSUID), the tick (Snowflake); 0 without
+								 * a time */
+	bool		has_node;		/* Snowflake node; UUID v1/v6 node (48
+								 * bits); ObjectId process bytes (40) */
+	uint64_t	node;
+	bool		has_sequence;	/* Snowflake sequence; UUID v1/v6 clock
+								 * sequence (14 bits); ObjectId counter */
+	uint64_t	sequence;
+	char		prefix[CID_ID_INFO_PREFIX_MAX + 1];	/* TypeID type prefix,
+													 * NUL-terminated; "" */
+} cid_id_info;
+
+/*
+ * Classify text by its form and decode it, as cid_inspect() does, and
+ * more: 24 characters → MongoDB ObjectId (hex); 27 → KSUID (base62); the
+ * UUID, ULID and Snowflake forms as cid_inspect(), with a UUID v1/v6's
+ * full 100-ns time, node and clock sequence.  out_size is
+ * sizeof(cid_id_info) of the caller's header: CID_EINVAL below this
+ * version's size; out receives min(out_size, the library's size) bytes.
+ * CID_EUNKNOWN when no form fits, otherwise that parser's status and
+ * errpos.
+ */
+CID_API int	cid_inspect_id(cid_id_info *out, size_t out_size, const char *s, size_t len,
+						   const cid_layout *layout, size_t *errpos) CID_MUST_CHECK;
 
 /* ------------------------------------------------------------------------
  * Node claims: one live process per Snowflake node number on this host

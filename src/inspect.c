@@ -1,6 +1,8 @@
 /*
  * inspect.c — cid_inspect(): tell a UUID, a ULID and a decimal Snowflake
- * apart by the form of their text, and decode whichever it is.
+ * apart by the form of their text, and decode whichever it is;
+ * cid_inspect_id(): the same and the other kinds (ObjectId, KSUID, room
+ * for TypeID) into a struct that can grow.
  */
 #include "chronoid.h"
 
@@ -112,4 +114,164 @@ cid_inspect(cid_info *out, const char *s, size_t len,
 				return inspect_snowflake(out, s, len, layout, errpos);
 			return CID_EUNKNOWN;
 	}
+}
+
+/* ------------------------------------------------------------------------
+ * cid_inspect_id: every kind, in a struct that grows at its end
+ * ------------------------------------------------------------------------ */
+
+/*
+ * The size of the first cid_id_info (this library's): the least a caller
+ * may pass.  A later version that appends fields keeps this number and
+ * fills only the out_size bytes its caller knows of.
+ */
+#define ID_INFO_SIZE_1 sizeof(cid_id_info)
+
+#define NS_PER_MS INT64_C(1000000)
+#define NS_PER_S INT64_C(1000000000)
+#define TICKS_PER_MS 10000		/* 100-ns steps */
+
+/* Big-endian unsigned integer of n (<= 8) bytes at p. */
+static uint64_t
+be_bytes(const uint8_t *p, int n)
+{
+	uint64_t	v = 0;
+
+	for (int i = 0; i < n; i++)
+		v = v << 8 | p[i];
+	return v;
+}
+
+/* The UUID, ULID and Snowflake forms through cid_inspect(), widened. */
+static int
+inspect_classic(cid_id_info *out, const char *s, size_t len,
+				const cid_layout *layout, size_t *errpos)
+{
+	cid_info	old;
+	cid_uuid	u;
+	uint64_t	ticks;
+	int			rc;
+
+	rc = cid_inspect(&old, s, len, layout, errpos);
+	if (rc != CID_OK)
+		return rc;
+	out->kind = old.kind;
+	out->version = old.version;
+	out->snowflake = old.snowflake;
+	out->has_time = old.has_time;
+	out->unix_ms = old.unix_ms;
+	out->has_node = old.has_node;
+	out->node = old.node;
+	out->has_sequence = old.has_sequence;
+	out->sequence = old.sequence;
+	if (old.kind == CID_KIND_SNOWFLAKE)
+	{
+		cid_layout	preset;
+
+		if (layout == NULL && cid_layout_preset(&preset, "pgedge") == CID_OK)
+			layout = &preset;
+		out->precision_ns = layout != NULL ? (int64_t) layout->tick_ms * NS_PER_MS : NS_PER_MS;
+		return CID_OK;
+	}
+	out->nbytes = 16;
+	memcpy(out->bytes, old.bytes, 16);
+	if (old.has_time)
+		out->precision_ns = NS_PER_MS;
+	memcpy(u.bytes, old.bytes, 16);
+	if (old.kind == CID_KIND_UUID && cid_uuid_gregorian_ticks(&ticks, &u) == CID_OK)
+	{
+		/*
+		 * RFC 9562 sections 5.1 and 5.6: 100-ns steps since 1582-10-15;
+		 * below the ms cid_inspect() gives, the rest in ns.  Bytes 8..9
+		 * hold the variant over the 14-bit clock sequence, 10..15 the node.
+		 */
+		int64_t		since_unix = (int64_t) ticks - CID_UUID_GREGORIAN_OFFSET;
+
+		out->sub_ms_ns = (int32_t) ((since_unix - out->unix_ms * TICKS_PER_MS) * 100);
+		out->precision_ns = 100;
+		out->has_node = true;
+		out->node = be_bytes(u.bytes + 10, 6);
+		out->has_sequence = true;
+		out->sequence = be_bytes(u.bytes + 8, 2) & 0x3fff;
+	}
+	return CID_OK;
+}
+
+static int
+inspect_objectid(cid_id_info *out, const char *s, size_t len, size_t *errpos)
+{
+	cid_objectid o;
+	int			rc = cid_objectid_parse(&o, s, len, errpos);
+
+	if (rc != CID_OK)
+		return rc;
+	out->kind = CID_KIND_OBJECTID;
+	out->nbytes = sizeof(o.bytes);
+	memcpy(out->bytes, o.bytes, sizeof(o.bytes));
+	out->has_time = true;
+	out->unix_ms = cid_objectid_unix_ms(&o);
+	out->precision_ns = NS_PER_S;
+	/* the BSON ObjectID spec: 5 process bytes, then the 24-bit counter */
+	out->has_node = true;
+	out->node = be_bytes(o.bytes + 4, 5);
+	out->has_sequence = true;
+	out->sequence = be_bytes(o.bytes + 9, 3);
+	return CID_OK;
+}
+
+static int
+inspect_ksuid(cid_id_info *out, const char *s, size_t len, size_t *errpos)
+{
+	cid_ksuid	k;
+	int			rc = cid_ksuid_parse(&k, s, len, errpos);
+
+	if (rc != CID_OK)
+		return rc;
+	out->kind = CID_KIND_KSUID;
+	out->nbytes = sizeof(k.bytes);
+	memcpy(out->bytes, k.bytes, sizeof(k.bytes));
+	out->has_time = true;
+	out->unix_ms = cid_ksuid_unix_ms(&k);
+	out->precision_ns = NS_PER_S;
+	return CID_OK;
+}
+
+int
+cid_inspect_id(cid_id_info *out, size_t out_size, const char *s, size_t len,
+			   const cid_layout *layout, size_t *errpos)
+{
+	cid_id_info info;
+	int			rc;
+
+	if (out == NULL || out_size < ID_INFO_SIZE_1 || (s == NULL && len > 0))
+		return CID_EINVAL;
+	memset(&info, 0, sizeof(info));
+	info.version = -1;			/* only UUIDs have a version */
+
+	/*
+	 * TypeID: a type prefix, '_', and 26 base32 characters (TypeID with
+	 * an empty prefix is 26 characters, the ULID's form).  The lead wires
+	 * the TypeID parser (cid_typeid_*, branch typeid) in here, before the
+	 * length switch, setting kind CID_KIND_TYPEID, bytes (its UUIDv7),
+	 * the time and prefix[].  Until then such text falls through to the
+	 * forms below, as cid_inspect() treats it.
+	 */
+	switch (len)
+	{
+		case CID_OBJECTID_STRLEN:
+			rc = inspect_objectid(&info, s, len, errpos);
+			break;
+		case CID_KSUID_STRLEN:
+			rc = inspect_ksuid(&info, s, len, errpos);
+			break;
+		default:
+			rc = inspect_classic(&info, s, len, layout, errpos);
+			break;
+	}
+	if (rc != CID_OK)
+		return rc;
+	/* a caller's larger (later) struct gets zeros where this one ends */
+	memset(out, 0, out_size);
+	memcpy(out, &info, out_size < sizeof(info) ? out_size : sizeof(info));
+	return CID_OK;
 }

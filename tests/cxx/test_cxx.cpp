@@ -41,7 +41,12 @@ main()
 		offsetof(cid_uuidv7_gen, state),
 		sizeof(cid_ulid_gen), alignof(cid_ulid_gen),
 		offsetof(cid_ulid_gen, lock), offsetof(cid_ulid_gen, last),
-		sizeof(cid_lease_opts), 0
+		sizeof(cid_lease_opts),
+		/* issue 27: ObjectId, UUIDv6, cid_id_info */
+		sizeof(cid_objectid_gen), alignof(cid_objectid_gen),
+		offsetof(cid_objectid_gen, state), offsetof(cid_objectid_gen, epoch),
+		sizeof(cid_uuidv6_gen), offsetof(cid_uuidv6_gen, state),
+		sizeof(cid_id_info), offsetof(cid_id_info, prefix), 0
 	};
 	bool		same = true;
 

@@ -3,6 +3,8 @@
  * inspect` calls for each ID: the first byte picks the layout (or NULL,
  * the default), the rest is the text.  The form must follow the length
  * rule of chronoid.h, and the canonical text must inspect the same.
+ * cid_inspect_id() must agree with it on every form it knows and add only
+ * the 24- and 27-character forms (ObjectId, KSUID).
  */
 #include <stdio.h>
 
@@ -96,6 +98,31 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		rc = cid_inspect(&again, text, tlen, lp, NULL);
 		FUZZ_CHECK(rc == CID_OK);
 		FUZZ_CHECK(same_info(&info, &again));
+	}
+
+	{
+		cid_id_info wide;
+		size_t		wpos = SIZE_MAX;
+		int			wrc = cid_inspect_id(&wide, sizeof(wide), s, len, lp, &wpos);
+
+		rc = cid_inspect(&info, s, len, lp, &errpos);
+		if (len == CID_OBJECTID_STRLEN || len == CID_KSUID_STRLEN)
+		{
+			FUZZ_CHECK(rc == CID_EUNKNOWN);
+			if (wrc == CID_OK)
+				FUZZ_CHECK(wide.kind == (len == CID_KSUID_STRLEN ? CID_KIND_KSUID : CID_KIND_OBJECTID) &&
+						   wide.has_time && wide.precision_ns == 1000000000);
+			else
+				FUZZ_CHECK(wrc == CID_ESYNTAX || wrc == CID_EOVERFLOW);
+		}
+		else
+		{
+			FUZZ_CHECK(wrc == rc);
+			if (rc == CID_OK)
+				FUZZ_CHECK(wide.kind == info.kind && wide.has_time == info.has_time &&
+						   wide.unix_ms == info.unix_ms && wide.version == info.version &&
+						   wide.sub_ms_ns >= 0 && wide.sub_ms_ns < 1000000);
+		}
 	}
 	free(s);
 	return 0;
