@@ -1,6 +1,8 @@
 /*
  * cmd_convert.c — "chronoid convert --to uuid|ulid|typeid": the same 128
- * bits in another text form, or canonicalised in their own.
+ * bits in another text form, or canonicalised in their own; "--to
+ * uuidv6|uuidv1": a Gregorian time-based UUID in the other version (RFC
+ * 9562 section 5.6).
  */
 #include <string.h>
 
@@ -24,8 +26,41 @@ typedef struct convert_ctx
 {
 	cid_kind	to;				/* CID_KIND_UUID or CID_KIND_ULID */
 	const char *prefix;			/* --to typeid: its prefix ("" none); else NULL */
+	int			to_version;		/* 6 or 1 for --to uuidv6|uuidv1, else 0 */
 	unsigned long bad;
 } convert_ctx;
+
+/*
+ * --to uuidv6 (from version 1, Cassandra's TimeUUID) or uuidv1 (from 6):
+ * a UUID already of the wanted version is canonicalised, any other is
+ * refused with its version.  false after a message.
+ */
+static bool
+convert_version(const convert_ctx *ctx, cid_uuid *u, const char *s, size_t len)
+{
+	int			from = 7 - ctx->to_version;
+	int			version = u->bytes[6] >> 4;
+	bool		rfc = (u->bytes[8] & 0xc0) == 0x80;
+	int			rc;
+
+	if (!rfc || (version != from && version != ctx->to_version))
+	{
+		cli_error_value("convert", "", s, len,
+						": not a version %d or %d UUID (uuidv%d is made from version %d)",
+						from, ctx->to_version, ctx->to_version, from);
+		return false;
+	}
+	if (version == from)
+	{
+		rc = ctx->to_version == 6 ? cid_uuid_v1_to_v6(u, u) : cid_uuid_v6_to_v1(u, u);
+		if (rc != CID_OK)
+		{
+			cli_error_value("convert", "", s, len, ": %s", cid_strerror(rc));
+			return false;
+		}
+	}
+	return true;
+}
 
 /*
  * The 128 bits of s into *uuid: a TypeID (the one form with a '_') by its
@@ -83,7 +118,8 @@ convert_one(const char *s, size_t len, void *arg)
 	cid_uuid	uuid;
 	cid_ulid	ulid;
 
-	if (!read_bits(s, len, &uuid, ctx))
+	if (!read_bits(s, len, &uuid, ctx) ||
+		(ctx->to_version != 0 && !convert_version(ctx, &uuid, s, len)))
 	{
 		ctx->bad++;
 		return;
@@ -130,7 +166,7 @@ cli_cmd_convert(int argc, char **argv)
 	}
 	if (to_text == NULL)
 	{
-		cli_error("convert", "missing option '--to' (uuid, ulid or typeid)");
+		cli_error("convert", "missing option '--to' (uuid, ulid, typeid, uuidv6 or uuidv1)");
 		return CLI_EXIT_USAGE;
 	}
 	if (strcmp(to_text, "uuid") == 0)
@@ -144,10 +180,15 @@ cli_cmd_convert(int argc, char **argv)
 		if (!cli_typeid_prefix_ok("convert", ctx.prefix))
 			return CLI_EXIT_USAGE;
 	}
+	else if (strcmp(to_text, "uuidv6") == 0 || strcmp(to_text, "uuidv1") == 0)
+	{
+		ctx.to = CID_KIND_UUID;
+		ctx.to_version = to_text[5] - '0';
+	}
 	else
 	{
 		cli_error_value("convert", "invalid value ", to_text, strlen(to_text),
-						" for '--to' (expected uuid, ulid or typeid)");
+						" for '--to' (expected uuid, ulid, typeid, uuidv6 or uuidv1)");
 		return CLI_EXIT_USAGE;
 	}
 	if (prefix != NULL && ctx.prefix == NULL)

@@ -2,7 +2,8 @@
  * cmd_gen.c — "chronoid gen SCHEME": new IDs, one per line, from the
  * library's generators, in batches (cid_snowflake_fill, cid_uuidv7_fill,
  * cid_uuidv4_fill, cid_ulid_fill) and batch text; TypeIDs are UUIDv7
- * batches written under a prefix.
+ * batches written under a prefix; UUIDv6s, ObjectIds and KSUIDs one at a
+ * time.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -41,10 +42,17 @@ typedef enum gen_scheme
 	SCHEME_UUIDV7,
 	SCHEME_UUIDV4,
 	SCHEME_ULID,
-	SCHEME_TYPEID
+	SCHEME_TYPEID,
+	/* the IDs already in databases (issue 27) */
+	SCHEME_UUIDV6,
+	SCHEME_OBJECTID,
+	SCHEME_KSUID
 } gen_scheme;
 
-static const char *const scheme_names[] = {"snowflake", "uuidv7", "uuidv4", "ulid", "typeid", NULL};
+static const char *const scheme_names[] = {"snowflake", "uuidv7", "uuidv4", "ulid", "typeid",
+"uuidv6", "objectid", "ksuid", NULL};
+
+#define SCHEME_LIST "snowflake, uuidv7, uuidv4, ulid, typeid, uuidv6, objectid or ksuid"
 
 /*
  * Snowflakes per cid_snowflake_fill call: one atomic reservation covers a
@@ -377,6 +385,94 @@ gen_ulid(uint64_t count, bool monotonic)
 	return gen_text(&s, &gen, count);
 }
 
+/*
+ * The kinds made one at a time (no batch call in the core: a UUIDv6, an
+ * ObjectId or a KSUID costs one generator step and one text): one ID's
+ * text of width characters from gen into out; a cid status.
+ */
+typedef int (*one_fn) (void *gen, char *out);
+
+static int
+one_uuidv6(void *gen, char *out)
+{
+	cid_uuid	u;
+	int			rc = cid_uuidv6_next(gen, &u);
+
+	if (rc >= 0)
+		cid_uuid_format(out, &u);
+	return rc;
+}
+
+static int
+one_objectid(void *gen, char *out)
+{
+	cid_objectid o;
+	int			rc = cid_objectid_next(gen, &o);
+
+	if (rc >= 0)
+		cid_objectid_format(out, &o);
+	return rc;
+}
+
+static int
+one_ksuid(void *gen, char *out)
+{
+	cid_ksuid	k;
+	int			rc;
+
+	(void) gen;
+	rc = cid_ksuid_new(&k, NULL);
+	if (rc >= 0)
+		cid_ksuid_format(out, &k);
+	return rc;
+}
+
+static int
+gen_each(const char *name, one_fn one, void *gen, size_t width, uint64_t count)
+{
+	for (; count > 0; count--)
+	{
+		/* room for the formatter's NUL, which the newline overwrites */
+		char	   *p = cli_out_reserve(width + 1);
+		int			rc = one(gen, p);
+
+		if (rc < 0)
+		{
+			cli_error("gen", "%s: %s", name, cid_strerror(rc));
+			return CLI_EXIT_FAIL;
+		}
+		p[width] = '\n';
+		cli_out_commit(width + 1);
+	}
+	return CLI_EXIT_OK;
+}
+
+static int
+gen_one_at_a_time(gen_scheme scheme, uint64_t count)
+{
+	cid_uuidv6_gen v6;
+	cid_objectid_gen oid;
+	int			rc;
+
+	switch (scheme)
+	{
+		case SCHEME_UUIDV6:
+			rc = cid_uuidv6_init(&v6, NULL);
+			if (rc == CID_OK)
+				return gen_each("uuidv6", one_uuidv6, &v6, CID_UUID_STRLEN, count);
+			break;
+		case SCHEME_OBJECTID:
+			rc = cid_objectid_init(&oid, NULL);
+			if (rc == CID_OK)
+				return gen_each("objectid", one_objectid, &oid, CID_OBJECTID_STRLEN, count);
+			break;
+		default:
+			return gen_each("ksuid", one_ksuid, NULL, CID_KSUID_STRLEN, count);
+	}
+	cli_error("gen", "%s: %s", scheme_names[scheme], cid_strerror(rc));
+	return CLI_EXIT_FAIL;
+}
+
 /* Complain about an option that does not apply to the chosen scheme. */
 static int
 not_for_scheme(const char *option, const char *scheme)
@@ -451,7 +547,7 @@ cli_cmd_gen(int argc, char **argv)
 
 	if (scheme_text == NULL)
 	{
-		cli_error("gen", "missing SCHEME (snowflake, uuidv7, uuidv4, ulid or typeid)");
+		cli_error("gen", "missing SCHEME (" SCHEME_LIST ")");
 		return CLI_EXIT_USAGE;
 	}
 	for (i = 0; scheme_names[i] != NULL; i++)
@@ -462,7 +558,7 @@ cli_cmd_gen(int argc, char **argv)
 	if (scheme_names[i] == NULL)
 	{
 		cli_error_value("gen", "unknown scheme ", scheme_text, strlen(scheme_text),
-						" (expected snowflake, uuidv7, uuidv4, ulid or typeid)");
+						" (expected " SCHEME_LIST ")");
 		return CLI_EXIT_USAGE;
 	}
 	scheme = (gen_scheme) i;
@@ -504,6 +600,11 @@ cli_cmd_gen(int argc, char **argv)
 			break;
 		case SCHEME_UUIDV4:
 			rc = gen_uuidv4(count);
+			break;
+		case SCHEME_UUIDV6:
+		case SCHEME_OBJECTID:
+		case SCHEME_KSUID:
+			rc = gen_one_at_a_time(scheme, count);
 			break;
 		case SCHEME_ULID:
 		default:

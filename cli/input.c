@@ -66,16 +66,28 @@ cli_run_ids(const cli_args *a, cli_id_fn fn, void *ctx, const unsigned long *bad
 }
 
 /*
- * What the refused text should have looked like.  cid_inspect() picks the
- * form by length (its header says how); the hint follows the same rule so
- * that it speaks of the form the library tried.
+ * What the refused text should have looked like.  cid_inspect() and
+ * cid_inspect_id() pick the form by length (their header says how); the
+ * hint follows the same rule so that it speaks of the form the library
+ * tried.
  */
 static const char *
-expected_hint(int status, size_t len, const cid_layout *layout, char *buf,
+expected_hint(const char *cmd, int status, size_t len, const cid_layout *layout, char *buf,
 			  size_t buflen)
 {
 	bool		uuid_len = (len == 32 || len == 36 || len == 38);
 	bool		ulid_len = (len == CID_ULID_STRLEN);
+
+	/* inspect (cid_inspect_id) also knows ObjectIds and KSUIDs by length */
+	if (status == CID_ESYNTAX && len == CID_OBJECTID_STRLEN)
+		return "expected a hexadecimal digit, for a 24-character MongoDB ObjectId";
+	if (status == CID_ESYNTAX && len == CID_KSUID_STRLEN)
+		return "expected a base62 digit (0-9, A-Z, a-z), for a 27-character KSUID";
+	if (status == CID_EOVERFLOW && len == CID_KSUID_STRLEN)
+		return "the largest KSUID is aWgEPTl1tmebfsQzFP4bxwgy80V";
+	if (status == CID_EUNKNOWN && strcmp(cmd, "inspect") == 0)
+		return "expected a UUID, a 26-character ULID, a decimal snowflake, "
+			"a 24-character ObjectId or a 27-character KSUID";
 
 	switch (status)
 	{
@@ -132,7 +144,7 @@ cli_report_bad_id(const char *cmd, const char *s, size_t len, int status,
 				  size_t errpos, const cid_layout *layout)
 {
 	char		buf[160];
-	const char *hint = expected_hint(status, len, layout, buf, sizeof(buf));
+	const char *hint = expected_hint(cmd, status, len, layout, buf, sizeof(buf));
 	char		at[64] = "";
 
 	if (status == CID_ESYNTAX)

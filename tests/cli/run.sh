@@ -200,6 +200,29 @@ gen_inspect() {
 }
 
 NODE=5 gen_inspect "gen snowflake | inspect --json: type, time, node" snowflake snowflake --node 5
+# The IDs already in databases (issue 27): form, order or distinctness,
+# and what inspect reads back.
+re_uuidv6='^[0-9a-f]{8}-[0-9a-f]{4}-6[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$'
+re_objectid='^[0-9a-f]{24}$'
+re_ksuid='^[0-9A-Za-z]{27}$'
+gen_lines "gen uuidv6 -n 20000: count and form" 20000 "$re_uuidv6" uuidv6 -n 20000
+increasing "gen uuidv6: strictly increasing" text
+gen_lines "gen objectid -n 20000: count and form" 20000 "$re_objectid" objectid -n 20000
+if [ "$(sort -u "$tmp/gen" | wc -l)" -eq 20000 ] &&
+    [ "$(cut -c9-18 "$tmp/gen" | sort -u | wc -l)" -eq 1 ]; then
+    pass "gen objectid: no duplicates, one process's bytes"
+else
+    fail "gen objectid: no duplicates, one process's bytes"
+fi
+gen_lines "gen ksuid -n 20000: count and form" 20000 "$re_ksuid" ksuid -n 20000
+if [ "$(sort -u "$tmp/gen" | wc -l)" -eq 20000 ]; then
+    pass "gen ksuid: no duplicates"
+else
+    fail "gen ksuid: no duplicates"
+fi
+gen_inspect "gen uuidv6 | inspect --json: type and time" uuid uuidv6
+gen_inspect "gen objectid | inspect --json: type and time" objectid objectid
+gen_inspect "gen ksuid | inspect --json: type and time" ksuid ksuid
 gen_inspect "gen uuidv7 | inspect --json: type and time" uuid uuidv7
 gen_inspect "gen ulid | inspect --json: type and time" ulid ulid
 gen_inspect "gen typeid | inspect --json: type and time" typeid typeid --prefix user

@@ -42,17 +42,17 @@ is_space(char c)
 
 /*
  * Whether the CLI refuses a line: a TypeID text (a '_', no '-') by
- * cid_typeid_parse(), anything else by cid_inspect().
+ * cid_typeid_parse(), anything else by cid_inspect_id().
  */
 static bool
 refused(const char *s, size_t len, const cid_layout *layout)
 {
-	cid_info	info;
+	cid_id_info info;
 	cid_uuid	u;
 
 	if (cli_typeid_text(s, len))
 		return cid_typeid_parse(&u, NULL, s, len, NULL) < 0;
-	return cid_inspect(&info, s, len, layout, NULL) < 0;
+	return cid_inspect_id(&info, sizeof(info), s, len, layout, NULL) < 0;
 }
 
 /* How many of the lines, trimmed and non-empty, the CLI refuses. */

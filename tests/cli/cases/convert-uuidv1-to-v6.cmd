@@ -1,0 +1,1 @@
+convert --to uuidv6 C232AB00-9414-11EC-B3C8-9F6BDECED846 1ec9414c-232a-6b00-b3c8-9f6bdeced846

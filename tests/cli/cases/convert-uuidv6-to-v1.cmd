@@ -1,0 +1,1 @@
+convert --to uuidv1 1EC9414C-232A-6B00-B3C8-9F6BDECED846 c232ab00-9414-11ec-b3c8-9f6bdeced846

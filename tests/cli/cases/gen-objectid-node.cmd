@@ -1,0 +1,1 @@
+gen objectid --node 3

@@ -1,0 +1,1 @@
+inspect --json 0ujtsYcgvSTl8PAuAdqWYSMnLOv aWgEPTl1tmebfsQzFP4bxwgy80V

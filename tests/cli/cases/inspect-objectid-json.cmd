@@ -1,0 +1,1 @@
+inspect --json 507f1f77bcf86cd799439011 ffffffffffffffffffffffff

@@ -1,0 +1,1 @@
+inspect 507f1f77bcf86cd79943901z 507f-f77bcf86cd799439011 aWgEPTl1tmebfsQzFP4bxwgy80W aWgEPTl1tmebfsQzFP4bxwgy80! 0ujtsYcgvSTl8PAuAdqWYSMnLOv
