@@ -312,3 +312,75 @@ AS 'MODULE_PATHNAME', 'chronoid_typeid_is_valid'
 LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@.typeid_is_valid(pg_catalog.text, pg_catalog.text) IS
 'whether the text is a TypeID with prefix expected_prefix, without raising an error';
+
+-- The IDs already in people's databases (issue 27): ObjectId and KSUID
+-- time and generation, UUID v1 <-> v6 and a v6 generator,
+-- chronoid_inspect(); uuid_extract_timestamp() gives versions 1 and 6 to
+-- the microsecond (the C function changed; its comments say so).
+COMMENT ON FUNCTION @extschema@.uuid_extract_timestamp(pg_catalog.uuid) IS
+'creation time of a version 1, 6 or 7 UUID (to the microsecond for 1 and 6, the millisecond for 7); NULL for other versions and variants';
+COMMENT ON FUNCTION @extschema@.chronoid_uuid_extract_timestamp(pg_catalog.uuid) IS
+'creation time of a version 1, 6 or 7 UUID (to the microsecond for 1 and 6, the millisecond for 7); NULL otherwise';
+
+-- ---------------------------------------------------------------------
+-- The IDs already in people's databases: MongoDB ObjectIds and KSUIDs as
+-- text, UUID versions 1 (Cassandra's TimeUUID) and 6, and inspection of
+-- any ID's kind and time.
+-- ---------------------------------------------------------------------
+
+CREATE FUNCTION @extschema@.objectid_time(pg_catalog.text)
+RETURNS pg_catalog.timestamptz
+AS 'MODULE_PATHNAME', 'chronoid_objectid_time'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.objectid_time(pg_catalog.text) IS
+'creation time (to the second) of a MongoDB ObjectId given as 24 hex digits; error naming the bad character and its position';
+
+CREATE FUNCTION @extschema@.ksuid_time(pg_catalog.text)
+RETURNS pg_catalog.timestamptz
+AS 'MODULE_PATHNAME', 'chronoid_ksuid_time'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.ksuid_time(pg_catalog.text) IS
+'creation time (to the second) of a KSUID given as 27 base62 characters; error naming the bad character and its position';
+
+CREATE FUNCTION @extschema@.objectid_generate()
+RETURNS pg_catalog.text
+AS 'MODULE_PATHNAME', 'chronoid_objectid_generate'
+LANGUAGE C VOLATILE PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.objectid_generate() IS
+'generate a MongoDB ObjectId (24 lower-case hex digits): seconds, 5 random bytes per backend, a counter from a random start';
+
+CREATE FUNCTION @extschema@.ksuid_generate()
+RETURNS pg_catalog.text
+AS 'MODULE_PATHNAME', 'chronoid_ksuid_generate'
+LANGUAGE C VOLATILE PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.ksuid_generate() IS
+'generate a KSUID (27 base62 characters): seconds since 2014-05-13 and 128 random bits';
+
+CREATE FUNCTION @extschema@.uuidv1_to_v6(pg_catalog.uuid)
+RETURNS pg_catalog.uuid
+AS 'MODULE_PATHNAME', 'chronoid_uuidv1_to_v6'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.uuidv1_to_v6(pg_catalog.uuid) IS
+'the version 6 UUID of a version 1 UUID (RFC 9562 section 5.6: same time, clock sequence and node, sortable); error for other versions';
+
+CREATE FUNCTION @extschema@.uuidv6_to_v1(pg_catalog.uuid)
+RETURNS pg_catalog.uuid
+AS 'MODULE_PATHNAME', 'chronoid_uuidv6_to_v1'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.uuidv6_to_v1(pg_catalog.uuid) IS
+'the version 1 UUID of a version 6 UUID; error for other versions';
+
+CREATE FUNCTION @extschema@.uuidv6()
+RETURNS pg_catalog.uuid
+AS 'MODULE_PATHNAME', 'chronoid_uuidv6'
+LANGUAGE C VOLATILE PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.uuidv6() IS
+'generate a UUIDv6 (RFC 9562): 100-ns time, random clock sequence and node, strictly increasing within the session';
+
+CREATE FUNCTION @extschema@.chronoid_inspect(id pg_catalog.text,
+	OUT kind pg_catalog.text, OUT version pg_catalog.int4, OUT created pg_catalog.timestamptz)
+RETURNS record
+AS 'MODULE_PATHNAME', 'chronoid_inspect'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.chronoid_inspect(pg_catalog.text) IS
+'kind (uuid, ulid, snowflake under the pgedge layout, objectid, ksuid), UUID version and creation time of an ID given as text, to the microsecond where the ID holds it; error naming the bad character and its position';

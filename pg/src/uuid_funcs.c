@@ -265,7 +265,21 @@ chronoid_uuid_extract_timestamp(PG_FUNCTION_ARGS)
 	cid_uuid	u;
 	int64_t		ms;
 
+	uint64_t	ticks;
+
 	uuid_arg(&u, PG_GETARG_UUID_P(0));
+	if (cid_uuid_gregorian_ticks(&ticks, &u) == CID_OK)
+	{
+		/*
+		 * Versions 1 and 6 hold 100-ns steps: to the microsecond, as
+		 * PostgreSQL 18's own uuid_extract_timestamp() does for version 1
+		 * (floor, before 1970 too).
+		 */
+		int64		steps = (int64) ticks - CID_UUID_GREGORIAN_OFFSET;
+		int64		us = steps / 10 - (steps % 10 < 0 ? 1 : 0);
+
+		PG_RETURN_TIMESTAMPTZ(cid_pg_unix_ms_to_ts(0) + us);
+	}
 	if (cid_uuid_unix_ms(&ms, &u) != CID_OK)
 		PG_RETURN_NULL();
 	PG_RETURN_TIMESTAMPTZ(cid_pg_unix_ms_to_ts(ms));

@@ -48,14 +48,14 @@ RETURNS pg_catalog.timestamptz
 AS 'MODULE_PATHNAME', 'chronoid_uuid_extract_timestamp'
 LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@.uuid_extract_timestamp(pg_catalog.uuid) IS
-'creation time of a version 1, 6 or 7 UUID (millisecond precision); NULL for other versions and variants';
+'creation time of a version 1, 6 or 7 UUID (to the microsecond for 1 and 6, the millisecond for 7); NULL for other versions and variants';
 
 CREATE FUNCTION @extschema@.chronoid_uuid_extract_timestamp(pg_catalog.uuid)
 RETURNS pg_catalog.timestamptz
 AS 'MODULE_PATHNAME', 'chronoid_uuid_extract_timestamp'
 LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@.chronoid_uuid_extract_timestamp(pg_catalog.uuid) IS
-'creation time of a version 1, 6 or 7 UUID (millisecond precision); NULL otherwise';
+'creation time of a version 1, 6 or 7 UUID (to the microsecond for 1 and 6, the millisecond for 7); NULL otherwise';
 
 CREATE FUNCTION @extschema@.uuid_extract_version(pg_catalog.uuid)
 RETURNS pg_catalog.int2

@@ -46,8 +46,8 @@ INSERT INTO hostile (fn, label, q, expect, needle) VALUES
 ('uuid_extract_timestamp(uuid)', 'extract ts: v7 last ms', $q$SELECT uuid_extract_timestamp('ffffffff-ffff-7fff-bfff-ffffffffffff')::text$q$, '10889-08-02 05:31:50.655+00', NULL),
 ('chronoid_uuid_extract_timestamp(uuid)', 'chronoid extract ts: NULL', $q$SELECT chronoid_uuid_extract_timestamp(NULL)::text$q$, 'null', NULL),
 ('chronoid_uuid_extract_timestamp(uuid)', 'chronoid extract ts: v1 smallest (1582)', $q$SELECT chronoid_uuid_extract_timestamp('00000000-0000-1000-8000-000000000000')::text$q$, '1582-10-15 00:00:00+00', NULL),
-('chronoid_uuid_extract_timestamp(uuid)', 'chronoid extract ts: v1 largest', $q$SELECT chronoid_uuid_extract_timestamp('ffffffff-ffff-1fff-bfff-ffffffffffff')::text$q$, '5236-03-31 21:21:00.684+00', NULL),
-('chronoid_uuid_extract_timestamp(uuid)', 'chronoid extract ts: v6 largest', $q$SELECT chronoid_uuid_extract_timestamp('ffffffff-ffff-6fff-bfff-ffffffffffff')::text$q$, '5236-03-31 21:21:00.684+00', NULL),
+('chronoid_uuid_extract_timestamp(uuid)', 'chronoid extract ts: v1 largest', $q$SELECT chronoid_uuid_extract_timestamp('ffffffff-ffff-1fff-bfff-ffffffffffff')::text$q$, '5236-03-31 21:21:00.684697+00', NULL),
+('chronoid_uuid_extract_timestamp(uuid)', 'chronoid extract ts: v6 largest', $q$SELECT chronoid_uuid_extract_timestamp('ffffffff-ffff-6fff-bfff-ffffffffffff')::text$q$, '5236-03-31 21:21:00.684697+00', NULL),
 ('chronoid_uuid_extract_timestamp(uuid)', 'chronoid extract ts: v4', $q$SELECT chronoid_uuid_extract_timestamp('919108f7-52d1-4320-9bac-f847db4148a8')::text$q$, 'null', NULL),
 ('chronoid_uuid_extract_timestamp(uuid)', 'chronoid extract ts: v7, Microsoft variant', $q$SELECT chronoid_uuid_extract_timestamp('017f22e2-79b0-7cc3-d8c4-dc0c0c07398f')::text$q$, 'null', NULL),
 ('uuid_extract_version(uuid)', 'extract version: NULL', $q$SELECT uuid_extract_version(NULL)::text$q$, 'null', NULL),
@@ -118,6 +118,37 @@ INSERT INTO hostile (fn, label, q, expect, needle) VALUES
 ('typeid_is_valid(text,text)', 'is valid: NULL prefix', $q$SELECT typeid_is_valid('00000000000000000000000000', NULL)::text$q$, 'null', NULL),
 ('typeid_is_valid(text,text)', 'is valid: no prefix expected', $q$SELECT typeid_is_valid('00000000000000000000000000', '')::text$q$, 'true', NULL),
 ('chronoid_version()', 'version: the installed one', $q$SELECT chronoid_version() = (SELECT extversion FROM pg_extension WHERE extname = 'chronoid')$q$, 'true', NULL);
+
+-- The IDs already in people's databases (issue 27): NULL, the limits, and
+-- errors that name the value, the character and its position.
+INSERT INTO hostile (fn, label, q, expect, needle) VALUES
+('objectid_time(text)', 'objectid time: NULL', $q$SELECT objectid_time(NULL)::text$q$, 'null', NULL),
+('objectid_time(text)', 'objectid time: empty', $q$SELECT objectid_time('')::text$q$, '22P02', 'not 0'),
+('objectid_time(text)', 'objectid time: largest (2106)', $q$SELECT objectid_time('ffffffffffffffffffffffff')::text$q$, '2106-02-07 06:28:15+00', NULL),
+('objectid_time(text)', 'objectid time: NUL-free control byte', $q$SELECT objectid_time('507f1f77bcf86cd7994390' || chr(1) || '1')::text$q$, '22P02', 'Byte 0x01 at position 23'),
+('objectid_time(text)', 'objectid time: 24 characters, one multibyte', $q$SELECT objectid_time('507f1f77bcf86cd79943901ü')::text$q$, '22P02', '"ü" at position 24'),
+('objectid_time(text)', 'objectid time: braces (UUID-like)', $q$SELECT objectid_time('{507f1f77bcf86cd7994390}')::text$q$, '22P02', '"{" at position 1'),
+('ksuid_time(text)', 'ksuid time: NULL', $q$SELECT ksuid_time(NULL)::text$q$, 'null', NULL),
+('ksuid_time(text)', 'ksuid time: all z (above the largest)', $q$SELECT ksuid_time(repeat('z', 27))::text$q$, '22003', '"zzzzzzzzzzzzzzzzzzzzzzzzzzz"'),
+('ksuid_time(text)', 'ksuid time: space inside', $q$SELECT ksuid_time('0ujtsYcgvSTl8PAu dqWYSMnLOv')::text$q$, '22P02', '" " at position 17'),
+('ksuid_time(text)', 'ksuid time: 28 characters', $q$SELECT ksuid_time('0ujtsYcgvSTl8PAuAdqWYSMnLOvx')::text$q$, '22P02', 'not 28'),
+('objectid_generate()', 'objectid generate: 24 hex, second now', $q$SELECT (o ~ '^[0-9a-f]{24}$' AND abs(extract(epoch FROM objectid_time(o) - now())) < 60)::text FROM objectid_generate() o$q$, 'true', NULL),
+('ksuid_generate()', 'ksuid generate: 27 base62, second now', $q$SELECT (k ~ '^[0-9A-Za-z]{27}$' AND abs(extract(epoch FROM ksuid_time(k) - now())) < 60)::text FROM ksuid_generate() k$q$, 'true', NULL),
+('uuidv1_to_v6(uuid)', 'v1 to v6: NULL', $q$SELECT uuidv1_to_v6(NULL)::text$q$, 'null', NULL),
+('uuidv1_to_v6(uuid)', 'v1 to v6: largest', $q$SELECT uuidv1_to_v6('ffffffff-ffff-1fff-bfff-ffffffffffff')::text$q$, 'ffffffff-ffff-6fff-bfff-ffffffffffff', NULL),
+('uuidv1_to_v6(uuid)', 'v1 to v6: max UUID', $q$SELECT uuidv1_to_v6('ffffffff-ffff-ffff-ffff-ffffffffffff')::text$q$, '22023', '"ffffffff-ffff-ffff-ffff-ffffffffffff"'),
+('uuidv1_to_v6(uuid)', 'v1 to v6: v1 nibble, NCS variant', $q$SELECT uuidv1_to_v6('c232ab00-9414-11ec-33c8-9f6bdeced846')::text$q$, '22023', '"c232ab00-9414-11ec-33c8-9f6bdeced846"'),
+('uuidv6_to_v1(uuid)', 'v6 to v1: NULL', $q$SELECT uuidv6_to_v1(NULL)::text$q$, 'null', NULL),
+('uuidv6_to_v1(uuid)', 'v6 to v1: 1582-10-15', $q$SELECT uuidv6_to_v1('00000000-0000-6000-8000-000000000000')::text$q$, '00000000-0000-1000-8000-000000000000', NULL),
+('uuidv6_to_v1(uuid)', 'v6 to v1: v1', $q$SELECT uuidv6_to_v1('c232ab00-9414-11ec-b3c8-9f6bdeced846')::text$q$, '22023', 'It is version 1'),
+('uuidv6()', 'uuidv6: version 6, RFC variant', $q$SELECT (uuid_extract_version(u) = 6 AND substr(u::text, 20, 1) IN ('8', '9', 'a', 'b'))::text FROM uuidv6() u$q$, 'true', NULL),
+('chronoid_inspect(text)', 'inspect: NULL', $q$SELECT chronoid_inspect(NULL)::text$q$, 'null', NULL),
+('chronoid_inspect(text)', 'inspect: empty', $q$SELECT chronoid_inspect('')::text$q$, '22P02', '""'),
+('chronoid_inspect(text)', 'inspect: v1 largest to the us', $q$SELECT chronoid_inspect('ffffffff-ffff-1fff-bfff-ffffffffffff')::text$q$, '(uuid,1,"5236-03-31 21:21:00.684697+00")', NULL),
+('chronoid_inspect(text)', 'inspect: nil UUID, no version, no time', $q$SELECT chronoid_inspect('00000000-0000-0000-0000-000000000000')::text$q$, '(uuid,,)', NULL),
+('chronoid_inspect(text)', 'inspect: snowflake with bit 63', $q$SELECT chronoid_inspect('9223372036854775808')::text$q$, '22003', '"9223372036854775808"'),
+('chronoid_inspect(text)', 'inspect: ULID overflow', $q$SELECT chronoid_inspect('80000000000000000000000000')::text$q$, '22003', '"80000000000000000000000000"'),
+('chronoid_inspect(text)', 'inspect: bad UUID character', $q$SELECT chronoid_inspect('017F22E2-79B0-7CC3-98C4-DC0C0C07398G')::text$q$, '22P02', 'position 36');
 
 -- Every case, one line each: label | expected | got | pass | whether the
 -- message names the value | message.  Then the totals: no case failed,

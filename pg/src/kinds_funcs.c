@@ -1,0 +1,330 @@
+/*
+ * kinds_funcs.c — SQL functions for the IDs already in people's databases:
+ * MongoDB ObjectIds and KSUIDs as text (time, generation), UUID v1 <-> v6
+ * and the v6 generator, and chronoid_inspect(), which tells any ID's kind
+ * and time.  All ID logic is the core's (include/chronoid.h).
+ */
+#include "chronoid_internal.h"
+
+#include "access/htup_details.h"
+#include "fmgr.h"
+#include "funcapi.h"
+#include "mb/pg_wchar.h"
+#include "utils/builtins.h"
+#include "utils/timestamp.h"
+#include "utils/uuid.h"
+
+PG_FUNCTION_INFO_V1(chronoid_objectid_time);
+PG_FUNCTION_INFO_V1(chronoid_ksuid_time);
+PG_FUNCTION_INFO_V1(chronoid_objectid_generate);
+PG_FUNCTION_INFO_V1(chronoid_ksuid_generate);
+PG_FUNCTION_INFO_V1(chronoid_uuidv1_to_v6);
+PG_FUNCTION_INFO_V1(chronoid_uuidv6_to_v1);
+PG_FUNCTION_INFO_V1(chronoid_uuidv6);
+PG_FUNCTION_INFO_V1(chronoid_inspect);
+
+/*
+ * What each text kind's parser accepts, for the messages: the type name
+ * users know it by, its length and its alphabet.
+ */
+typedef struct text_kind
+{
+	const char *name;			/* with its article, as in "for an ObjectId" */
+	int			length;			/* 0: the form has several */
+	const char *alphabet;
+} text_kind;
+
+static const text_kind objectid_kind = {"an ObjectId", CID_OBJECTID_STRLEN,
+"hexadecimal digits (0-9, a-f, A-F)"};
+static const text_kind ksuid_kind = {"a KSUID", CID_KSUID_STRLEN,
+"base62 digits (0-9, A-Z, a-z)"};
+/* chronoid_inspect()'s other forms, chosen by length as cid_inspect_id does */
+static const text_kind uuid_kind = {"a UUID", 0,
+"hexadecimal digits of the form xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx (or bare, or braced)"};
+static const text_kind ulid_kind = {"a ULID", CID_ULID_STRLEN,
+"Crockford base32 digits (0-9 and A-Z without I, L, O, U)"};
+static const text_kind snowflake_kind = {"a snowflake", 0, "decimal digits"};
+
+/*
+ * ERROR for text a core parser refused (status rc, bad byte at pos), in
+ * the shape of the ulid type's input errors: the value, then what is
+ * wrong and where, positions and lengths in characters of the server
+ * encoding.
+ */
+static _Noreturn void
+text_kind_error(const text_kind *k, const char *s, size_t len, int rc, size_t pos)
+{
+	int			nchars = pg_mbstrlen_with_len(s, (int) len);
+	unsigned char c;
+
+	if (rc == CID_EOVERFLOW)
+		ereport(ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("value \"%s\" is out of range for %s", s, k->name),
+				 k == &ksuid_kind ? errdetail("The largest KSUID is aWgEPTl1tmebfsQzFP4bxwgy80V.") :
+				 k == &ulid_kind ? errdetail("The largest ULID is 7ZZZZZZZZZZZZZZZZZZZZZZZZZ.") :
+				 errdetail("It does not fit a snowflake of the pgedge layout.")));
+	if (k->length != 0 && nchars != k->length)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+				 errmsg("invalid input syntax for %s: \"%s\": invalid length", k->name, s),
+				 errdetail("Expected %d characters, not %d.", k->length, nchars)));
+	if (rc == CID_ELENGTH)
+	{
+		/* the right count of characters, some multibyte: the first one */
+		for (pos = 0; pos < len && !IS_HIGHBIT_SET(s[pos]); pos++)
+			;
+	}
+	c = pos < len ? (unsigned char) s[pos] : 0;
+	if (IS_HIGHBIT_SET(c))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+				 errmsg("invalid input syntax for %s: \"%s\": invalid character", k->name, s),
+				 errdetail("Character \"%.*s\" at position %d is not one of the %s.",
+						   pg_mblen(s + pos), s + pos,
+						   pg_mbstrlen_with_len(s, (int) pos) + 1, k->alphabet)));
+	if (c >= 0x20 && c < 0x7f)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+				 errmsg("invalid input syntax for %s: \"%s\": invalid character", k->name, s),
+				 errdetail("Character \"%c\" at position %d is not one of the %s.",
+						   c, pg_mbstrlen_with_len(s, (int) pos) + 1, k->alphabet)));
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+			 errmsg("invalid input syntax for %s: \"%s\": invalid character", k->name, s),
+			 errdetail("Byte 0x%02X at position %d is not one of the %s.",
+					   c, pg_mbstrlen_with_len(s, (int) pos) + 1, k->alphabet)));
+}
+
+Datum
+chronoid_objectid_time(PG_FUNCTION_ARGS)
+{
+	char	   *s = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	size_t		len = strlen(s);
+	size_t		pos = 0;
+	cid_objectid o;
+	int			rc = cid_objectid_parse(&o, s, len, &pos);
+
+	if (rc != CID_OK)
+		text_kind_error(&objectid_kind, s, len, rc, pos);
+	PG_RETURN_TIMESTAMPTZ(cid_pg_unix_ms_to_ts(cid_objectid_unix_ms(&o)));
+}
+
+Datum
+chronoid_ksuid_time(PG_FUNCTION_ARGS)
+{
+	char	   *s = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	size_t		len = strlen(s);
+	size_t		pos = 0;
+	cid_ksuid	k;
+	int			rc = cid_ksuid_parse(&k, s, len, &pos);
+
+	if (rc != CID_OK)
+		text_kind_error(&ksuid_kind, s, len, rc, pos);
+	PG_RETURN_TIMESTAMPTZ(cid_pg_unix_ms_to_ts(cid_ksuid_unix_ms(&k)));
+}
+
+/*
+ * One ObjectId generator per backend, made on first use (after the fork
+ * from the postmaster): its 5 process bytes are this backend's, as the
+ * BSON ObjectID specification has them per process.
+ */
+static cid_objectid_gen session_oid;
+static bool session_oid_ready = false;
+
+Datum
+chronoid_objectid_generate(PG_FUNCTION_ARGS)
+{
+	char		buf[CID_OBJECTID_STRLEN + 1];
+	cid_objectid o;
+	int			rc;
+
+	if (!session_oid_ready)
+	{
+		rc = cid_objectid_init(&session_oid, cid_pg_env());
+		if (rc < 0)
+			cid_pg_report(rc, "could not initialise the ObjectId generator");
+		session_oid_ready = true;
+	}
+	rc = cid_objectid_next(&session_oid, &o);
+	if (rc < 0)
+		cid_pg_report(rc, "could not generate an ObjectId");
+	cid_objectid_format(buf, &o);
+	PG_RETURN_TEXT_P(cstring_to_text(buf));
+}
+
+Datum
+chronoid_ksuid_generate(PG_FUNCTION_ARGS)
+{
+	char		buf[CID_KSUID_STRLEN + 1];
+	cid_ksuid	k;
+	int			rc = cid_ksuid_new(&k, cid_pg_env());
+
+	if (rc < 0)
+		cid_pg_report(rc, "could not generate a KSUID");
+	cid_ksuid_format(buf, &k);
+	PG_RETURN_TEXT_P(cstring_to_text(buf));
+}
+
+/* The other version of a v1 (from = 1) or v6 UUID; ERROR for any other. */
+static Datum
+convert_uuid(FunctionCallInfo fcinfo, int from)
+{
+	pg_uuid_t  *in = PG_GETARG_UUID_P(0);
+	pg_uuid_t  *out = (pg_uuid_t *) palloc(sizeof(pg_uuid_t));
+	cid_uuid	u;
+	int			version;
+
+	memcpy(u.bytes, in->data, sizeof(u.bytes));
+	version = cid_uuid_version(&u);
+	if ((from == 1 ? cid_uuid_v1_to_v6(&u, &u) : cid_uuid_v6_to_v1(&u, &u)) != CID_OK)
+	{
+		char		text[CID_UUID_STRLEN + 1];
+
+		memcpy(u.bytes, in->data, sizeof(u.bytes));
+		cid_uuid_format(text, &u);
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("uuid \"%s\" is not a version %d UUID", text, from),
+				 version >= 0 ? errdetail("It is version %d.", version) :
+				 errdetail("It is not of the RFC 9562 variant."),
+				 errhint("uuidv%d_to_v%d() takes version %d UUIDs.", from, 7 - from, from)));
+	}
+	memcpy(out->data, u.bytes, sizeof(u.bytes));
+	PG_RETURN_UUID_P(out);
+}
+
+Datum
+chronoid_uuidv1_to_v6(PG_FUNCTION_ARGS)
+{
+	return convert_uuid(fcinfo, 1);
+}
+
+Datum
+chronoid_uuidv6_to_v1(PG_FUNCTION_ARGS)
+{
+	return convert_uuid(fcinfo, 6);
+}
+
+/* One v6 generator per backend: strictly increasing within the session. */
+static cid_uuidv6_gen session_v6;
+static bool session_v6_ready = false;
+
+Datum
+chronoid_uuidv6(PG_FUNCTION_ARGS)
+{
+	pg_uuid_t  *out = (pg_uuid_t *) palloc(sizeof(pg_uuid_t));
+	cid_uuid	u;
+	int			rc;
+
+	if (!session_v6_ready)
+	{
+		rc = cid_uuidv6_init(&session_v6, cid_pg_env());
+		if (rc < 0)
+			cid_pg_report(rc, "could not initialise the UUIDv6 generator");
+		session_v6_ready = true;
+	}
+	rc = cid_uuidv6_next(&session_v6, &u);
+	if (rc < 0)
+		cid_pg_report(rc, "could not generate a UUIDv6");
+	memcpy(out->data, u.bytes, sizeof(u.bytes));
+	PG_RETURN_UUID_P(out);
+}
+
+static const char *
+kind_name(cid_kind kind)
+{
+	switch (kind)
+	{
+		case CID_KIND_SNOWFLAKE:
+			return "snowflake";
+		case CID_KIND_UUID:
+			return "uuid";
+		case CID_KIND_ULID:
+			return "ulid";
+		case CID_KIND_OBJECTID:
+			return "objectid";
+		case CID_KIND_KSUID:
+			return "ksuid";
+		case CID_KIND_TYPEID:
+			return "typeid";
+	}
+	return "unknown";
+}
+
+/*
+ * chronoid_inspect(text) -> (kind, version, created): what the text is by
+ * its form (cid_inspect_id: a Snowflake under the default layout) and its
+ * time, to the microsecond where the ID holds it (UUID v1/v6).  A text of
+ * no known form, or one its form's parser refuses, is an ERROR naming the
+ * character and position.
+ */
+Datum
+chronoid_inspect(PG_FUNCTION_ARGS)
+{
+	char	   *s = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	size_t		len = strlen(s);
+	size_t		pos = 0;
+	cid_id_info info;
+	TupleDesc	desc;
+	Datum		values[3];
+	bool		nulls[3] = {false, false, false};
+	int			rc = cid_inspect_id(&info, sizeof(info), s, len, NULL, &pos);
+
+	if (rc == CID_EUNKNOWN)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+				 errmsg("invalid input syntax for an id: \"%s\"", s),
+				 errdetail("Expected a UUID, a 26-character ULID, a decimal snowflake, "
+						   "a 24-character ObjectId or a 27-character KSUID.")));
+	if (rc != CID_OK)
+	{
+		const text_kind *k;
+
+		/* the form cid_inspect_id chose by the length, as its header says */
+		switch (len)
+		{
+			case CID_OBJECTID_STRLEN:
+				k = &objectid_kind;
+				break;
+			case CID_KSUID_STRLEN:
+				k = &ksuid_kind;
+				break;
+			case CID_ULID_STRLEN:
+				k = &ulid_kind;
+				break;
+			case 32:
+			case 34:
+			case 36:
+			case 38:
+				k = &uuid_kind;
+				break;
+			default:
+				k = &snowflake_kind;
+				break;
+		}
+		if (rc == CID_ESYNTAX || rc == CID_EOVERFLOW || rc == CID_ELENGTH)
+			text_kind_error(k, s, len, rc, pos);
+		ereport(ERROR,
+				(errcode(cid_pg_sqlstate(rc)),
+				 errmsg("invalid input syntax for %s: \"%s\"", k->name, s),
+				 errdetail("%s", cid_strerror(rc))));
+	}
+
+	if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("chronoid_inspect() must return a record")));
+	desc = BlessTupleDesc(desc);
+	values[0] = CStringGetTextDatum(kind_name(info.kind));
+	if (info.version >= 0)
+		values[1] = Int32GetDatum(info.version);
+	else
+		nulls[1] = true;
+	if (info.has_time)
+		values[2] = TimestampTzGetDatum(cid_pg_unix_ms_to_ts(info.unix_ms) +
+										info.sub_ms_ns / 1000);
+	else
+		nulls[2] = true;
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(desc, values, nulls)));
+}
