@@ -76,27 +76,6 @@ canonical_id(char *buf, const cid_id_info *info)
 	}
 }
 
-static const char *
-kind_name(cid_kind kind)
-{
-	switch (kind)
-	{
-		case CID_KIND_SNOWFLAKE:
-			return "snowflake";
-		case CID_KIND_UUID:
-			return "uuid";
-		case CID_KIND_OBJECTID:
-			return "objectid";
-		case CID_KIND_KSUID:
-			return "ksuid";
-		case CID_KIND_TYPEID:
-			return "typeid";
-		case CID_KIND_ULID:
-		default:
-			return "ulid";
-	}
-}
-
 /*
  * The parts that are not a snowflake's node and sequence, as key and
  * value texts: a UUID v1/v6's clock sequence and node (hex, as a MAC
@@ -145,7 +124,7 @@ write_text(const cid_id_info *info, const char *id, size_t idlen,
 
 	cli_out_bytes(id, idlen);
 	cli_out_char(' ');
-	cli_out_str(kind_name(info->kind));
+	cli_out_str(cid_kind_name(info->kind));
 	if (info->kind == CID_KIND_UUID)
 	{
 		if (info->version >= 0)
@@ -202,7 +181,7 @@ write_json(const cid_id_info *info, const char *id, size_t idlen,
 	cli_out_str("{\"id\":");
 	cli_out_json_str(id, idlen);
 	cli_out_str(",\"type\":\"");
-	cli_out_str(kind_name(info->kind));
+	cli_out_str(cid_kind_name(info->kind));
 	cli_out_char('"');
 	if (info->kind == CID_KIND_UUID)
 	{

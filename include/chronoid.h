@@ -1019,6 +1019,13 @@ typedef struct cid_id_info
 CID_API int	cid_inspect_id(cid_id_info *out, size_t out_size, const char *s, size_t len,
 						   const cid_layout *layout, size_t *errpos) CID_MUST_CHECK;
 
+/*
+ * The kind's name as the faces print it: "snowflake", "uuid", "ulid",
+ * "objectid", "ksuid", "typeid"; "unknown" for any other value.  Never
+ * NULL; static storage.
+ */
+CID_API const char *cid_kind_name(cid_kind kind);
+
 /* ------------------------------------------------------------------------
  * Node claims: one live process per Snowflake node number on this host
  * ------------------------------------------------------------------------ */

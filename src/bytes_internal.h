@@ -43,6 +43,17 @@ cid_load_be64(const uint8_t *p)
 #endif
 }
 
+/* The big-endian unsigned integer of the n (<= 8) bytes at p. */
+static inline uint64_t
+cid_load_be_n(const uint8_t *p, int n)
+{
+	uint64_t	v = 0;
+
+	for (int i = 0; i < n; i++)
+		v = v << 8 | p[i];
+	return v;
+}
+
 /* Store v big-endian at p (any alignment). */
 static inline void
 cid_store_be64(uint8_t *p, uint64_t v)

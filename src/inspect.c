@@ -8,6 +8,8 @@
 
 #include <string.h>
 
+#include "bytes_internal.h"
+
 /* 1..20 decimal digits, optionally after one '-'. */
 static bool
 is_decimal(const char *s, size_t len)
@@ -131,17 +133,6 @@ cid_inspect(cid_info *out, const char *s, size_t len,
 #define NS_PER_S INT64_C(1000000000)
 #define TICKS_PER_MS 10000		/* 100-ns steps */
 
-/* Big-endian unsigned integer of n (<= 8) bytes at p. */
-static uint64_t
-be_bytes(const uint8_t *p, int n)
-{
-	uint64_t	v = 0;
-
-	for (int i = 0; i < n; i++)
-		v = v << 8 | p[i];
-	return v;
-}
-
 /* The UUID, ULID and Snowflake forms through cid_inspect(), widened. */
 static int
 inspect_classic(cid_id_info *out, const char *s, size_t len,
@@ -190,9 +181,9 @@ inspect_classic(cid_id_info *out, const char *s, size_t len,
 		out->sub_ms_ns = (int32_t) ((since_unix - out->unix_ms * TICKS_PER_MS) * 100);
 		out->precision_ns = 100;
 		out->has_node = true;
-		out->node = be_bytes(u.bytes + 10, 6);
+		out->node = cid_load_be_n(u.bytes + 10, 6);
 		out->has_sequence = true;
-		out->sequence = be_bytes(u.bytes + 8, 2) & 0x3fff;
+		out->sequence = cid_load_be_n(u.bytes + 8, 2) & 0x3fff;
 	}
 	return CID_OK;
 }
@@ -213,9 +204,9 @@ inspect_objectid(cid_id_info *out, const char *s, size_t len, size_t *errpos)
 	out->precision_ns = NS_PER_S;
 	/* the BSON ObjectID spec: 5 process bytes, then the 24-bit counter */
 	out->has_node = true;
-	out->node = be_bytes(o.bytes + 4, 5);
+	out->node = cid_load_be_n(o.bytes + 4, 5);
 	out->has_sequence = true;
-	out->sequence = be_bytes(o.bytes + 9, 3);
+	out->sequence = cid_load_be_n(o.bytes + 9, 3);
 	return CID_OK;
 }
 
@@ -274,4 +265,25 @@ cid_inspect_id(cid_id_info *out, size_t out_size, const char *s, size_t len,
 	memset(out, 0, out_size);
 	memcpy(out, &info, out_size < sizeof(info) ? out_size : sizeof(info));
 	return CID_OK;
+}
+
+const char *
+cid_kind_name(cid_kind kind)
+{
+	switch (kind)
+	{
+		case CID_KIND_SNOWFLAKE:
+			return "snowflake";
+		case CID_KIND_UUID:
+			return "uuid";
+		case CID_KIND_ULID:
+			return "ulid";
+		case CID_KIND_OBJECTID:
+			return "objectid";
+		case CID_KIND_KSUID:
+			return "ksuid";
+		case CID_KIND_TYPEID:
+			return "typeid";
+	}
+	return "unknown";
 }

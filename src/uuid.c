@@ -169,17 +169,6 @@ cid_uuid_version(const cid_uuid *uuid)
 	return uuid->bytes[6] >> 4;
 }
 
-/* Big-endian unsigned integer of n bytes at p. */
-static uint64_t
-load_be(const uint8_t *p, int n)
-{
-	uint64_t	v = 0;
-
-	for (int i = 0; i < n; i++)
-		v = v << 8 | p[i];
-	return v;
-}
-
 /* Floor division for a positive divisor. */
 static int64_t
 floor_div(int64_t a, int64_t b)
@@ -208,9 +197,9 @@ cid_uuid_gregorian_ticks(uint64_t *ticks, const cid_uuid *uuid)
 			 * time_high (12) under the version nibble: the 60-bit count of
 			 * 100 ns since 1582-10-15, least significant part first.
 			 */
-			*ticks = (load_be(b + 6, 2) & 0x0fff) << 48 |
-				load_be(b + 4, 2) << 32 |
-				load_be(b, 4);
+			*ticks = (cid_load_be_n(b + 6, 2) & 0x0fff) << 48 |
+				cid_load_be_n(b + 4, 2) << 32 |
+				cid_load_be_n(b, 4);
 			return CID_OK;
 		case 6:
 
@@ -218,9 +207,9 @@ cid_uuid_gregorian_ticks(uint64_t *ticks, const cid_uuid *uuid)
 			 * RFC 9562 section 5.6: the same count, most significant part
 			 * first: time_high (32), time_mid (16), time_low (12).
 			 */
-			*ticks = load_be(b, 4) << 28 |
-				load_be(b + 4, 2) << 12 |
-				(load_be(b + 6, 2) & 0x0fff);
+			*ticks = cid_load_be_n(b, 4) << 28 |
+				cid_load_be_n(b + 4, 2) << 12 |
+				(cid_load_be_n(b + 6, 2) & 0x0fff);
 			return CID_OK;
 		default:
 			return CID_ENOTIME;
@@ -235,7 +224,7 @@ cid_uuid_unix_ms(int64_t *unix_ms, const cid_uuid *uuid)
 	if (cid_uuid_version(uuid) == 7)
 	{
 		/* RFC 9562 section 5.7: unix_ts_ms, 48 bits big-endian. */
-		*unix_ms = (int64_t) load_be(uuid->bytes, 6);
+		*unix_ms = (int64_t) cid_load_be_n(uuid->bytes, 6);
 		return CID_OK;
 	}
 	if (cid_uuid_gregorian_ticks(&ts, uuid) != CID_OK)

@@ -231,27 +231,6 @@ chronoid_uuidv6(PG_FUNCTION_ARGS)
 	PG_RETURN_UUID_P(out);
 }
 
-static const char *
-kind_name(cid_kind kind)
-{
-	switch (kind)
-	{
-		case CID_KIND_SNOWFLAKE:
-			return "snowflake";
-		case CID_KIND_UUID:
-			return "uuid";
-		case CID_KIND_ULID:
-			return "ulid";
-		case CID_KIND_OBJECTID:
-			return "objectid";
-		case CID_KIND_KSUID:
-			return "ksuid";
-		case CID_KIND_TYPEID:
-			return "typeid";
-	}
-	return "unknown";
-}
-
 /*
  * chronoid_inspect(text) -> (kind, version, created): what the text is by
  * its form (cid_inspect_id: a Snowflake under the default layout) and its
@@ -316,7 +295,7 @@ chronoid_inspect(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("chronoid_inspect() must return a record")));
 	desc = BlessTupleDesc(desc);
-	values[0] = CStringGetTextDatum(kind_name(info.kind));
+	values[0] = CStringGetTextDatum(cid_kind_name(info.kind));
 	if (info.version >= 0)
 		values[1] = Int32GetDatum(info.version);
 	else

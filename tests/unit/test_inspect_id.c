@@ -175,6 +175,18 @@ test_old_inspect_unchanged(void)
 	EXPECT_EQ_INT(offsetof(cid_info, sequence) + sizeof(uint64_t), sizeof(cid_info));
 }
 
+static void
+test_kind_names(void)
+{
+	EXPECT_STR(cid_kind_name(CID_KIND_SNOWFLAKE), "snowflake");
+	EXPECT_STR(cid_kind_name(CID_KIND_UUID), "uuid");
+	EXPECT_STR(cid_kind_name(CID_KIND_ULID), "ulid");
+	EXPECT_STR(cid_kind_name(CID_KIND_OBJECTID), "objectid");
+	EXPECT_STR(cid_kind_name(CID_KIND_KSUID), "ksuid");
+	EXPECT_STR(cid_kind_name(CID_KIND_TYPEID), "typeid");
+	EXPECT_STR(cid_kind_name((cid_kind) 99), "unknown");
+}
+
 int
 main(void)
 {
@@ -185,5 +197,6 @@ main(void)
 	TAP_CASE(test_old_kinds);
 	TAP_CASE(test_size_contract);
 	TAP_CASE(test_old_inspect_unchanged);
+	TAP_CASE(test_kind_names);
 	return tap_done();
 }
