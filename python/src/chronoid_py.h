@@ -118,7 +118,7 @@ int			cpy_cstr_opt(PyObject *o, const char *name, bool fs_path, char **out);
 PyObject   *cpy_u64_list(const uint64_t *ids, Py_ssize_t n);
 
 /* chronoid.IdInfo for what cid_inspect found. */
-PyObject   *cpy_info(const cid_info *info);
+PyObject   *cpy_info(const cid_id_info *info);
 
 /* Parse errors of UUID / ULID text, naming the value and the form. */
 PyObject   *cpy_parse_error(PyObject *value, const char *what, const char *form,

@@ -550,7 +550,7 @@ opt_u64(bool has, uint64_t v)
 }
 
 PyObject *
-cpy_info(const cid_info *in)
+cpy_info(const cid_id_info *in)
 {
 	PyObject   *r = PyStructSequence_New(&info_type);
 	PyObject   *items[7] = {NULL};
@@ -558,15 +558,34 @@ cpy_info(const cid_info *in)
 
 	if (r == NULL)
 		return NULL;
+	items[0] = PyUnicode_FromString(cid_kind_name(in->kind));
 	switch (in->kind)
 	{
 		case CID_KIND_SNOWFLAKE:
-			items[0] = PyUnicode_FromString("snowflake");
 			items[1] = PyLong_FromUnsignedLongLong(in->snowflake);
 			break;
 		case CID_KIND_UUID:
-			items[0] = PyUnicode_FromString("uuid");
 			items[1] = cpy_uuid_new(in->bytes);
+			break;
+		case CID_KIND_OBJECTID:
+			{
+				cid_objectid o;
+				char		text[CID_OBJECTID_STRLEN + 1];
+
+				memcpy(o.bytes, in->bytes, sizeof(o.bytes));
+				cid_objectid_format(text, &o);
+				items[1] = PyUnicode_FromStringAndSize(text, CID_OBJECTID_STRLEN);
+			}
+			break;
+		case CID_KIND_KSUID:
+			{
+				cid_ksuid	k;
+				char		text[CID_KSUID_STRLEN + 1];
+
+				memcpy(k.bytes, in->bytes, sizeof(k.bytes));
+				cid_ksuid_format(text, &k);
+				items[1] = PyUnicode_FromStringAndSize(text, CID_KSUID_STRLEN);
+			}
 			break;
 		default:
 			{
@@ -575,7 +594,6 @@ cpy_info(const cid_info *in)
 
 				memcpy(u.bytes, in->bytes, 16);
 				cid_ulid_format(text, &u);
-				items[0] = PyUnicode_FromString("ulid");
 				items[1] = PyUnicode_FromStringAndSize(text, CID_ULID_STRLEN);
 			}
 			break;
@@ -590,8 +608,9 @@ cpy_info(const cid_info *in)
 		items[2] = Py_NewRef(Py_None);
 		items[3] = Py_NewRef(Py_None);
 	}
-	items[4] = opt_u64(in->has_node, in->node);
-	items[5] = opt_u64(in->has_sequence, in->sequence);
+	/* a Snowflake's node and sequence only, as before the other kinds came */
+	items[4] = opt_u64(in->kind == CID_KIND_SNOWFLAKE && in->has_node, in->node);
+	items[5] = opt_u64(in->kind == CID_KIND_SNOWFLAKE && in->has_sequence, in->sequence);
 	items[6] = in->kind == CID_KIND_UUID ? PyLong_FromLong(in->version) : Py_NewRef(Py_None);
 	for (i = 0; i < 7; i++)
 	{

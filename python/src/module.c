@@ -494,7 +494,7 @@ py_inspect(PyObject *mod, PyObject *args, PyObject *kw)
 			   *layout_arg = Py_None,
 			   *text_obj = NULL;
 	cid_layout	layout;
-	cid_info	info;
+	cid_id_info info;
 	const char *s;
 	Py_ssize_t	len;
 	size_t		errpos = 0;
@@ -548,7 +548,7 @@ py_inspect(PyObject *mod, PyObject *args, PyObject *kw)
 		s = buf;
 		len = CID_UUID_STRLEN;
 	}
-	st = cid_inspect(&info, s, (size_t) len, &layout, &errpos);
+	st = cid_inspect_id(&info, sizeof(info), s, (size_t) len, &layout, &errpos);
 	Py_XDECREF(text_obj);
 	if (st < 0)
 	{
@@ -558,7 +558,8 @@ py_inspect(PyObject *mod, PyObject *args, PyObject *kw)
 			return NULL;
 		if (st == CID_EUNKNOWN)
 			cpy_raise_status(st, "%U is no known ID: expected a UUID (32 to 38 "
-							 "characters), a ULID (26) or a Snowflake (decimal digits).",
+							 "characters), a ULID (26), a Snowflake (decimal digits), "
+							 "a MongoDB ObjectId (24 hex digits) or a KSUID (27 base62).",
 							 shown);
 		else if (st == CID_ESYNTAX)
 			cpy_raise_status(st, "%U is not an ID: bad character at position %zu",

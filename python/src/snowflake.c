@@ -489,7 +489,7 @@ static PyObject *
 Snowflake_decode(SnowflakeObject *self, PyObject *arg)
 {
 	cid_snowflake_parts parts;
-	cid_info	info;
+	cid_id_info info;
 	uint64_t	id;
 	int			st;
 

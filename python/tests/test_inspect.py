@@ -30,6 +30,34 @@ def test_uuids(text, version, ms):
         assert info.datetime.tzinfo is UTC or info.datetime.utcoffset() == datetime.timedelta(0)
 
 
+@pytest.mark.parametrize("text,kind,value,ms", [
+    # tests/vectors.md: MongoDB's manual, the ObjectId spec's test plan, the KSUID README
+    ("507F1F77BCF86CD799439011", "objectid", "507f1f77bcf86cd799439011", 1350508407000),
+    ("ffffffffffffffffffffffff", "objectid", "ffffffffffffffffffffffff", 4294967295000),
+    ("0ujtsYcgvSTl8PAuAdqWYSMnLOv", "ksuid", "0ujtsYcgvSTl8PAuAdqWYSMnLOv", 1507608047000),
+    ("aWgEPTl1tmebfsQzFP4bxwgy80V", "ksuid", "aWgEPTl1tmebfsQzFP4bxwgy80V", 5694967295000),
+])
+def test_objectid_and_ksuid(text, kind, value, ms):
+    info = chronoid.inspect(text)
+    assert (info.kind, info.value, info.ms, info.node, info.sequence, info.version) == (
+        kind, value, ms, None, None, None)
+    assert info.datetime == datetime.datetime.fromtimestamp(ms / 1000, UTC)
+
+
+@pytest.mark.parametrize("text,status", [
+    ("507f1f77bcf86cd79943901z", "position 23"),
+    ("aWgEPTl1tmebfsQzFP4bxwgy80!", "position 26"),
+])
+def test_objectid_and_ksuid_bad_character(text, status):
+    with pytest.raises(ValueError, match=status):
+        chronoid.inspect(text)
+
+
+def test_ksuid_above_the_largest():
+    with pytest.raises(ValueError):
+        chronoid.inspect("aWgEPTl1tmebfsQzFP4bxwgy80W")
+
+
 def test_fields_by_name_and_position():
     info = chronoid.inspect("01ARZ3NDEKTSV4RRFFQ69G5FAV")
     kind, value, dt, ms, node, seq, version = info
