@@ -66,7 +66,25 @@ export interface SnowflakeInfo {
   layout: string;
 }
 
-export type IdInfo = UuidInfo | UlidInfo | SnowflakeInfo;
+/** A MongoDB ObjectId (24 hex digits): its second, 12 bytes. */
+export interface ObjectIdInfo {
+  kind: 'objectid';
+  id: string;
+  time: Date;
+  unixMs: number;
+  bytes: Buffer;
+}
+
+/** A KSUID (27 base62 characters): its second, 20 bytes. */
+export interface KsuidInfo {
+  kind: 'ksuid';
+  id: string;
+  time: Date;
+  unixMs: number;
+  bytes: Buffer;
+}
+
+export type IdInfo = UuidInfo | UlidInfo | SnowflakeInfo | ObjectIdInfo | KsuidInfo;
 
 export interface SnowflakeOptions {
   /** The node number: 0 .. layout.maxNode. */

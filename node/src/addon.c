@@ -1071,7 +1071,7 @@ typeid_parse(napi_env env, napi_callback_info info)
  * ------------------------------------------------------------------------ */
 
 static napi_value
-info_object(napi_env env, const cid_info *ci, const cid_layout *layout)
+info_object(napi_env env, const cid_id_info *ci, const cid_layout *layout)
 {
 	napi_value	obj;
 	napi_value	null;
@@ -1081,7 +1081,7 @@ info_object(napi_env env, const cid_info *ci, const cid_layout *layout)
 	napi_get_null(env, &null);
 	if (napi_create_object(env, &obj) != napi_ok)
 		return cid_node_napi_failed(env, "cannot create an object");
-	kind = ci->kind == CID_KIND_UUID ? "uuid" : ci->kind == CID_KIND_ULID ? "ulid" : "snowflake";
+	kind = cid_kind_name(ci->kind);
 	ok = set(env, obj, "kind", latin1(env, kind, strlen(kind))) &&
 		set(env, obj, "time", ci->has_time ? date(env, ci->unix_ms) : null) &&
 		set(env, obj, "unixMs", ci->has_time ? number(env, (double) ci->unix_ms) : null);
@@ -1092,6 +1092,26 @@ info_object(napi_env env, const cid_info *ci, const cid_layout *layout)
 	else if (ok && ci->kind == CID_KIND_ULID)
 		ok = set(env, obj, "id", ulid_string(env, (const cid_ulid *) ci->bytes)) &&
 			set(env, obj, "bytes", buffer_of(env, ci->bytes, 16));
+	else if (ok && ci->kind == CID_KIND_OBJECTID)
+	{
+		cid_objectid o;
+		char		text[CID_OBJECTID_STRLEN + 1];
+
+		memcpy(o.bytes, ci->bytes, sizeof(o.bytes));
+		cid_objectid_format(text, &o);
+		ok = set(env, obj, "id", latin1(env, text, CID_OBJECTID_STRLEN)) &&
+			set(env, obj, "bytes", buffer_of(env, ci->bytes, sizeof(o.bytes)));
+	}
+	else if (ok && ci->kind == CID_KIND_KSUID)
+	{
+		cid_ksuid	k;
+		char		text[CID_KSUID_STRLEN + 1];
+
+		memcpy(k.bytes, ci->bytes, sizeof(k.bytes));
+		cid_ksuid_format(text, &k);
+		ok = set(env, obj, "id", latin1(env, text, CID_KSUID_STRLEN)) &&
+			set(env, obj, "bytes", buffer_of(env, ci->bytes, sizeof(k.bytes)));
+	}
 	else if (ok)
 	{
 		char		dec[24];
@@ -1110,7 +1130,7 @@ info_object(napi_env env, const cid_info *ci, const cid_layout *layout)
 
 /* A Snowflake given as a BigInt (signed or not) into its parts. */
 static bool
-inspect_bigint(napi_env env, napi_value v, const cid_layout *layout, cid_info *ci)
+inspect_bigint(napi_env env, napi_value v, const cid_layout *layout, cid_id_info *ci)
 {
 	cid_snowflake_parts p;
 	uint64_t	id = 0;
@@ -1151,7 +1171,7 @@ inspect(napi_env env, napi_callback_info info)
 {
 	napi_value	argv[2];
 	cid_layout	layout;
-	cid_info	ci;
+	cid_id_info ci;
 	napi_valuetype t;
 	bool		is_bytes;
 	uint8_t		b[16];
@@ -1173,6 +1193,7 @@ inspect(napi_env env, napi_callback_info info)
 		ci.kind = CID_KIND_UUID;
 		memcpy(ci.bytes, b, 16);
 		ci.version = cid_uuid_version((const cid_uuid *) b);
+		ci.nbytes = 16;
 		ci.has_time = cid_uuid_unix_ms(&ci.unix_ms, (const cid_uuid *) b) == CID_OK;
 		return info_object(env, &ci, &layout);
 	}
@@ -1187,18 +1208,20 @@ inspect(napi_env env, napi_callback_info info)
 
 		if (!cid_node_get_text(env, argv[0], "id", buf, sizeof(buf), &len))
 			return NULL;
-		rc = cid_inspect(&ci, buf, len, &layout, &pos);
+		rc = cid_inspect_id(&ci, sizeof(ci), buf, len, &layout, &pos);
 		if (rc == CID_EUNKNOWN)
 		{
 			char		q[CID_NODE_QUOTE_MAX];
 
 			cid_node_quote(q, buf, len);
 			return cid_node_throw(env, rc, false,
-								  "%s is no known ID form (expected a UUID, a ULID or a "
-								  "decimal snowflake)", q);
+								  "%s is no known ID form (expected a UUID, a ULID, a "
+								  "decimal snowflake, a 24-hex ObjectId or a 27-character KSUID)", q);
 		}
 		if (rc != CID_OK)
 			return parse_failed(env, rc, "ID", buf, len, pos,
+								len == CID_OBJECTID_STRLEN ? "a MongoDB ObjectId (24 hex digits)" :
+								len == CID_KSUID_STRLEN ? "a KSUID (27 base62 characters)" :
 								"a UUID, a ULID or a decimal snowflake of the layout");
 		return info_object(env, &ci, &layout);
 	}

@@ -78,6 +78,10 @@ test('malformed ID text names the value and what was expected', () => {
   throwsCode(() => cid.inspect({}), TypeError, 'ERR_INVALID_ARG_TYPE', 'an object');
   throwsCode(() => cid.inspect('1', null), TypeError, 'ERR_INVALID_ARG_TYPE');
   throwsCode(() => cid.uuidToUlid('x'.repeat(10000)), Error, 'CHRONOID_ELENGTH', 'too long', '10000 bytes');
+  // the forms inspect() knows by length: ObjectId (24), KSUID (27)
+  throwsCode(() => cid.inspect('507f1f77bcf86cd79943901z'), Error, 'CHRONOID_ESYNTAX', "'z'", 'ObjectId');
+  throwsCode(() => cid.inspect('aWgEPTl1tmebfsQzFP4bxwgy80!'), Error, 'CHRONOID_ESYNTAX', "'!'", 'KSUID');
+  throwsCode(() => cid.inspect('aWgEPTl1tmebfsQzFP4bxwgy80W'), Error, 'CHRONOID_EOVERFLOW', 'KSUID');
 });
 
 test('invalid UTF-8 and lone surrogates are refused, with the bytes shown', () => {

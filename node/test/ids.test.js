@@ -145,3 +145,23 @@ test('layouts: presets and specs', () => {
   assert.equal(cid.maxBatch, 1 << 20);
   assert.equal(typeof cid.claimDir(), 'string');
 });
+
+// tests/vectors.md: MongoDB's manual and the ObjectId spec's test plan, the KSUID README.
+test('inspect: MongoDB ObjectIds and KSUIDs, their time and bytes', () => {
+  const cases = [
+    ['507F1F77BCF86CD799439011', 'objectid', '507f1f77bcf86cd799439011', 1350508407000, 12],
+    ['ffffffffffffffffffffffff', 'objectid', 'ffffffffffffffffffffffff', 4294967295000, 12],
+    ['0ujtsYcgvSTl8PAuAdqWYSMnLOv', 'ksuid', '0ujtsYcgvSTl8PAuAdqWYSMnLOv', 1507608047000, 20],
+    ['aWgEPTl1tmebfsQzFP4bxwgy80V', 'ksuid', 'aWgEPTl1tmebfsQzFP4bxwgy80V', 5694967295000, 20],
+  ];
+  for (const [text, kind, id, ms, n] of cases) {
+    const info = cid.inspect(text);
+    assert.equal(info.kind, kind);
+    assert.equal(info.id, id);
+    assert.equal(info.unixMs, ms);
+    assert.equal(info.time.getTime(), ms);
+    assert.equal(info.bytes.length, n);
+  }
+  assert.equal(cid.inspect('0ujtsYcgvSTl8PAuAdqWYSMnLOv').bytes.toString('hex'),
+    '0669f7efb5a1cd34b5f99d1154fb6853345c9735');
+});
