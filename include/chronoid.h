@@ -1008,7 +1008,10 @@ typedef struct cid_id_info
 
 /*
  * Classify text by its form and decode it, as cid_inspect() does, and
- * more: 24 characters → MongoDB ObjectId (hex); 27 → KSUID (base62); the
+ * more: text with a '_' and no '-' → TypeID (cid_typeid_parse: prefix[]
+ * and the UUID's bytes, version and time; a bare 26-character TypeID is
+ * a ULID's text and reads as a ULID); 24 characters → MongoDB ObjectId
+ * (hex); 27 → KSUID (base62); the
  * UUID, ULID and Snowflake forms as cid_inspect(), with a UUID v1/v6's
  * full 100-ns time, node and clock sequence.  out_size is
  * sizeof(cid_id_info) of the caller's header: CID_EINVAL below this

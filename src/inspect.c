@@ -227,6 +227,31 @@ inspect_ksuid(cid_id_info *out, const char *s, size_t len, size_t *errpos)
 	return CID_OK;
 }
 
+/*
+ * A TypeID with a prefix: its UUID inspected as a UUID is (version, time
+ * to the UUID's precision), then the kind and the prefix.  A bare one is
+ * the 26 characters of a ULID, and stays one.
+ */
+static int
+inspect_typeid(cid_id_info *out, const char *s, size_t len, size_t *errpos)
+{
+	cid_uuid	u;
+	size_t		prefix_len = 0;
+	char		text[CID_UUID_STRLEN + 1];
+	int			rc = cid_typeid_parse(&u, &prefix_len, s, len, errpos);
+
+	if (rc != CID_OK)
+		return rc;
+	cid_uuid_format(text, &u);
+	rc = inspect_classic(out, text, CID_UUID_STRLEN, NULL, NULL);
+	if (rc != CID_OK)
+		return rc;
+	out->kind = CID_KIND_TYPEID;
+	memcpy(out->prefix, s, prefix_len);
+	out->prefix[prefix_len] = '\0';
+	return CID_OK;
+}
+
 int
 cid_inspect_id(cid_id_info *out, size_t out_size, const char *s, size_t len,
 			   const cid_layout *layout, size_t *errpos)
@@ -240,25 +265,27 @@ cid_inspect_id(cid_id_info *out, size_t out_size, const char *s, size_t len,
 	info.version = -1;			/* only UUIDs have a version */
 
 	/*
-	 * TypeID: a type prefix, '_', and 26 base32 characters (TypeID with
-	 * an empty prefix is 26 characters, the ULID's form).  The lead wires
-	 * the TypeID parser (cid_typeid_*, branch typeid) in here, before the
-	 * length switch, setting kind CID_KIND_TYPEID, bytes (its UUIDv7),
-	 * the time and prefix[].  Until then such text falls through to the
-	 * forms below, as cid_inspect() treats it.
+	 * TypeID: a type prefix, '_', and 26 base32 characters.  A '_' is in
+	 * no other form; a '-' is in none of a TypeID's characters, and what
+	 * a UUID typed with a '_' for a hyphen still has: that stays a UUID,
+	 * refused as one.  An empty prefix leaves the ULID's 26 characters,
+	 * which stay a ULID.
 	 */
-	switch (len)
-	{
-		case CID_OBJECTID_STRLEN:
-			rc = inspect_objectid(&info, s, len, errpos);
-			break;
-		case CID_KSUID_STRLEN:
-			rc = inspect_ksuid(&info, s, len, errpos);
-			break;
-		default:
-			rc = inspect_classic(&info, s, len, layout, errpos);
-			break;
-	}
+	if (len > 0 && memchr(s, '_', len) != NULL && memchr(s, '-', len) == NULL)
+		rc = inspect_typeid(&info, s, len, errpos);
+	else
+		switch (len)
+		{
+			case CID_OBJECTID_STRLEN:
+				rc = inspect_objectid(&info, s, len, errpos);
+				break;
+			case CID_KSUID_STRLEN:
+				rc = inspect_ksuid(&info, s, len, errpos);
+				break;
+			default:
+				rc = inspect_classic(&info, s, len, layout, errpos);
+				break;
+		}
 	if (rc != CID_OK)
 		return rc;
 	/* a caller's larger (later) struct gets zeros where this one ends */

@@ -4,7 +4,8 @@
  * the default), the rest is the text.  The form must follow the length
  * rule of chronoid.h, and the canonical text must inspect the same.
  * cid_inspect_id() must agree with it on every form it knows and add only
- * the 24- and 27-character forms (ObjectId, KSUID).
+ * the 24- and 27-character forms (ObjectId, KSUID) and the TypeID's (a
+ * '_' and no '-', which agrees with cid_typeid_parse()).
  */
 #include <stdio.h>
 
@@ -106,7 +107,23 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		int			wrc = cid_inspect_id(&wide, sizeof(wide), s, len, lp, &wpos);
 
 		rc = cid_inspect(&info, s, len, lp, &errpos);
-		if (len == CID_OBJECTID_STRLEN || len == CID_KSUID_STRLEN)
+		if (len > 0 && memchr(s, '_', len) != NULL && memchr(s, '-', len) == NULL)
+		{
+			cid_uuid	u;
+			size_t		plen = 0;
+			size_t		tpos = SIZE_MAX;
+			int			trc = cid_typeid_parse(&u, &plen, s, len, &tpos);
+
+			FUZZ_CHECK(rc < 0);	/* no older form has a '_' */
+			FUZZ_CHECK(wrc == trc);
+			if (wrc == CID_OK)
+				FUZZ_CHECK(wide.kind == CID_KIND_TYPEID && wide.nbytes == 16 &&
+						   memcmp(wide.bytes, u.bytes, 16) == 0 &&
+						   strlen(wide.prefix) == plen && memcmp(wide.prefix, s, plen) == 0);
+			else
+				FUZZ_CHECK(wpos == tpos);
+		}
+		else if (len == CID_OBJECTID_STRLEN || len == CID_KSUID_STRLEN)
 		{
 			FUZZ_CHECK(rc == CID_EUNKNOWN);
 			if (wrc == CID_OK)

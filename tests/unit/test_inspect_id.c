@@ -15,6 +15,35 @@ inspect(cid_id_info *info, const char *s, size_t *errpos)
 	return cid_inspect_id(info, sizeof(*info), s, strlen(s), NULL, errpos);
 }
 
+/* TypeIDs: the spec's example (tests/vectors.md), the forms around them */
+static void
+test_typeid(void)
+{
+	cid_id_info info;
+	size_t		errpos = 0;
+
+	EXPECT_EQ_INT(inspect(&info, "user_01h455vb4pex5vsknk084sn02q", NULL), CID_OK);
+	EXPECT_EQ_INT(info.kind, CID_KIND_TYPEID);
+	EXPECT(strcmp(info.prefix, "user") == 0);
+	EXPECT_EQ_INT(info.version, 7);
+	EXPECT_EQ_INT(info.nbytes, 16);
+	EXPECT_EQ_INT(info.bytes[0], 0x01);
+	EXPECT_EQ_INT(info.bytes[15], 0x57);
+	EXPECT(info.has_time);
+	EXPECT_EQ_INT(info.unix_ms, INT64_C(1688096058518));
+	EXPECT(strcmp(cid_kind_name(info.kind), "typeid") == 0);
+	/* a bad suffix character: the TypeID parser's status and position */
+	EXPECT_EQ_INT(inspect(&info, "user_01h455vb4pex5vsknk084sn02Q", &errpos), CID_ESYNTAX);
+	EXPECT_EQ_INT(errpos, 30);
+	/* the bare 26 digits are a ULID's text, and stay a ULID */
+	EXPECT_EQ_INT(inspect(&info, "01h455vb4pex5vsknk084sn02q", NULL), CID_OK);
+	EXPECT_EQ_INT(info.kind, CID_KIND_ULID);
+	EXPECT(info.prefix[0] == '\0');
+	/* a UUID typed with a '_' for a hyphen is refused as a UUID */
+	EXPECT(inspect(&info, "01890a5d-ac96-774b_bcce-b302099a8057", NULL) < 0);
+	EXPECT(info.kind != CID_KIND_TYPEID);
+}
+
 /* tests/vectors.md: RFC 9562 A.1 and A.5 */
 static void
 test_uuid_v1_v6_time(void)
@@ -190,6 +219,7 @@ test_kind_names(void)
 int
 main(void)
 {
+	TAP_CASE(test_typeid);
 	TAP_CASE(test_uuid_v1_v6_time);
 	TAP_CASE(test_uuid_sub_ms);
 	TAP_CASE(test_objectid);
