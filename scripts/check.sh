@@ -67,7 +67,7 @@ run_tap() {
 # pg_upgrade from 15 to each newer one (make check-matrix).  Each version
 # is one run_tap suite, sql-15, sql-17, sql-18.
 MATRIX_VERSIONS=${CHRONOID_MATRIX:-15 17 18}
-MATRIX_SCENARIOS="snowflake_crash uuid_ulid_crash uuid_ulid_order snowflake_clock snowflake_dump upgrade snowflake_attacks core_names"
+MATRIX_SCENARIOS="snowflake_crash uuid_ulid_crash uuid_ulid_order snowflake_clock snowflake_dump upgrade snowflake_attacks core_names block"
 pg_matrix() {
     local scope=$1 v cfg rc old pg15=${CHRONOID_PG15_CONFIG:-pg_config} newer=()
     for v in $MATRIX_VERSIONS; do

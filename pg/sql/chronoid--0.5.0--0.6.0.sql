@@ -6,6 +6,7 @@
 -- And the database owner may pg_dump the database: SELECT on the dumped
 -- sequences for pg_database_owner.  TypeIDs: typeid_to_uuid(),
 -- uuid_to_typeid(), typeid_generate(), typeid_prefix(), typeid_is_valid().
+-- nextval_block(): blocks of consecutive sequence values (docs/block.md).
 
 \echo Use "ALTER EXTENSION chronoid UPDATE TO '0.6.0'" to load this file. \quit
 
@@ -384,3 +385,15 @@ AS 'MODULE_PATHNAME', 'chronoid_inspect'
 LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@.chronoid_inspect(pg_catalog.text) IS
 'kind (uuid, ulid, snowflake under the pgedge layout, objectid, ksuid), UUID version and creation time of an ID given as text, to the microsecond where the ID holds it; error naming the bad character and its position';
+
+-- Block allocation from a sequence (docs/block.md): n consecutive values
+-- in one call, WAL-logged and flushed before they are returned, never
+-- given back by a rollback.  Not SECURITY DEFINER: the caller needs USAGE
+-- or UPDATE on the sequence, as for nextval().
+CREATE FUNCTION @extschema@.nextval_block(seq pg_catalog.regclass, n pg_catalog.int8,
+										  OUT first_id pg_catalog.int8, OUT last_id pg_catalog.int8)
+RETURNS record
+AS 'MODULE_PATHNAME', 'chronoid_nextval_block'
+LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+COMMENT ON FUNCTION @extschema@.nextval_block(pg_catalog.regclass, pg_catalog.int8) IS
+	'reserve the next n values of a sequence (INCREMENT 1, NO CYCLE) at once: the block first_id..last_id, never rolled back';

@@ -121,6 +121,17 @@ int64		cid_sf_page_read_write(Relation rel, int64 (*mark_for) (int64 page_last, 
 /* The last taken body, read under a share lock (no change). */
 int64		cid_sf_page_peek(Relation rel);
 
+/*
+ * nextval_block()'s page access (sequences of INCREMENT 1): in
+ * one hold of the buffer lock, the value nextval() would return next
+ * (*first) and, when n values up to maxv remain, make the last of them the
+ * sequence's last value with a WAL record that is flushed before the
+ * return.  Returns true when reserved; false with *left (values that
+ * remain, >= 0) and nothing written otherwise.
+ */
+bool		cid_sf_page_reserve(Relation rel, int64 n, int64 maxv,
+								int64 *first, int64 *left);
+
 /* ------------------------------------------------------------------------
  * preload_snowflake.c: the preloaded mode
  * ------------------------------------------------------------------------ */

@@ -12,6 +12,7 @@
 #include "access/xact.h"
 #include "access/xlog.h"
 #include "access/xloginsert.h"
+#include "common/int.h"
 #include "commands/sequence.h"
 #include "miscadmin.h"
 #include "storage/bufmgr.h"
@@ -72,18 +73,16 @@ sf_read_tuple(Relation rel, Buffer *buf, HeapTupleData *tup)
 }
 
 /*
- * Store last/log_cnt in the tuple; when logged_value > 0, first WAL-log
- * the tuple as it would be with last_value = logged_value (what replay
+ * Store last/log_cnt in the tuple; when wal, first WAL-log the tuple
+ * as it would be with last_value = logged_value (what replay
  * restores after a crash), exactly the record core writes (XLOG_SEQ_LOG:
  * xl_seq_rec then the tuple), so standard redo applies it.
  */
 static void
-sf_write_tuple(bool needs_wal, const xl_seq_rec *xlrec, Buffer buf,
-			   HeapTupleData *tup, Form_pg_sequence_data seq, int64 last,
-			   int64 log_cnt, int64 logged_value)
+sf_write_tuple_logged(bool wal, const xl_seq_rec *xlrec, Buffer buf,
+					  HeapTupleData *tup, Form_pg_sequence_data seq, int64 last,
+					  int64 log_cnt, int64 logged_value)
 {
-	bool		wal = logged_value > 0 && needs_wal;
-
 	/* So that this transaction's commit flushes the record (as core). */
 	if (wal)
 		GetTopTransactionId();
@@ -108,6 +107,16 @@ sf_write_tuple(bool needs_wal, const xl_seq_rec *xlrec, Buffer buf,
 	seq->is_called = true;
 	seq->log_cnt = log_cnt;
 	END_CRIT_SECTION();
+}
+
+/* As above; logged_value 0 (a snowflake body is never 0) means no record. */
+static void
+sf_write_tuple(bool needs_wal, const xl_seq_rec *xlrec, Buffer buf,
+			   HeapTupleData *tup, Form_pg_sequence_data seq, int64 last,
+			   int64 log_cnt, int64 logged_value)
+{
+	sf_write_tuple_logged(logged_value > 0 && needs_wal, xlrec, buf, tup, seq,
+						  last, log_cnt, logged_value);
 }
 
 /* The WAL record header naming rel's storage. */
@@ -265,6 +274,62 @@ cid_sf_page_read_write(Relation rel, int64 (*mark_for) (int64 page_last, void *a
 	}
 	UnlockReleaseBuffer(buf);
 	return last;
+}
+
+bool
+cid_sf_page_reserve(Relation rel, int64 n, int64 maxv, int64 *first, int64 *left)
+{
+	Buffer		buf;
+	HeapTupleData tup;
+	Form_pg_sequence_data seq;
+	int64		next;
+	int64		last;
+	bool		wal = RelationNeedsWAL(rel);
+	xl_seq_rec	xlrec;
+
+	seq = sf_read_tuple(rel, &buf, &tup);
+
+	/*
+	 * After the first nextval() last_value was handed out; before it,
+	 * last_value (the START) is next.  MAXVALUE itself taken: none left.
+	 */
+	if (seq->is_called && seq->last_value >= maxv)
+		*left = 0;
+	else
+	{
+		next = seq->is_called ? seq->last_value + 1 : seq->last_value;
+		*first = next;
+		/* maxv - next + 1 values remain; it may exceed int64: saturate */
+		if (pg_sub_s64_overflow(maxv, next, left) || *left == PG_INT64_MAX)
+			*left = PG_INT64_MAX;
+		else
+			*left += 1;
+	}
+	if (*left < n)
+	{
+		UnlockReleaseBuffer(buf);
+		return false;
+	}
+	last = *first + (n - 1);
+
+	/*
+	 * The record restores last_value = last after a crash, so replay
+	 * never gives the block again; log_cnt 0 makes the next nextval()
+	 * log its own.
+	 */
+	sf_xlrec(rel, &xlrec);
+	sf_write_tuple_logged(wal, &xlrec, buf, &tup, seq, last, 0, last);
+	UnlockReleaseBuffer(buf);
+
+	/*
+	 * Core nextval() leaves its record to the commit's flush, which a
+	 * rollback or synchronous_commit = off skips: the caller may use a
+	 * block whatever becomes of its transaction, so the record is on disk
+	 * before the block is returned (one flush per block).
+	 */
+	if (wal)
+		XLogFlush(XactLastRecEnd);
+	return true;
 }
 
 int64

@@ -12,6 +12,7 @@ SET DateStyle = 'ISO, YMD';
 SET IntervalStyle = 'postgres';
 
 SELECT regress.hostile_begin();
+CREATE TEMP SEQUENCE hostile_block_seq;
 
 INSERT INTO hostile (fn, label, q, expect, needle) VALUES
 -- Generators without arguments: right version and variant.
@@ -117,6 +118,14 @@ INSERT INTO hostile (fn, label, q, expect, needle) VALUES
 ('typeid_is_valid(text)', 'is valid: 129 bits', $q$SELECT typeid_is_valid('8zzzzzzzzzzzzzzzzzzzzzzzzz')::text$q$, 'false', NULL),
 ('typeid_is_valid(text,text)', 'is valid: NULL prefix', $q$SELECT typeid_is_valid('00000000000000000000000000', NULL)::text$q$, 'null', NULL),
 ('typeid_is_valid(text,text)', 'is valid: no prefix expected', $q$SELECT typeid_is_valid('00000000000000000000000000', '')::text$q$, 'true', NULL),
+-- nextval_block(): sizes, nulls, a relation that is not a sequence.
+('nextval_block(regclass,bigint)', 'block: 3 of a new sequence', $q$SELECT (nextval_block('hostile_block_seq', 3)).last_id::text$q$, '3', NULL),
+('nextval_block(regclass,bigint)', 'block: NULL size', $q$SELECT nextval_block('hostile_block_seq', NULL)::text$q$, 'null', NULL),
+('nextval_block(regclass,bigint)', 'block: NULL sequence', $q$SELECT nextval_block(NULL, 1)::text$q$, 'null', NULL),
+('nextval_block(regclass,bigint)', 'block: size 0', $q$SELECT nextval_block('hostile_block_seq', 0)::text$q$, '22023', 'block size 0 '),
+('nextval_block(regclass,bigint)', 'block: size int8 min', $q$SELECT nextval_block('hostile_block_seq', -9223372036854775808)::text$q$, '22023', '-9223372036854775808'),
+('nextval_block(regclass,bigint)', 'block: size int8 max', $q$SELECT nextval_block('hostile_block_seq', 9223372036854775807)::text$q$, '22023', '9223372036854775807'),
+('nextval_block(regclass,bigint)', 'block: a table', $q$SELECT nextval_block('pg_class', 1)::text$q$, '42809', '"pg_class"'),
 ('chronoid_version()', 'version: the installed one', $q$SELECT chronoid_version() = (SELECT extversion FROM pg_extension WHERE extname = 'chronoid')$q$, 'true', NULL);
 
 -- The IDs already in people's databases (issue 27): NULL, the limits, and

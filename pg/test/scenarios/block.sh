@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# block.sh — nextval_block() under concurrency and crashes.  4 pgbench
+# sessions reserve blocks of random sizes (1..500), some in transactions
+# they roll back, mixed with core nextval(), and record each block in a
+# table whose exclusion constraint refuses any overlap; then the blocks
+# must tile the sequence's values with no gap.  A block taken in a
+# rolled-back transaction, and one with synchronous_commit off, must not
+# come again after an immediate shutdown; a backend killed with SIGKILL
+# mid-run (crash recovery for all) must not make any recorded block come
+# again.  TAP on stdout; run by pg/test/run.sh (PGHOST, PGPORT, PGBIN,
+# PGDATA, PGLOG, CHRONOID_TMP, CHRONOID_PGCTL set).
+set -uo pipefail
+# shellcheck source-path=SCRIPTDIR source=scenario_lib.bash
+. "$(dirname "$0")/scenario_lib.bash"
+
+: "${PGBIN:?}" "${CHRONOID_TMP:?}" "${CHRONOID_PGCTL:?}"
+db=block_scenario
+work=$CHRONOID_TMP/block
+mkdir -p "$work"
+export PGDATABASE=$db
+export PGOPTIONS="-c client_min_messages=warning"
+
+# wait_ready: until the server accepts connections again (crash restart)
+wait_ready() {
+    local i
+    for i in $(seq 1 150); do
+        q -d postgres -c "SELECT 1" >/dev/null 2>&1 && return 0
+        sleep 0.1
+    done
+    return 1
+}
+
+"$PGBIN/dropdb" --if-exists "$db" >/dev/null 2>&1
+if ! "$PGBIN/createdb" "$db" || ! q -c "CREATE EXTENSION chronoid"; then
+    bail "create database and extension"
+fi
+if [ "$(q -c "SELECT to_regprocedure('nextval_block(regclass, int8)') IS NOT NULL")" != t ]; then
+    bail "nextval_block() is installed" "the installed extension has no nextval_block(): another tree's build was installed meanwhile?"
+fi
+# Every value handed out, as a range; && refuses two that share a value.
+q -c "CREATE SEQUENCE bs;
+      CREATE TABLE got (r int8range NOT NULL, how text NOT NULL,
+                        EXCLUDE USING gist (r WITH &&))"
+
+cat >"$work/block.sql" <<'SQL'
+\set n random(1, 500)
+INSERT INTO got SELECT int8range(first_id, last_id, '[]'), 'block' FROM nextval_block('bs', :n);
+SQL
+cat >"$work/rollback.sql" <<'SQL'
+\set n random(1, 500)
+BEGIN;
+SELECT first_id AS f, last_id AS l FROM nextval_block('bs', :n) \gset
+ROLLBACK;
+INSERT INTO got VALUES (int8range(:f, :l, '[]'), 'rolled back');
+SQL
+cat >"$work/nextval.sql" <<'SQL'
+INSERT INTO got SELECT int8range(v, v, '[]'), 'nextval' FROM nextval('bs') v;
+SQL
+
+# bench TRANSACTIONS: 4 sessions, the three scripts at random (seeded)
+bench() {
+    local seed=$RANDOM$RANDOM
+    diag "pgbench --random-seed=$seed"
+    "$PGBIN/pgbench" -n -c 4 -j 4 -t "$1" --random-seed="$seed" \
+        -f "$work/block.sql@5" -f "$work/rollback.sql@2" -f "$work/nextval.sql@2" \
+        >"$work/bench.log" 2>&1
+}
+
+# tiled: the recorded ranges cover 1..max with no gap (no overlap is the
+# constraint's part), and the sequence stands at max
+tiled() {
+    q -c "SELECT sum(upper(r) - lower(r)) = max(upper(r)) - 1
+             AND min(lower(r)) = 1
+             AND max(upper(r)) - 1 = (SELECT last_value FROM bs)
+          FROM got"
+}
+
+if bench 300; then
+    ok "4 sessions x 300 random transactions: no block overlaps another or a nextval()"
+else
+    not_ok "4 sessions x 300 random transactions: no block overlaps another or a nextval()"
+    tail -n 20 "$work/bench.log" | diag
+fi
+check "the blocks and values tile the sequence with no gap, rolled-back blocks included" "$(tiled)"
+check "every kind of reservation ran" "$(q -c "SELECT count(DISTINCT how) FROM got")" 3
+
+# An immediate shutdown right after a block in a rolled-back transaction
+# and one with synchronous_commit off: both must stay taken.
+last=$(q -c "BEGIN" -c "SELECT last_id FROM nextval_block('bs', 1000)" -c "ROLLBACK" \
+    -c "SET synchronous_commit = off" -c "SELECT last_id FROM nextval_block('bs', 1000)" | tail -n 1)
+if $CHRONOID_PGCTL stop -m immediate >/dev/null 2>&1 && $CHRONOID_PGCTL start >/dev/null 2>&1 &&
+    wait_ready; then
+    ok "immediate shutdown and restart"
+else
+    not_ok "immediate shutdown and restart"
+    tail -n 20 "$PGLOG" | diag
+    tap_done
+fi
+first=$(q -c "SELECT first_id FROM nextval_block('bs', 1)")
+check "after the crash the next block starts past the last one handed out ($last)" \
+    "$(q -c "SELECT $first > $last")"
+q -c "INSERT INTO got VALUES (int8range($((last - 1999)), $last, '[]'), 'before crash'),
+                             (int8range($first, $first, '[]'), 'after crash')"
+
+# SIGKILL one backend while 4 sessions reserve: the server restarts every
+# session (crash recovery); what was recorded stays taken.
+bench 2000 &
+bench_pid=$!
+victim=
+for _ in $(seq 1 100); do
+    victim=$(q -c "SELECT pid FROM pg_stat_activity WHERE datname = '$db' AND application_name = 'pgbench' LIMIT 1" 2>/dev/null)
+    [ -n "$victim" ] && break
+    sleep 0.05
+done
+sleep 0.3
+if [ -n "$victim" ] && kill -KILL "$victim" 2>/dev/null; then
+    ok "SIGKILL to a reserving backend"
+else
+    not_ok "SIGKILL to a reserving backend"
+fi
+wait "$bench_pid"
+if wait_ready; then
+    ok "the server recovered"
+else
+    not_ok "the server recovered"
+    tail -n 20 "$PGLOG" | diag
+    tap_done
+fi
+if bench 100; then
+    ok "after recovery: 4 sessions x 100 transactions, no overlap with any block recorded before"
+else
+    not_ok "after recovery: 4 sessions x 100 transactions, no overlap with any block recorded before"
+    tail -n 20 "$work/bench.log" | diag
+fi
+
+"$PGBIN/dropdb" --if-exists "$db" >/dev/null 2>&1
+tap_done
