@@ -112,6 +112,8 @@ LEASE_STATIC := $(BUILD)/libchronoid_lease.a
 LEASE_SHARED := $(BUILD)/libchronoid_lease.so.$(VERSION)
 LEASE_PC     := $(BUILD)/chronoid-lease.pc
 LEASE_MINTER := $(BUILD)/tests/lease_minter
+# tests/scenarios/block.sh's driver of the block allocator
+BLOCK_TAKER  := $(BUILD)/tests/block_taker
 TOOLS        := lease bench-pk migrate
 TOOL_BINS    := $(TOOLS:%=$(BUILD)/chronoid-%)
 LEASE_TOOL_OBJS := $(patsubst db/%.c,$(BUILD)/obj/db/%.o,$(sort $(wildcard db/chronoid-lease/*.c)))
@@ -123,7 +125,7 @@ CXX       ?= c++
 HAVE_CXX  ?= $(shell command -v $(CXX) >/dev/null 2>&1 && echo yes)
 
 TEST_BINS := $(CORE_TEST_SRCS:tests/unit/%.c=$(BUILD)/tests/%) \
-             $(if $(HAVE_LIBPQ),$(DB_TEST_SRCS:tests/unit/%.c=$(BUILD)/tests/%) $(LEASE_MINTER)) \
+             $(if $(HAVE_LIBPQ),$(DB_TEST_SRCS:tests/unit/%.c=$(BUILD)/tests/%) $(LEASE_MINTER) $(BLOCK_TAKER)) \
              $(if $(HAVE_CXX),$(BUILD)/tests/test_cxx)
 
 # The extension builds only where PGXS is really there: pg_config, and even
@@ -256,6 +258,10 @@ $(BUILD)/tests/test_migrate_pace: tests/unit/test_migrate_pace.c tests/tap.h tes
 	  $(CID_LDFLAGS) $(LDFLAGS)
 
 $(LEASE_MINTER): tests/scenarios/lease_minter.c $(LEASE_STATIC) $(STATIC_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(CID_CFLAGS) -o $@ $< $(LEASE_STATIC) $(STATIC_LIB) $(CID_LDFLAGS) $(LDFLAGS) -lpq -lm
+
+$(BLOCK_TAKER): tests/scenarios/block_taker.c $(LEASE_STATIC) $(STATIC_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(CID_CFLAGS) -o $@ $< $(LEASE_STATIC) $(STATIC_LIB) $(CID_LDFLAGS) $(LDFLAGS) -lpq -lm
 

@@ -3,7 +3,8 @@
  * a PostgreSQL table, renewed in the background, and fenced on the local
  * monotonic clock so that a paused or partitioned process stops minting
  * before its number can be handed to someone else (docs/cluster.md,
- * "Application servers: node leases").
+ * "Application servers: node leases"); and blocks of a sequence's values
+ * handed out locally with prefetch (cid_block_*, docs/block.md).
  *
  * This part links libpq and does I/O; the core (chronoid.h) does not.
  * Link with pkg-config's chronoid-lease (-lchronoid_lease -lchronoid -lpq).
@@ -245,6 +246,128 @@ CID_API int	cid_lease_list(const cid_lease_opts *opts, cid_lease_row_fn fn,
 
 /* The default grace for a ttl: max(2000, ttl / 5) ms. */
 CID_API int64_t	cid_lease_default_grace_ms(int64_t ttl_ms);
+
+/* ------------------------------------------------------------------------
+ * Blocks of a sequence's values (docs/block.md; symbol version
+ * CHRONOID_LEASE_1.1).  An allocator reserves blocks of consecutive values
+ * of a PostgreSQL sequence with the extension's nextval_block() (chronoid
+ * 0.6.0 or later in that database), one round trip per block, and hands
+ * them out locally.  A background thread fetches the next block once
+ * prefetch_pct of the current one is used (double buffering), sized so
+ * that a block lasts about target_ms at the rate IDs were taken lately.
+ *
+ * Guarantees: no value is returned twice, within or across processes and
+ * threads (the server never gives a value to two blocks, nor one that
+ * nextval() gave); values from one allocator increase.  A process that
+ * dies loses what it held: the rest of its current block and, once
+ * fetched, the next block (gaps, never repeats).  next() keeps answering
+ * from the blocks in hand while the database is unreachable or paused; it
+ * waits (at most wait_ms) only when both are used up.
+ * ------------------------------------------------------------------------ */
+
+enum
+{
+	CID_EBLOCK_DB = -111,		/* no value in hand and no block came from
+								 * the database within wait_ms (why:
+								 * cid_block_errmsg) */
+	CID_EBLOCK_EXHAUSTED = -112,	/* the sequence has no value left before
+									 * its MAXVALUE */
+	CID_EBLOCK_FORKED = -113	/* called in a child after fork(): the
+								 * allocator belongs to the parent */
+};
+
+typedef struct cid_block_opts
+{
+	const char *conninfo;		/* libpq conninfo or URI; NULL or "" = the
+								 * PG* environment variables */
+	const char *sequence;		/* the sequence, schema-qualified
+								 * ("public.order_ids"): names are resolved
+								 * with search_path = pg_catalog, pg_temp.
+								 * Required */
+	int64_t		target_ms;		/* how long a block should last (default
+								 * 60000; 10 .. 86400000) */
+	int64_t		min_size;		/* bounds of the adaptive block size
+								 * (default 16 .. 1000000; 1 <= min <= max
+								 * <= 1000000000) */
+	int64_t		max_size;
+	int64_t		initial_size;	/* the first block (0 = 1000, within the
+								 * bounds) */
+	int			prefetch_pct;	/* fetch the next block once this share of
+								 * the current one is used (default 10;
+								 * 0 .. 99) */
+	int64_t		wait_ms;		/* how long next() waits for a block when
+								 * none is in hand (default 10000; 0: fail at
+								 * once) */
+	int64_t		timeout_ms;		/* bound on connecting and on each
+								 * statement (default 10000; >= 100) */
+	cid_lease_mono_fn monotonic;	/* NULL = CLOCK_BOOTTIME or
+									 * CLOCK_MONOTONIC (for the rate) */
+	void	   *mono_ctx;
+} cid_block_opts;
+
+/* Fill *opts with the defaults above (sequence NULL: the caller sets it). */
+CID_API void	cid_block_opts_default(cid_block_opts *opts);
+
+typedef struct cid_block cid_block;
+
+/*
+ * Connect, check the sequence and the extension, reserve the first block
+ * (so that next() has values at once) and start the prefetching thread
+ * on that connection.  The sequence and its schema must belong to the
+ * connecting role or a superuser (whoever owns them could set the
+ * sequence back and make blocks repeat), and it is bound by OID: renamed,
+ * it goes on; dropped and made again, the allocator fails instead of
+ * starting over.
+ *
+ * CID_EINVAL: NULL out or sequence, bounds out of range (errbuf says
+ * which); CID_EBLOCK_EXHAUSTED; CID_EBLOCK_DB: cannot connect, no such
+ * sequence, refused (owner, INCREMENT, CYCLE, UNLOGGED, privileges), no
+ * nextval_block() in the database; errbuf has the server's words.
+ */
+CID_API int	cid_block_open(cid_block **out, const cid_block_opts *opts,
+						   char *errbuf, size_t errlen) CID_MUST_CHECK;
+
+/*
+ * The next value, into *id.  Thread-safe; takes a mutex for a few
+ * instructions, and waits only when no value is in hand (at most wait_ms):
+ * then CID_EBLOCK_DB (the last failure in cid_block_errmsg), or
+ * CID_EBLOCK_EXHAUSTED once the sequence has nothing left.
+ * CID_EBLOCK_FORKED in a child after fork(); CID_EINVAL for NULL.
+ */
+CID_API int	cid_block_next(cid_block *block, int64_t *id) CID_MUST_CHECK;
+
+/* What an allocator did so far (for monitoring and the benchmarks). */
+typedef struct cid_block_stats
+{
+	uint64_t	issued;			/* values next() returned */
+	uint64_t	blocks;			/* blocks reserved: one round trip each */
+	uint64_t	failures;		/* reservations that failed (retried) */
+	uint64_t	waits;			/* next() calls that found nothing in hand */
+	int64_t		in_hand;		/* values held: current rest + next block */
+	int64_t		size;			/* the size the next reservation asks for */
+} cid_block_stats;
+
+/* Fill *out (zeroes for NULL block).  Thread-safe. */
+CID_API void	cid_block_get_stats(cid_block *block, cid_block_stats *out);
+
+/* The last reservation error, copied into buf ("" when none).  Thread-safe. */
+CID_API void	cid_block_errmsg(cid_block *block, char *buf, size_t len);
+
+/*
+ * Stop the thread, close the connection, free the allocator.  The values
+ * in hand are lost (gaps).  In a child after fork() it frees memory only,
+ * leaving the parent's connection alone.  NULL is a no-op.
+ */
+CID_API void	cid_block_free(cid_block *block);
+
+/*
+ * One block of n values (1 .. 1000000000) without an allocator (for
+ * scripts: `chronoid block`): connect, check as cid_block_open, reserve,
+ * disconnect.  *first receives the first value; the block is
+ * first .. first + n - 1.  Statuses as cid_block_open.
+ */
+CID_API int	cid_block_reserve(const cid_block_opts *opts, int64_t n, int64_t *first,
+							  char *errbuf, size_t errlen) CID_MUST_CHECK;
 
 #ifdef __cplusplus
 }

@@ -63,6 +63,12 @@ cid_lease_strerror(int status)
 			return "wall clock behind the previous holder's IDs";
 		case CID_ELEASE_RELEASED:
 			return "node lease released";
+		case CID_EBLOCK_DB:
+			return "no block of values came from the database in time";
+		case CID_EBLOCK_EXHAUSTED:
+			return "the sequence has no value left";
+		case CID_EBLOCK_FORKED:
+			return "block allocator belongs to the parent process (after fork)";
 		default:
 			return cid_strerror(status);
 	}
