@@ -98,6 +98,7 @@ PC_FILE    := $(BUILD)/chronoid.pc
 #   db/lease/              libchronoid_lease (include/chronoid_lease.h), installed
 #   db/chronoid-lease/     "chronoid lease", a program in LIBEXECDIR/chronoid
 #   db/chronoid-bench-pk/  "chronoid bench-pk", likewise
+#   db/chronoid-block/     "chronoid block", likewise
 #   db/chronoid-migrate/   "chronoid migrate", likewise
 # ---------------------------------------------------------------------------
 PQ_INCDIR  := $(shell $(PG_CONFIG) --includedir 2>/dev/null)
@@ -114,9 +115,10 @@ LEASE_PC     := $(BUILD)/chronoid-lease.pc
 LEASE_MINTER := $(BUILD)/tests/lease_minter
 # tests/scenarios/block.sh's driver of the block allocator
 BLOCK_TAKER  := $(BUILD)/tests/block_taker
-TOOLS        := lease bench-pk migrate
+TOOLS        := lease bench-pk migrate block
 TOOL_BINS    := $(TOOLS:%=$(BUILD)/chronoid-%)
 LEASE_TOOL_OBJS := $(patsubst db/%.c,$(BUILD)/obj/db/%.o,$(sort $(wildcard db/chronoid-lease/*.c)))
+BLOCK_TOOL_OBJS := $(patsubst db/%.c,$(BUILD)/obj/db/%.o,$(sort $(wildcard db/chronoid-block/*.c)))
 BPK_TOOL_OBJS   := $(patsubst db/%.c,$(BUILD)/obj/db/%.o,$(sort $(wildcard db/chronoid-bench-pk/*.c)))
 MIG_TOOL_OBJS   := $(patsubst db/%.c,$(BUILD)/obj/db/%.o,$(sort $(wildcard db/chronoid-migrate/*.c)))
 
@@ -217,6 +219,10 @@ $(LEASE_PC): Makefile $(BUILD)/.dirs
 
 $(BUILD)/chronoid-lease: $(LEASE_TOOL_OBJS) $(CLI_COMMON_OBJS) $(LEASE_STATIC) $(STATIC_LIB)
 	$(CC) $(CID_LDFLAGS) $(LDFLAGS) -o $@ $(LEASE_TOOL_OBJS) $(CLI_COMMON_OBJS) \
+	  $(LEASE_STATIC) $(STATIC_LIB) -lpq -lm
+
+$(BUILD)/chronoid-block: $(BLOCK_TOOL_OBJS) $(CLI_COMMON_OBJS) $(LEASE_STATIC) $(STATIC_LIB)
+	$(CC) $(CID_LDFLAGS) $(LDFLAGS) -o $@ $(BLOCK_TOOL_OBJS) $(CLI_COMMON_OBJS) \
 	  $(LEASE_STATIC) $(STATIC_LIB) -lpq -lm
 
 $(BUILD)/chronoid-migrate: $(MIG_TOOL_OBJS) $(CLI_COMMON_OBJS) $(PQ_OBJS) $(STATIC_LIB)

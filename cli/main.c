@@ -37,7 +37,7 @@ static const cli_command commands[] = {
  * libpq is not installed).  Named here to tell "not installed" from
  * "unknown".
  */
-static const char *const db_tools[] = {"bench-pk", "lease", "migrate", NULL};
+static const char *const db_tools[] = {"bench-pk", "block", "lease", "migrate", NULL};
 
 static bool
 is_db_tool(const char *name)
@@ -142,7 +142,7 @@ static int
 unknown_command(const char *name)
 {
 	cli_error_value(NULL, "unknown command ", name, strlen(name),
-					" (commands: gen, inspect, convert, bench-pk, lease, migrate; see 'chronoid --help')");
+					" (commands: gen, inspect, convert, bench-pk, block, lease, migrate; see 'chronoid --help')");
 	return CLI_EXIT_USAGE;
 }
 

@@ -18,6 +18,7 @@ cli_usage_main(FILE *fp)
 		  "  convert [ID...] turn UUIDs, ULIDs and TypeIDs into each other,\n"
 		  "                  UUIDv1 into v6 and back\n"
 		  "  bench-pk        measure primary-key kinds on a real PostgreSQL\n"
+		  "  block SEQ [N]   reserve N values of a PostgreSQL sequence at once\n"
 		  "  lease SUB       lease a snowflake node number from PostgreSQL\n"
 		  "  migrate ACTION  move a live table's key to time-ordered IDs\n"
 		  "  help [COMMAND]  show this text or a command's\n"

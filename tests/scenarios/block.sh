@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# block.sh — the block allocator (cid_block_*, libchronoid_lease) against a throwaway PostgreSQL cluster with this tree's
+# block.sh — the block allocator (cid_block_*, libchronoid_lease) and
+# `chronoid block` against a throwaway PostgreSQL cluster with this tree's
 # extension: three processes of four threads, each with random sizes,
 # targets and prefetch points, and core nextval() alongside, never get a
 # value twice; a backend stopped (SIGSTOP) for less than the block's
 # remaining life stalls no next(), a longer stop makes next() wait and go
-# on; a child after fork() is refused.
+# on; a child after fork() is refused; refusals name the sequence.
 # Prints TAP; about 20 s.  Binaries from $BUILD (default build/).
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
@@ -12,6 +13,7 @@ cd "$(dirname "$0")/../.." || exit 1
 . scripts/tap.bash
 export TZ=UTC LC_ALL=C
 BUILD=${BUILD:-build}
+bin=$PWD/$BUILD/chronoid
 taker=$PWD/$BUILD/tests/block_taker
 
 if [ "$(id -u)" -ne 0 ]; then
@@ -21,8 +23,9 @@ if ! command -v pg_config >/dev/null 2>&1 || [ ! -x "$(pg_config --bindir)/initd
     [ ! -f "$(pg_config --pgxs 2>/dev/null)" ]; then
     skip_all "PostgreSQL server binaries or development files not installed"
 fi
-if [ ! -x "$taker" ]; then
-    make -s --no-print-directory BUILD="$BUILD" "$taker" >/dev/null 2>&1 || bail "build $taker"
+if [ ! -x "$bin" ] || [ ! -x "$taker" ] || [ ! -x "$PWD/$BUILD/chronoid-block" ]; then
+    make -s --no-print-directory BUILD="$BUILD" cli db "$taker" >/dev/null 2>&1 || {
+        bail "build $bin and $taker"; }
 fi
 make -s --no-print-directory -C pg >/dev/null 2>&1 || bail "make -C pg"
 # The extension's install is shared with whoever else tests it on this
@@ -122,5 +125,37 @@ check "the paused runs' values are distinct" \
 
 # 4. fork(): the child is refused, the parent goes on.
 check "a child after fork() gets CID_EBLOCK_FORKED" "$("$taker" public.ps fork 2>/dev/null)" "fork ok"
+
+# 5. chronoid block: N values, the bounds, refusals.
+run_block() { "$bin" block "$@" 2>&1; echo "exit $?"; }
+q -c "CREATE SEQUENCE public.cli START 100"
+check "chronoid block public.cli 3: one value per line" "$(run_block public.cli 3)" \
+    "$(printf '100\n101\n102\nexit 0')"
+check "chronoid block --bounds public.cli 1000" "$(run_block --bounds public.cli 1000)" \
+    "$(printf '103 1102\nexit 0')"
+check "chronoid block --json public.cli 2" "$(run_block --json public.cli 2)" \
+    "$(printf '{"sequence":"public.cli","first":1103,"last":1104,"count":2}\nexit 0')"
+q -c "CREATE SEQUENCE public.by2 INCREMENT 2; CREATE SEQUENCE public.near MAXVALUE 10;
+      CREATE ROLE block_weak; CREATE SEQUENCE public.weak; ALTER SEQUENCE public.weak OWNER TO block_weak"
+out=$(run_block public.by2 5)
+ok_if "a sequence with INCREMENT 2 is refused, naming it (exit 1)" \
+    '[[ $out == *"public.by2 has INCREMENT 2"* && $out == *"exit 1" ]]' "$out"
+out=$(run_block public.near 11)
+ok_if "a block past MAXVALUE is refused, saying what is left (exit 1)" \
+    '[[ $out == *"10 values left"* && $out == *"exit 1" ]]' "$out"
+out=$(run_block public.weak 1)
+ok_if "a sequence owned by another, ordinary role is refused (exit 1)" \
+    '[[ $out == *"owned by block_weak"* && $out == *"exit 1" ]]' "$out"
+out=$(run_block bs 1)
+ok_if "an unqualified name is not looked up on the search path (exit 1)" \
+    '[[ $out == *"\"bs\" does not exist"* && $out == *"exit 1" ]]' "$out"
+out=$(run_block public.nosuch 1)
+ok_if "a missing sequence is named (exit 1)" \
+    '[[ $out == *"public.nosuch"* && $out == *"exit 1" ]]' "$out"
+q -c "DROP EXTENSION chronoid"
+out=$(run_block public.cli 1)
+ok_if "no extension: says what to install (exit 1)" \
+    '[[ $out == *"CREATE EXTENSION chronoid"* && $out == *"exit 1" ]]' "$out"
+q -c "DROP SEQUENCE public.weak; DROP ROLE block_weak"
 
 tap_done

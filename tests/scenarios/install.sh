@@ -25,7 +25,8 @@ for f in include/chronoid.h lib/libchronoid.a lib/libchronoid.so lib/libchronoid
          lib/pkgconfig/chronoid.pc bin/chronoid share/man/man1/chronoid.1 \
          include/chronoid_lease.h lib/libchronoid_lease.a lib/libchronoid_lease.so \
          lib/libchronoid_lease.so.1 lib/pkgconfig/chronoid-lease.pc \
-         libexec/chronoid/chronoid-lease libexec/chronoid/chronoid-bench-pk libexec/chronoid/chronoid-migrate; do
+         libexec/chronoid/chronoid-lease libexec/chronoid/chronoid-bench-pk libexec/chronoid/chronoid-migrate \
+         libexec/chronoid/chronoid-block; do
     run_ok "installed $f" test -e "$root/$f"
 done
 run_ok "pkg-config file names the install prefix" grep -qx "prefix=$prefix" "$root/lib/pkgconfig/chronoid.pc"

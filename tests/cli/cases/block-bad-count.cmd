@@ -1,0 +1,1 @@
+block public.s 0

@@ -1,0 +1,1 @@
+block --size 3 public.s

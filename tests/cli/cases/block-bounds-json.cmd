@@ -1,0 +1,1 @@
+block --bounds --json public.s 3

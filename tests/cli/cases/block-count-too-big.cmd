@@ -1,0 +1,1 @@
+block public.s 1000000001

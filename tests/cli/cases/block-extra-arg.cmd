@@ -1,0 +1,1 @@
+block public.s 3 4
