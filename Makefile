@@ -12,6 +12,7 @@
 #   make node-addon      the npm package's addon, node/build/chronoid.node
 #   make bench-pg        PostgreSQL extension benchmark (docs/benchmarks.md)
 #   make bench-pk        primary-key kinds on PostgreSQL (docs/benchmarks.md)
+#   make bench-block     block allocation against nextval() and UPDATE (docs/benchmarks.md)
 #   make bench-migrate   chronoid migrate's backfill and writers' latency (docs/benchmarks.md)
 #   make test-python     the Python package (python/): pip install, pytest, ASan, TSan
 #   make bench-python    the Python package against uuid4 and pure Python (docs/benchmarks.md)
@@ -399,6 +400,17 @@ bench-node: setup node-addon
 .PHONY: bench-pg
 bench-pg: setup
 	@bench/pg/run.sh
+
+# Block allocation against nextval() per ID and the hand-written UPDATE
+# allocator, 1, 4 and 16 clients, and next()'s latency through a 1 s pause
+# of the server (docs/benchmarks.md; as root, about 2 minutes).
+.PHONY: bench-block
+bench-block: setup all $(BUILD)/bench_block
+	@bench/block/run.sh
+
+$(BUILD)/bench_block: bench/block/bench_block.c $(LEASE_STATIC) $(STATIC_LIB)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(CID_CFLAGS) $(PQ_CFLAGS) -o $@ $< $(LEASE_STATIC) $(STATIC_LIB) \
+	  $(CID_LDFLAGS) $(LDFLAGS) -lpq -lm
 
 # Primary-key kinds on a throwaway cluster, as in docs/benchmarks.md
 # (about 6 minutes; BENCH_PK_ROWS and BENCH_PK_REPEAT to change the size).
