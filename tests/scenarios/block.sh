@@ -93,16 +93,25 @@ pause() {
         sleep "$1" && kill -CONT "$bpid"
 }
 
+# paused_run NAME SECONDS COUNT TARGET_MS FIRST: one thread takes COUNT
+# values at 10000 per second (prefetch at 50 %) into $work/NAME.out while
+# the backend is stopped for SECONDS; sets stopped, after, trc and the
+# taker's stats (issued blocks failures waits maxlat).
+paused_run() {
+    local tpid
+    "$taker" public.ps 1 "$3" "$4" "$5" 50 10000 >"$work/$1.out" 2>"$work/pause.err" &
+    tpid=$!
+    read -r stopped after < <(pause "$2")
+    wait "$tpid"
+    trc=$?
+    read -r _ issued blocks failures waits maxlat < <(grep '^stats' "$work/pause.err") || true
+}
+
 # 2. 10000 values per second, a first block of 60000 (6 s), the next
 # fetched at half (3 s).  The backend stopped for 3.5 s, from less than
 # 2.5 s after the start, holds up that reservation (sent at 3 s) until at
 # most 6 s: within the block's life.
-"$taker" public.ps 1 65000 6000 60000 50 10000 >"$work/pause.out" 2>"$work/pause.err" &
-tpid=$!
-read -r stopped after < <(pause 3.5)
-wait "$tpid"
-trc=$?
-read -r _ issued blocks failures waits maxlat < <(grep '^stats' "$work/pause.err") || true
+paused_run pause 3.5 65000 6000 60000
 check "the backend was stopped for 3.5 s, from less than 2.5 s after the start" \
     "${stopped:-} $([ "${after:-9999}" -lt 2500 ] && echo early)" "stopped early" "stopped ${after:-?} ms after the start"
 check "a 3.5 s pause within the block's life: every next() found a value in hand (no waits)" \
@@ -111,12 +120,7 @@ diag "pause 3.5 s: $blocks blocks, $failures failures, longest next() ${maxlat} 
 
 # 3. A 3 s pause with 1 s blocks is longer than what is in hand: next()
 # waits (at most wait_ms, 10 s) and goes on once the server answers.
-"$taker" public.ps 1 25000 1000 10000 50 10000 >"$work/pause2.out" 2>"$work/pause.err" &
-tpid=$!
-read -r stopped after < <(pause 3)
-wait "$tpid"
-trc=$?
-read -r _ issued blocks failures waits maxlat < <(grep '^stats' "$work/pause.err") || true
+paused_run pause2 3 25000 1000 10000
 check "a 3 s pause past the block's life: next() waited, then went on" \
     "${stopped:-} $trc ${issued:-} $([ "${waits:-0}" -ge 1 ] && echo waited)" "stopped 0 25000 waited"
 diag "pause 3 s: $blocks blocks, $waits waits, longest next() ${maxlat} us"

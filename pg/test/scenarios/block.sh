@@ -20,16 +20,6 @@ mkdir -p "$work"
 export PGDATABASE=$db
 export PGOPTIONS="-c client_min_messages=warning"
 
-# wait_ready: until the server accepts connections again (crash restart)
-wait_ready() {
-    local i
-    for i in $(seq 1 150); do
-        q -d postgres -c "SELECT 1" >/dev/null 2>&1 && return 0
-        sleep 0.1
-    done
-    return 1
-}
-
 "$PGBIN/dropdb" --if-exists "$db" >/dev/null 2>&1
 if ! "$PGBIN/createdb" "$db" || ! q -c "CREATE EXTENSION chronoid"; then
     bail "create database and extension"
@@ -89,7 +79,7 @@ check "every kind of reservation ran" "$(q -c "SELECT count(DISTINCT how) FROM g
 last=$(q -c "BEGIN" -c "SELECT last_id FROM nextval_block('bs', 1000)" -c "ROLLBACK" \
     -c "SET synchronous_commit = off" -c "SELECT last_id FROM nextval_block('bs', 1000)" | tail -n 1)
 if $CHRONOID_PGCTL stop -m immediate >/dev/null 2>&1 && $CHRONOID_PGCTL start >/dev/null 2>&1 &&
-    wait_ready; then
+    wait_ready 150; then
     ok "immediate shutdown and restart"
 else
     not_ok "immediate shutdown and restart"
@@ -119,7 +109,7 @@ else
     not_ok "SIGKILL to a reserving backend"
 fi
 wait "$bench_pid"
-if wait_ready; then
+if wait_ready 150; then
     ok "the server recovered"
 else
     not_ok "the server recovered"

@@ -1,13 +1,25 @@
 # shellcheck shell=bash
 # scenario_lib.bash — what every scenario under pg/test/scenarios shares:
 # TAP output (scripts/tap.bash), q (psql, quiet, unaligned, stopping at
-# the first error) and set_run_ahead.  Sourced, not run (pg/test/run.sh
-# runs only scenarios/*.sh).
+# the first error), wait_ready and set_run_ahead.  Sourced, not run
+# (pg/test/run.sh runs only scenarios/*.sh).
 
 # shellcheck source=../../../scripts/tap.bash
 . "$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)/scripts/tap.bash"
 
 q() { "$PGBIN/psql" -X -q -At -v ON_ERROR_STOP=1 "$@"; }
+
+# wait_ready [TENTHS]: until the server accepts connections again (a
+# crash restart), at most TENTHS tenths of a second (default 100); 1 when
+# it never does.
+wait_ready() {
+    local _i
+    for _i in $(seq 1 "${1:-100}"); do
+        q -d postgres -c "SELECT 1" >/dev/null 2>&1 && return 0
+        sleep 0.1
+    done
+    return 1
+}
 
 # set_run_ahead 'ALTER SYSTEM ...' SHOWN: change snowflake.max_run_ahead
 # server-wide and wait until a new session shows SHOWN (a reload is

@@ -25,15 +25,6 @@ preload=$(q -d postgres -c "SELECT current_setting('shared_preload_libraries') ~
 faked=
 restore() { $CHRONOID_PGCTL restart >/dev/null 2>&1 && faked=; }
 trap 'if [ -n "$faked" ]; then restore; fi' EXIT
-# wait_ready: until the server accepts connections again (crash restart)
-wait_ready() {
-    local i
-    for i in $(seq 1 100); do
-        q -d postgres -c "SELECT 1" >/dev/null 2>&1 && return 0
-        sleep 0.1
-    done
-    return 1
-}
 
 "$PGBIN/dropdb" --if-exists "$db" >/dev/null 2>&1
 if ! "$PGBIN/createdb" "$db" || ! q -c "CREATE EXTENSION chronoid"; then
