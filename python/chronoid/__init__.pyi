@@ -2,7 +2,7 @@ from ._chronoid import *
 
 __version__: str
 __all__ = [
-    "ChronoidError", "ChronoidTypeError", "ChronoidValueError", "ForkError",
+    "BlockAllocator", "ChronoidError", "ChronoidTypeError", "ChronoidValueError", "ForkError",
     "GeneratorError", "IdInfo", "Snowflake", "SnowflakeLease", "WouldWait", "core_version",
     "has_leases", "inspect", "layouts", "lease_setup", "parse_ulid", "random_source",
     "snowflake_range", "ulid", "ulid_batch",

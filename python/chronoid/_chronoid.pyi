@@ -2,7 +2,7 @@
 import array
 import datetime
 import uuid
-from typing import Final, Literal, final
+from typing import Final, Literal, TypedDict, final
 
 # An aware datetime, Unix milliseconds, or RFC 3339 UTC text.
 _TimeArg = datetime.datetime | int | str
@@ -136,4 +136,34 @@ class SnowflakeLease:
     def batch(self, n: int, /) -> list[int]: ...
     def release(self) -> None: ...
     def __enter__(self) -> SnowflakeLease: ...
+    def __exit__(self, *args: object) -> Literal[False]: ...
+
+class _BlockStats(TypedDict):
+    issued: int
+    blocks: int
+    failures: int
+    waits: int
+    in_hand: int
+    size: int
+
+@final
+class BlockAllocator:
+    def __init__(
+        self,
+        sequence: str,
+        conninfo: str | None = None,
+        *,
+        target_ms: int | None = None,
+        min_size: int | None = None,
+        max_size: int | None = None,
+        initial_size: int | None = None,
+        prefetch_pct: int | None = None,
+        wait_ms: int | None = None,
+        timeout_ms: int | None = None,
+    ) -> None: ...
+    @property
+    def stats(self) -> _BlockStats: ...
+    def next(self) -> int: ...
+    def close(self) -> None: ...
+    def __enter__(self) -> BlockAllocator: ...
     def __exit__(self, *args: object) -> Literal[False]: ...

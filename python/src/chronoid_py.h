@@ -128,6 +128,8 @@ PyObject   *cpy_parse_error(PyObject *value, const char *what, const char *form,
  * (lease.c), the datetime/info setup (convert.c). */
 int			cpy_snowflake_setup(PyObject *module);
 int			cpy_lease_setup(PyObject *module);
+/* BlockAllocator (block.c): sequence values a block at a time. */
+int			cpy_block_setup(PyObject *module);
 int			cpy_convert_setup(PyObject *module);
 
 #endif							/* CHRONOID_PY_H */
