@@ -4,27 +4,15 @@ processes never get a value twice, bad options and refused sequences
 raise the package's exceptions, a forked child is refused the parent's
 allocator.  Needs the throwaway server with the extension that run.sh
 starts; skipped without one, as the psycopg tests are."""
-import os
-
 import pytest
 
 import chronoid
-from util import in_child, in_threads
-
-REQUIRED = os.environ.get("CHRONOID_PY_PG") == "1"
+from util import in_child, in_threads, pg_connect
 
 
 @pytest.fixture(scope="module")
 def seqs():
-    if not REQUIRED and not os.environ.get("PGHOST"):
-        pytest.skip("no PostgreSQL server (python/tests/run.sh starts one)")
-    psycopg = pytest.importorskip("psycopg") if not REQUIRED else __import__("psycopg")
-    try:
-        c = psycopg.connect(autocommit=True)
-    except psycopg.OperationalError as e:
-        if REQUIRED:
-            raise
-        pytest.skip(f"no PostgreSQL server answers at PGHOST: {e}")
+    c = pg_connect()
     with c:
         c.execute("CREATE EXTENSION IF NOT EXISTS chronoid")
         c.execute("DROP SCHEMA IF EXISTS pytest_block CASCADE")

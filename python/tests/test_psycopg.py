@@ -8,28 +8,18 @@ installs the extension and sets PGHOST/PGPORT and CHRONOID_PY_PG=1; then
 a missing server or driver is a failure.  Run alone, without a server,
 these tests are skipped.
 """
-import os
 import time
 import uuid
 
 import pytest
 
 import chronoid
-
-REQUIRED = os.environ.get("CHRONOID_PY_PG") == "1"
+from util import pg_connect
 
 
 @pytest.fixture(scope="module")
 def conn():
-    if not REQUIRED and not os.environ.get("PGHOST"):
-        pytest.skip("no PostgreSQL server (python/tests/run.sh starts one)")
-    psycopg = pytest.importorskip("psycopg") if not REQUIRED else __import__("psycopg")
-    try:
-        c = psycopg.connect(autocommit=True)
-    except psycopg.OperationalError as e:
-        if REQUIRED:
-            raise
-        pytest.skip(f"no PostgreSQL server answers at PGHOST: {e}")
+    c = pg_connect()
     with c:
         c.execute("DROP SCHEMA IF EXISTS pytest_chronoid CASCADE")
         c.execute("CREATE SCHEMA pytest_chronoid")

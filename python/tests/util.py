@@ -1,8 +1,13 @@
-"""Helpers the tests share: running code in a forked child or in threads."""
+"""Helpers the tests share: running code in a forked child or in threads,
+and a connection to run.sh's throwaway server."""
 import os
 import pickle
 import threading
 import time
+
+import pytest
+
+PG_REQUIRED = os.environ.get("CHRONOID_PY_PG") == "1"
 
 
 def in_child(fn):
@@ -80,3 +85,19 @@ def assert_threads_mint_unique_increasing(single, batch, rounds, size, n=4):
     runs = in_threads(work, n)
     assert sum(map(len, runs)) == n * rounds * (size + 1)
     assert_unique_and_increasing_each(runs)
+
+
+def pg_connect():
+    """An autocommit psycopg connection to the server run.sh started (the
+    PG* variables name it).  Without CHRONOID_PY_PG=1 a missing server or
+    driver skips the test; with it, they are failures."""
+    if not PG_REQUIRED and not os.environ.get("PGHOST"):
+        pytest.skip("no PostgreSQL server (python/tests/run.sh starts one)")
+    psycopg = pytest.importorskip("psycopg") if not PG_REQUIRED else __import__("psycopg")
+    try:
+        return psycopg.connect(autocommit=True)
+    except psycopg.OperationalError as e:
+        if PG_REQUIRED:
+            raise
+        pytest.skip(f"no PostgreSQL server answers at PGHOST: {e}")
+
