@@ -225,8 +225,8 @@ block_switch(cid_block *b)
 	b->win_t0 = b->cur_t0;
 	b->cur_issued = b->st.issued;
 	b->cur_t0 = block_now(b);
-	b->cur = b->cur_first = b->next_first;
-	b->cur_end = b->next_end;
+	b->cur = b->next_first;
+	b->cur_left = b->cur_n = b->next_n;
 	b->have_next = false;
 }
 
@@ -293,7 +293,7 @@ block_main(void *arg)
 		if (rc == CID_OK)
 		{
 			b->next_first = first;
-			b->next_end = first + n;
+			b->next_n = n;
 			b->have_next = true;
 			b->want = false;
 			b->st.blocks++;
@@ -404,8 +404,8 @@ cid_block_open(cid_block **out, const cid_block_opts *opts, char *errbuf, size_t
 		return rc;
 	}
 	b->st.blocks = 1;
-	b->cur = b->cur_first = first;
-	b->cur_end = first + b->size;
+	b->cur = first;
+	b->cur_left = b->cur_n = b->size;
 	b->cur_t0 = b->win_t0 = block_now(b);
 
 	pthread_mutex_init(&b->mu, NULL);
@@ -442,12 +442,15 @@ cid_block_next(cid_block *b, int64_t *id)
 	pthread_mutex_lock(&b->mu);
 	for (;;)
 	{
-		if (b->cur < b->cur_end)
+		if (b->cur_left > 0)
 		{
-			*id = b->cur++;
+			*id = b->cur;
+			/* the last value of a block may be INT64_MAX: no step past it */
+			if (--b->cur_left > 0)
+				b->cur++;
 			b->st.issued++;
 			if (!b->have_next && !b->want && b->sticky == 0 &&
-				cid_block_prefetch_due(b->cur_first, b->cur_end - b->cur_first, b->cur,
+				cid_block_prefetch_due(0, b->cur_n, b->cur_n - b->cur_left,
 									   b->cfg.o.prefetch_pct))
 				block_request(b);
 			pthread_mutex_unlock(&b->mu);
@@ -490,7 +493,7 @@ cid_block_get_stats(cid_block *b, cid_block_stats *out)
 		return;
 	pthread_mutex_lock(&b->mu);
 	*out = b->st;
-	out->in_hand = (b->cur_end - b->cur) + (b->have_next ? b->next_end - b->next_first : 0);
+	out->in_hand = b->cur_left + (b->have_next ? b->next_n : 0);
 	out->size = b->size;
 	pthread_mutex_unlock(&b->mu);
 }

@@ -51,13 +51,17 @@ struct cid_block
 	pthread_cond_t wake;		/* the prefetcher waits here for work */
 	unsigned	fork_gen;
 
-	/* Under mu: the current block [cur_first, cur_end), next unused cur. */
+	/*
+	 * Under mu: the current block of cur_n values, cur_left of them left
+	 * from cur on; counts rather than ends, because a block may end at
+	 * INT64_MAX, whose successor does not exist.
+	 */
 	int64_t		cur;
-	int64_t		cur_first;
-	int64_t		cur_end;
-	bool		have_next;		/* a prefetched block [next_first, next_end) */
+	int64_t		cur_left;
+	int64_t		cur_n;
+	bool		have_next;		/* a prefetched block: next_n from next_first */
 	int64_t		next_first;
-	int64_t		next_end;
+	int64_t		next_n;
 	bool		want;			/* a reservation is asked for */
 	int64_t		size;			/* its size */
 	int			sticky;			/* CID_EBLOCK_EXHAUSTED once nothing is left */

@@ -127,6 +127,14 @@ diag "pause 3 s: $blocks blocks, $waits waits, longest next() ${maxlat} us"
 check "the paused runs' values are distinct" \
     "$(cat "$work/pause.out" "$work/pause2.out" | sort -u | wc -l)" 90000
 
+# The end of int64: the 808 values up to 9223372036854775807 come out,
+# the next call says the sequence is exhausted (blocks shrink to fit).
+q -c "CREATE SEQUENCE public.top START 9223372036854775000"
+"$taker" public.top 1 1000 60000 100 10 >/dev/null 2>"$work/top.err"
+check "up to INT64_MAX: 808 values, then CID_EBLOCK_EXHAUSTED" \
+    "$(grep -o 'value [0-9]*: the sequence has no value left' "$work/top.err")" \
+    "value 808: the sequence has no value left" "$(cat "$work/top.err")"
+
 # 4. fork(): the child is refused, the parent goes on.
 check "a child after fork() gets CID_EBLOCK_FORKED" "$("$taker" public.ps fork 2>/dev/null)" "fork ok"
 
