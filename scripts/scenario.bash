@@ -15,6 +15,7 @@
 #                            or install what it can:
 #                              server     PostgreSQL's initdb (PG_CONFIG's)
 #                              pgbench    pgbench beside it
+#                              pgxs       the server's development files
 #                              root       running as root
 #                              extension  chronoid installed into that server
 #                                         (make -C pg install when missing)
@@ -40,6 +41,9 @@ scenario_needs() {
                     skip_all "PostgreSQL server binaries not installed" ;;
             pgbench)
                 [ -x "$("$pg_config" --bindir)/pgbench" ] || skip_all "pgbench not installed" ;;
+            pgxs)
+                [ -f "$("$pg_config" --pgxs 2>/dev/null)" ] ||
+                    skip_all "PostgreSQL server development files not installed" ;;
             root)
                 [ "$(id -u)" -eq 0 ] || skip_all "must run as root (the server runs as postgres; roles are created)" ;;
             extension)

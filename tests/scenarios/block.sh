@@ -10,23 +10,10 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source-path=SCRIPTDIR source=../../scripts/tap.bash
-. scripts/tap.bash
-export TZ=UTC LC_ALL=C
-BUILD=${BUILD:-build}
-bin=$PWD/$BUILD/chronoid
+. scripts/scenario.bash
 taker=$PWD/$BUILD/tests/block_taker
-
-if [ "$(id -u)" -ne 0 ]; then
-    skip_all "installs the extension: run as root"
-fi
-if ! command -v pg_config >/dev/null 2>&1 || [ ! -x "$(pg_config --bindir)/initdb" ] ||
-    [ ! -f "$(pg_config --pgxs 2>/dev/null)" ]; then
-    skip_all "PostgreSQL server binaries or development files not installed"
-fi
-if [ ! -x "$bin" ] || [ ! -x "$taker" ] || [ ! -x "$PWD/$BUILD/chronoid-block" ]; then
-    make -s --no-print-directory BUILD="$BUILD" cli db "$taker" >/dev/null 2>&1 || {
-        bail "build $bin and $taker"; }
-fi
+# As root: it installs this tree's extension (nextval_block() is new).
+scenario_needs root server pgxs tests/block_taker chronoid-block
 make -s --no-print-directory -C pg >/dev/null 2>&1 || bail "make -C pg"
 # The extension's install is shared with whoever else tests it on this
 # machine: hold the lock from the install until the cluster is done.
@@ -41,7 +28,6 @@ make -s --no-print-directory -C pg install >/dev/null 2>&1 || bail "make -C pg i
 pgc_start >/dev/null || bail "start a throwaway PostgreSQL cluster"
 work=$PGC_DIR/block
 mkdir -p "$work"
-q() { psql -X -q -At -v ON_ERROR_STOP=1 "$@"; }
 q -c "CREATE EXTENSION chronoid" || bail "CREATE EXTENSION chronoid"
 [ "$(q -c "SELECT to_regprocedure('nextval_block(regclass, int8)') IS NOT NULL")" = t ] ||
     bail "nextval_block() is installed" "the installed extension has no nextval_block()"
