@@ -93,18 +93,31 @@ class Server:
         if r.returncode != 0:
             raise Failure(f"pg_ctl {' '.join(args)} failed: {r.stdout[-500:]}")
 
+    # A crash restart replays the WAL since the last checkpoint: seconds on
+    # a quiet machine, but a soak once saw it pass a minute on two cores
+    # shared with other test suites (the same seed replayed cleanly).
+    READY_S = 180
+
     def wait_ready(self):
-        for _ in range(600):
+        deadline = time.monotonic() + self.READY_S
+        last = ""
+        while time.monotonic() < deadline:
             r = subprocess.run([f"{self.pgbin}/pg_isready", "-q"])
             if r.returncode == 0:
                 try:
                     c = psycopg2.connect("", options=NODE_OPTS)
                     c.close()
                     return
-                except psycopg2.OperationalError:
-                    pass
+                except psycopg2.OperationalError as e:
+                    last = str(e).strip()
             time.sleep(0.1)
-        raise Failure("server not ready after 60 s")
+        try:
+            with open(self.pglog, errors="replace") as f:
+                tail = "".join("# " + line for line in f.readlines()[-15:])
+        except OSError as e:
+            tail = f"(no server log: {e})"
+        raise Failure(f"server not ready after {self.READY_S} s; last connection error: {last or 'none'}; "
+                      f"server log ends:\n{tail}")
 
 
 class Session:
