@@ -81,8 +81,10 @@ def test_uuid7_and_ulid_random_bytes_are_the_childs_own():
             assert len(set(parts)) == len(parts), f"random bits of {kind} repeated across processes"
 
 
-def _worker_init(counter):
+def _worker_init(counter, barrier):
     # Each worker gets a node of its own, as a post-fork hook would give it.
+    global BARRIER
+    BARRIER = barrier
     with counter.get_lock():
         counter.value += 1
         node = 100 + counter.value
@@ -90,11 +92,15 @@ def _worker_init(counter):
 
 
 def _worker_mint(_):
+    # Every task waits for two others: three workers mint side by side,
+    # never one fast worker taking all the tasks.
+    BARRIER.wait(timeout=60)
     return (os.getpid(), GEN.batch(200) + [GEN.next() for _ in range(50)],
             [str(u) for u in chronoid.uuid7_batch(100)], chronoid.ulid_monotonic_batch(100))
 
 
 GEN = None
+BARRIER = None
 
 
 def test_multiprocessing_workers_no_duplicates():
@@ -102,10 +108,11 @@ def test_multiprocessing_workers_no_duplicates():
     GEN = chronoid.Snowflake("pgedge", node=100)  # made before the pool, as with preload_app
     ctx = multiprocessing.get_context("fork")
     counter = ctx.Value("i", 0)
-    with ctx.Pool(3, initializer=_worker_init, initargs=(counter,)) as pool:
-        results = pool.map(_worker_mint, range(12))
+    barrier = ctx.Barrier(3)
+    with ctx.Pool(3, initializer=_worker_init, initargs=(counter, barrier)) as pool:
+        results = pool.map(_worker_mint, range(12), chunksize=1)
     pids = {r[0] for r in results}
-    assert len(pids) >= 2 and os.getpid() not in pids
+    assert len(pids) == 3 and os.getpid() not in pids
     for k in (1, 2, 3):
         flat = [x for r in results for x in r[k]]
         flat += {1: [GEN.next() for _ in range(50)], 2: [str(chronoid.uuid7())],
