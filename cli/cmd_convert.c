@@ -39,11 +39,10 @@ static bool
 convert_version(const convert_ctx *ctx, cid_uuid *u, const char *s, size_t len)
 {
 	int			from = 7 - ctx->to_version;
-	int			version = u->bytes[6] >> 4;
-	bool		rfc = (u->bytes[8] & 0xc0) == 0x80;
+	int			version = cid_uuid_version(u);	/* -1 outside the RFC variant */
 	int			rc;
 
-	if (!rfc || (version != from && version != ctx->to_version))
+	if (version != from && version != ctx->to_version)
 	{
 		cli_error_value("convert", "", s, len,
 						": not a version %d or %d UUID (uuidv%d is made from version %d)",
