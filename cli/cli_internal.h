@@ -210,12 +210,6 @@ void		cli_bad_char_at(char *buf, size_t buflen, const char *s, size_t len,
  * ------------------------------------------------------------------------ */
 
 /*
- * The text holds a '_' and no '-': a TypeID with a prefix, the one form
- * chronoid reads with a '_'.
- */
-bool		cli_typeid_text(const char *s, size_t len);
-
-/*
  * Check a --prefix value; false after a message naming the character, its
  * position and the rule.
  */

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli_internal.h"
+#include "typeid_internal.h"	/* cid_typeid_shaped: the core's rule */
 
 enum
 {
@@ -72,7 +73,7 @@ read_bits(const char *s, size_t len, cid_uuid *uuid, convert_ctx *ctx)
 	size_t		errpos = 0;
 	int			rc;
 
-	if (cli_typeid_text(s, len))
+	if (cid_typeid_shaped(s, len))
 		return cli_typeid_parse("convert", s, len, uuid, NULL);
 
 	/*

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli_internal.h"
+#include "typeid_internal.h"	/* cid_typeid_shaped: the core's rule */
 
 enum
 {
@@ -264,7 +265,7 @@ inspect_one(const char *s, size_t len, void *arg)
 	 * the text of a ULID, which cid_inspect() keeps calling it unless
 	 * --as typeid says otherwise.
 	 */
-	if (ctx->as_typeid || cli_typeid_text(s, len))
+	if (ctx->as_typeid || cid_typeid_shaped(s, len))
 	{
 		cid_uuid	uuid;
 		size_t		prefix_len = 0;

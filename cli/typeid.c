@@ -11,17 +11,6 @@
 	"starting and ending with a letter"
 
 bool
-cli_typeid_text(const char *s, size_t len)
-{
-	/*
-	 * A '-' never belongs in a TypeID, and is what a UUID typed with a
-	 * '_' for one of its hyphens still has: that text stays a UUID and
-	 * gets the UUID's message.
-	 */
-	return memchr(s, '_', len) != NULL && memchr(s, '-', len) == NULL;
-}
-
-bool
 cli_typeid_prefix_ok(const char *cmd, const char *prefix)
 {
 	size_t		len = strlen(prefix);

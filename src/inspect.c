@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "bytes_internal.h"
+#include "typeid_internal.h"
 
 /* 1..20 decimal digits, optionally after one '-'. */
 static bool
@@ -26,6 +27,18 @@ is_decimal(const char *s, size_t len)
 	return true;
 }
 
+/* What cid_inspect() tells of a UUID's bytes, however they were written. */
+static void
+uuid_info(cid_info *out, const cid_uuid *uuid)
+{
+	out->kind = CID_KIND_UUID;
+	memcpy(out->bytes, uuid->bytes, 16);
+	out->version = cid_uuid_version(uuid);
+	out->has_time = cid_uuid_unix_ms(&out->unix_ms, uuid) == CID_OK;
+	if (!out->has_time)
+		out->unix_ms = 0;
+}
+
 static int
 inspect_uuid(cid_info *out, const char *s, size_t len, size_t *errpos)
 {
@@ -35,12 +48,7 @@ inspect_uuid(cid_info *out, const char *s, size_t len, size_t *errpos)
 	rc = cid_uuid_parse(&uuid, s, len, errpos);
 	if (rc != CID_OK)
 		return rc;
-	out->kind = CID_KIND_UUID;
-	memcpy(out->bytes, uuid.bytes, 16);
-	out->version = cid_uuid_version(&uuid);
-	out->has_time = cid_uuid_unix_ms(&out->unix_ms, &uuid) == CID_OK;
-	if (!out->has_time)
-		out->unix_ms = 0;
+	uuid_info(out, &uuid);
 	return CID_OK;
 }
 
@@ -133,43 +141,40 @@ cid_inspect(cid_info *out, const char *s, size_t len,
 #define NS_PER_S INT64_C(1000000000)
 #define TICKS_PER_MS 10000		/* 100-ns steps */
 
-/* The UUID, ULID and Snowflake forms through cid_inspect(), widened. */
-static int
-inspect_classic(cid_id_info *out, const char *s, size_t len,
-				const cid_layout *layout, size_t *errpos)
+/*
+ * cid_inspect()'s answer for a UUID, ULID or Snowflake, widened, with what
+ * only the larger struct holds (v1/v6 time below the ms, node, sequence).
+ */
+static void
+id_info_of(cid_id_info *out, const cid_info *in, const cid_layout *layout)
 {
-	cid_info	old;
 	cid_uuid	u;
 	uint64_t	ticks;
-	int			rc;
 
-	rc = cid_inspect(&old, s, len, layout, errpos);
-	if (rc != CID_OK)
-		return rc;
-	out->kind = old.kind;
-	out->version = old.version;
-	out->snowflake = old.snowflake;
-	out->has_time = old.has_time;
-	out->unix_ms = old.unix_ms;
-	out->has_node = old.has_node;
-	out->node = old.node;
-	out->has_sequence = old.has_sequence;
-	out->sequence = old.sequence;
-	if (old.kind == CID_KIND_SNOWFLAKE)
+	out->kind = in->kind;
+	out->version = in->version;
+	out->snowflake = in->snowflake;
+	out->has_time = in->has_time;
+	out->unix_ms = in->unix_ms;
+	out->has_node = in->has_node;
+	out->node = in->node;
+	out->has_sequence = in->has_sequence;
+	out->sequence = in->sequence;
+	if (in->kind == CID_KIND_SNOWFLAKE)
 	{
 		cid_layout	preset;
 
 		if (layout == NULL && cid_layout_preset(&preset, "pgedge") == CID_OK)
 			layout = &preset;
 		out->precision_ns = layout != NULL ? (int64_t) layout->tick_ms * NS_PER_MS : NS_PER_MS;
-		return CID_OK;
+		return;
 	}
 	out->nbytes = 16;
-	memcpy(out->bytes, old.bytes, 16);
-	if (old.has_time)
+	memcpy(out->bytes, in->bytes, 16);
+	if (in->has_time)
 		out->precision_ns = NS_PER_MS;
-	memcpy(u.bytes, old.bytes, 16);
-	if (old.kind == CID_KIND_UUID && cid_uuid_gregorian_ticks(&ticks, &u) == CID_OK)
+	memcpy(u.bytes, in->bytes, 16);
+	if (in->kind == CID_KIND_UUID && cid_uuid_gregorian_ticks(&ticks, &u) == CID_OK)
 	{
 		/*
 		 * RFC 9562 sections 5.1 and 5.6: 100-ns steps since 1582-10-15;
@@ -185,7 +190,19 @@ inspect_classic(cid_id_info *out, const char *s, size_t len,
 		out->has_sequence = true;
 		out->sequence = cid_load_be_n(u.bytes + 8, 2) & 0x3fff;
 	}
-	return CID_OK;
+}
+
+/* The UUID, ULID and Snowflake forms through cid_inspect(). */
+static int
+inspect_classic(cid_id_info *out, const char *s, size_t len,
+				const cid_layout *layout, size_t *errpos)
+{
+	cid_info	old;
+	int			rc = cid_inspect(&old, s, len, layout, errpos);
+
+	if (rc == CID_OK)
+		id_info_of(out, &old, layout);
+	return rc;
 }
 
 static int
@@ -236,16 +253,15 @@ static int
 inspect_typeid(cid_id_info *out, const char *s, size_t len, size_t *errpos)
 {
 	cid_uuid	u;
+	cid_info	old;
 	size_t		prefix_len = 0;
-	char		text[CID_UUID_STRLEN + 1];
 	int			rc = cid_typeid_parse(&u, &prefix_len, s, len, errpos);
 
 	if (rc != CID_OK)
 		return rc;
-	cid_uuid_format(text, &u);
-	rc = inspect_classic(out, text, CID_UUID_STRLEN, NULL, NULL);
-	if (rc != CID_OK)
-		return rc;
+	memset(&old, 0, sizeof(old));
+	uuid_info(&old, &u);
+	id_info_of(out, &old, NULL);
 	out->kind = CID_KIND_TYPEID;
 	memcpy(out->prefix, s, prefix_len);
 	out->prefix[prefix_len] = '\0';
@@ -264,14 +280,7 @@ cid_inspect_id(cid_id_info *out, size_t out_size, const char *s, size_t len,
 	memset(&info, 0, sizeof(info));
 	info.version = -1;			/* only UUIDs have a version */
 
-	/*
-	 * TypeID: a type prefix, '_', and 26 base32 characters.  A '_' is in
-	 * no other form; a '-' is in none of a TypeID's characters, and what
-	 * a UUID typed with a '_' for a hyphen still has: that stays a UUID,
-	 * refused as one.  An empty prefix leaves the ULID's 26 characters,
-	 * which stay a ULID.
-	 */
-	if (len > 0 && memchr(s, '_', len) != NULL && memchr(s, '-', len) == NULL)
+	if (cid_typeid_shaped(s, len))
 		rc = inspect_typeid(&info, s, len, errpos);
 	else
 		switch (len)
