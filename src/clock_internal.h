@@ -50,4 +50,11 @@ cid_clock_monotonic_ms(void)
 	return cid_clock_monotonic_ns() / 1000000;
 }
 
+/* The same in seconds, for rates and latencies printed as decimals. */
+static inline double
+cid_clock_monotonic_s(void)
+{
+	return (double) cid_clock_monotonic_ns() / 1e9;
+}
+
 #endif							/* CID_CLOCK_INTERNAL_H */

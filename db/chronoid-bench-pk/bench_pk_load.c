@@ -83,9 +83,9 @@ worker_main(void *arg)
 		pthread_mutex_unlock(&ld->mu);
 
 		bpk_fmt(nbuf, sizeof(nbuf), "%llu", (unsigned long long) n);
-		t1 = ((double) cid_clock_monotonic_ns() / 1e9);
+		t1 = cid_clock_monotonic_s();
 		res = PQexecPrepared(w->conn, "bpk_insert", 2, params, NULL, NULL, 0);
-		t2 = ((double) cid_clock_monotonic_ns() / 1e9);
+		t2 = cid_clock_monotonic_s();
 		if (PQresultStatus(res) != PGRES_COMMAND_OK)
 		{
 			char		msg[BPK_ERRLEN];
@@ -316,7 +316,7 @@ bpk_load(const bpk_run *run, bpk_key *key, const char *insert_sql,
 		ws[nconn].conn = conns[nconn];
 	}
 
-	ld.t0 = ((double) cid_clock_monotonic_ns() / 1e9);
+	ld.t0 = cid_clock_monotonic_s();
 	for (nth = 0; nth < run->clients; nth++)
 	{
 		if (pthread_create(&th[nth], NULL, worker_main, &ws[nth]) != 0)
