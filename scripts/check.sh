@@ -36,24 +36,29 @@ run_tap() {
     p=$((p - s))
     plan=$(sed -n 's/^1\.\.\([0-9][0-9]*\).*/\1/p' <<<"$out" | tail -n 1)
     n=$((p + s + f))
+    # The suite's lines go out in one write: other jobs print beside it.
+    local report=
     if [ -n "$plan" ] && [ "$plan" -gt "$n" ]; then
         f=$((f + plan - n))
-        echo "  $suite: $* ran $n of $plan planned cases"
+        report+="  $suite: $* ran $n of $plan planned cases"$'\n'
     fi
     if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
         f=$((f + 1))
-        echo "  $suite: $* exited $rc with no failed case reported:"
-        tail -n 20 <<<"$out" | sed 's/^/    /'
+        report+="  $suite: $* exited $rc with no failed case reported:"$'\n'
+        report+=$(tail -n 20 <<<"$out" | sed 's/^/    /')$'\n'
     fi
     if [ "$f" -gt 0 ]; then
-        # Show each failed case with the diagnostics printed before it.
-        awk '/^#/ {d = d "    " $0 "\n"; next}
+        # Each failed case with the diagnostics printed before it.
+        report+=$(awk '/^#/ {d = d "    " $0 "\n"; next}
              /^not ok/ {printf "  FAIL %s\n%s", $0, d; d = ""; next}
-             {d = ""}' <<<"$out"
+             {d = ""}' <<<"$out")$'\n'
     fi
     # Each suite's own time, to see where a run's minutes go.
-    printf '%-10s %-44s %4d passed, %d failed, %d skipped (%d s)\n' "$suite" "$(basename "$1")" "$p" "$f" "$s" \
-        $((SECONDS - t0))
+    local shown=$1
+    [ "$shown" = flock ] && shown=$3     # flock LOCKFILE COMMAND...
+    report+=$(printf '%-10s %-44s %4d passed, %d failed, %d skipped (%d s)' "$suite" "$(basename "$shown")" "$p" "$f" "$s" \
+        $((SECONDS - t0)))$'\n'
+    printf '%s' "$report"
     passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + s))
 }
 
@@ -123,14 +128,14 @@ fi
 
 # build NAME MAKE-ARGS...: a build step; a failure counts as one failed case.
 build() {
-    local name=$1; shift
+    local name=$1 t0=$SECONDS; shift
     if ! $MAKE -s --no-print-directory -j"$jobs" "${MAKEFLAGS_EXTRA[@]}" "$@" >>"$log" 2>&1; then
         echo "  FAIL build $name (see $log):"
         tail -n 25 "$log" | sed 's/^/    /'
         failed=$((failed + 1))
         return 1
     fi
-    return 0
+    printf '%-10s %-44s (%d s)\n' build "$name" $((SECONDS - t0))
 }
 
 # quick NAME...: make test.  A NAME is a scenario of tests/scenarios or
@@ -172,89 +177,171 @@ if [ "${1:-}" = quick ]; then
     exit
 fi
 
-if build default all tests; then
+# The complete run.  The default build comes first (every job uses it),
+# then the extension is installed once for every job: no suite reinstalls
+# it (CHRONOID_PG_INSTALLED, scripts/pgcluster.sh's pgc_install), so no
+# job rewrites chronoid.so while another job's servers load it.  The jobs
+# below are independent of each other and run side by side, $workers at a
+# time (CHRONOID_CHECK_WORKERS, default the number of cores); what changes
+# the machine for everyone (debian.sh installs and purges packages) or
+# needs another job's build runs after them, alone.
+build default all tests || { echo "${passed} passed, ${failed} failed, ${skipped} skipped"; exit 1; }
+if [ -x pg/test/run.sh ] && [ "$(id -u)" -eq 0 ] && [ -f "$(pg_config --pgxs 2>/dev/null)" ]; then
+    # shellcheck disable=SC2016 # expanded by the inner shell
+    run_tap extension bash -c '. scripts/tap.bash
+        run_ok "make -C pg install install-released (once, for every job)" \
+            flock /tmp/chronoid-pg.lock make -s --no-print-directory -C pg install install-released
+        tap_done' &&
+        export CHRONOID_PG_INSTALLED=pg_config
+fi
+
+job_unit() {
+    local t
     for t in build/tests/test_*; do
         [ -x "$t" ] && run_tap unit "$t"
     done
-fi
-
-# The shared libraries export what the public headers declare, no more.
-[ -x tests/abi/abi.sh ] && [ -f build/libchronoid.so ] && run_tap abi tests/abi/abi.sh build
+    # The shared libraries export what the public headers declare, no more.
+    [ -x tests/abi/abi.sh ] && [ -f build/libchronoid.so ] && run_tap abi tests/abi/abi.sh build
+    [ -x tests/cli/run.sh ] && run_tap cli tests/cli/run.sh build/chronoid
+}
 
 # The byte loops that big-endian hosts and other compilers get instead of
 # word loads and byte swaps (src/bytes_internal.h), under the tests of the
 # text and the generators that use them.
-portable_tests=(test_text test_uuid test_ulid test_typeid test_uuidv7 test_fill test_inspect)
-if build portable BUILD=build/portable CPPFLAGS=-DCID_PORTABLE_BYTES \
-    "${portable_tests[@]/#/build/portable/tests/}"; then
+job_portable() {
+    local t portable_tests=(test_text test_uuid test_ulid test_typeid test_uuidv7 test_fill test_inspect)
+    build portable BUILD=build/portable CPPFLAGS=-DCID_PORTABLE_BYTES \
+        "${portable_tests[@]/#/build/portable/tests/}" || return 0
     for t in "${portable_tests[@]}"; do
         CID_TEST_SCALE=small run_tap portable "build/portable/tests/$t"
     done
-fi
+}
 
 # Sanitizers: every unit test under ASan+UBSan, the threaded ones (test_mt_*)
 # under TSan.  They take a smaller scale: the property volume is checked
-# in the plain build above.
-if build asan BUILD=build/asan SAN=address,undefined tests cli db; then
+# in the plain build.
+job_asan() {
+    local t
+    build asan BUILD=build/asan SAN=address,undefined tests cli db || return 0
     for t in build/asan/tests/test_*; do
         [ -x "$t" ] && CID_TEST_SCALE=small ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
             UBSAN_OPTIONS=print_stacktrace=1 run_tap asan "$t"
     done
-fi
-if build tsan BUILD=build/tsan SAN=thread tests; then
+    [ -x build/asan/chronoid ] && run_tap cli-asan tests/cli/run.sh build/asan/chronoid
+}
+job_tsan() {
+    local t
+    build tsan BUILD=build/tsan SAN=thread tests || return 0
     for t in build/tsan/tests/test_mt_*; do
         [ -x "$t" ] && CID_TEST_SCALE=small TSAN_OPTIONS=halt_on_error=1 run_tap tsan "$t"
     done
-fi
-
-if [ -x tests/cli/run.sh ] && [ -x build/chronoid ]; then
-    run_tap cli tests/cli/run.sh build/chronoid
-    [ -x build/asan/chronoid ] && run_tap cli-asan tests/cli/run.sh build/asan/chronoid
-fi
+}
 
 # Fuzzing: each libFuzzer target for 20 s, then a replay of its committed
 # corpus (regressions included); static analysis: cppcheck and clang-tidy.
-[ -x tests/fuzz/run.sh ] && run_tap fuzz tests/fuzz/run.sh check
-[ -x tests/lint/run.sh ] && run_tap lint tests/lint/run.sh
+job_fuzz() { [ -x tests/fuzz/run.sh ] && run_tap fuzz tests/fuzz/run.sh check; }
+job_lint() { [ -x tests/lint/run.sh ] && run_tap lint tests/lint/run.sh; }
 
-if [ -x pg/test/run.sh ]; then
-    run_tap sql pg/test/run.sh
-fi
-[ -x pg/test/cluster/run.sh ] && run_tap cluster pg/test/cluster/run.sh
+job_cluster() { [ -x pg/test/cluster/run.sh ] && run_tap cluster pg/test/cluster/run.sh; }
 
 # The npm package (node/, where node is): its node --test suites, the
-# node-postgres test on a throwaway server (after the sql suite, which
-# installed the extension), the type declarations and the npm tarball
-# (about 2 minutes in all, most of it compiling the addon three times).
-if command -v node >/dev/null 2>&1; then
+# node-postgres test on a throwaway server, the type declarations and the
+# npm tarball (most of it compiling the addon three times).
+job_node() {
+    command -v node >/dev/null 2>&1 || return 0
     run_tap node node/test/run.sh
     run_tap node-asan node/test/run.sh asan
     run_tap node-pg node/test/pg.sh
     run_tap node-types node/test/types.sh
     run_tap node-pack node/test/pack.sh
-fi
+}
 
 # The Python package: pip install from the tree and its pytest suite (with
 # psycopg on a throwaway cluster), then again with the module under ASan,
 # and its threaded tests under TSan.
-if [ -x python/tests/run.sh ]; then
+job_python() {
+    [ -x python/tests/run.sh ] || return 0
     run_tap python python/tests/run.sh
     run_tap python-asan python/tests/run.sh asan
     run_tap python-tsan python/tests/run.sh tsan
-fi
+}
 
-# Each scenario runs what modes it needs itself (migrate_privilege.sh: the
-# server without and with chronoid preloaded, on one cluster).
+# One job per scenario: each starts what servers it needs itself
+# (migrate_privilege.sh: without and with chronoid preloaded).
+job_scenario() { [ -x "$1" ] && run_tap scenario "$1"; }
+
+# The regression suites, each mode on a server of its own.
+job_sql() { [ -x pg/test/run.sh ] && CHRONOID_MODES=plain run_tap sql pg/test/run.sh; }
+job_sql_preload() { [ -x pg/test/run.sh ] && CHRONOID_MODES=preload run_tap sql-preload pg/test/run.sh; }
+
+# migrate_privilege.sh installs the stand-ins of other extensions
+# (pg/test/standins) and removes them at exit, as two of the regression
+# suites' scenarios do: one at a time (pg/test/run.sh takes the same lock).
+job_migrate_privilege() {
+    run_tap scenario flock /tmp/chronoid-standins.lock tests/scenarios/migrate_privilege.sh
+}
+
+# The queue, longest first (docs/benchmarks.md "The test suites"), so that
+# the last job to start is a short one.
+queue=(job_sql job_sql_preload job_migrate_privilege job_lint job_fuzz job_asan job_python
+       job_node job_cluster "job_scenario tests/scenarios/migrate_live.sh")
 for extra in tests/scenarios/*.sh; do
-    [ -x "$extra" ] && run_tap scenario "$extra"
+    case $extra in
+        */debian.sh | */migrate_privilege.sh | */migrate_live.sh) ;;
+        *) queue+=("job_scenario $extra") ;;
+    esac
 done
+queue+=(job_tsan job_portable job_unit)
+
+# worker N: take the next job off the queue until it is empty.  The
+# counts travel back through a file; the log is the worker's own and
+# joins build/check.log at the end.  A suite's lines reach stdout as it
+# ends.
+work_dir=build/check-workers
+worker() {
+    local me=$1 i job
+    log=$work_dir/$me.log
+    : >"$log"
+    passed=0 failed=0 skipped=0
+    while :; do
+        i=$(flock "$work_dir/queue.lock" bash -c 'i=$(cat "$1"); echo $((i + 1)) >"$1"; echo "$i"' _ "$work_dir/next")
+        [ "$i" -lt "${#queue[@]}" ] || break
+        job=${queue[$i]}
+        $job
+    done
+    echo "$passed $failed $skipped" >"$work_dir/$me.counts"
+}
+
+workers=${CHRONOID_CHECK_WORKERS:-$jobs}
+rm -rf "$work_dir"
+mkdir -p "$work_dir"
+echo 0 >"$work_dir/next"
+pids=()
+for ((w = 1; w <= workers; w++)); do
+    worker "w$w" &
+    pids+=($!)
+done
+for ((w = 1; w <= workers; w++)); do
+    wait "${pids[$((w - 1))]}"
+    cat "$work_dir/w$w.log" >>"$log"
+    if read -r p f s <"$work_dir/w$w.counts" 2>/dev/null; then
+        passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + s))
+    else
+        echo "  FAIL check worker $w ended without its counts (see $work_dir/w$w.log)"
+        failed=$((failed + 1))
+    fi
+done
+
+# Alone, after the jobs: debian.sh installs the packages over the
+# extension and purges them again.
+[ -x tests/scenarios/debian.sh ] && run_tap scenario tests/scenarios/debian.sh
 # chronoid migrate again under ASan and UBSan (leaks included).
 [ -x build/asan/chronoid-migrate ] && BUILD=build/asan UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     run_tap migrate-asan tests/scenarios/migrate.sh
 
 # Last: the suites on newer servers already cached rebuild pg/ for them
 # (pg/.pg-build), which the suites above would otherwise undo.
-[ -x pg/test/run.sh ] && pg_matrix cached
+[ -x pg/test/run.sh ] && CHRONOID_PG_INSTALLED= pg_matrix cached
 
 echo "${passed} passed, ${failed} failed, ${skipped} skipped"
 [ "$failed" -eq 0 ]

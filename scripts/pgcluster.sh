@@ -23,6 +23,7 @@
 #   pgc_stop                     stop (fast, else immediate), remove the dir
 #   pgc_pgctl args...            pg_ctl on this cluster, as the server's user
 #   pgc_atexit 'command'         run a command at exit, before the server stops
+#   pgc_install [targets...]     this tree's extension into the server's dirs
 # Exported after pgc_init: PGC_DIR (temp dir; after pgc_mkdir too), PGC_DATA, PGC_SOCK, PGC_LOG
 # (server log), PGC_BIN (server binaries, from `pg_config --bindir`), PGC_PORT,
 # and libpq's PGHOST, PGPORT, PGUSER=postgres, PGDATABASE (PGC_DATABASE, else
@@ -91,6 +92,21 @@ _pgc_conf() {
     for line in "$@"; do
         printf '%s\n' "$line"
     done | _pgc_as_owner tee -a "$PGC_DATA/postgresql.conf" >/dev/null
+}
+
+# pgc_install [TARGET...]: make -C pg install TARGET... for PG_CONFIG's
+# server, quietly.  make check installs the extension once before its jobs
+# start and names the pg_config it installed for in CHRONOID_PG_INSTALLED:
+# then this only checks that the files are there, so that no suite
+# rewrites chronoid.so while another job's servers are loading it.
+pgc_install() {
+    local pg_config=${PG_CONFIG:-pg_config}
+    if [ -n "${CHRONOID_PG_INSTALLED:-}" ] && [ "$CHRONOID_PG_INSTALLED" = "$pg_config" ]; then
+        [ -f "$("$pg_config" --sharedir)/extension/chronoid.control" ] && return 0
+        echo "pgcluster: CHRONOID_PG_INSTALLED=$pg_config, but its server has no chronoid.control" >&2
+        return 1
+    fi
+    make -s --no-print-directory -C "$(dirname "${BASH_SOURCE[0]}")/../pg" PG_CONFIG="$pg_config" install "$@"
 }
 
 pgc_mkdir() {

@@ -102,10 +102,10 @@ if command -v pg_config >/dev/null 2>&1 && [ -x "$(pg_config --bindir)/initdb" ]
         flock -w "${CHRONOID_PG_LOCK_WAIT:-1800}" "$lockfd" ||
             bail "waited ${CHRONOID_PG_LOCK_WAIT:-1800} s for /tmp/chronoid-pg.lock (another suite installs the extension)"
     fi
-    make -s --no-print-directory -C pg install >"$out/pg-install.log" 2>&1 || {
-        diag <"$out/pg-install.log"; bail "make -C pg install"; }
     # shellcheck source-path=SCRIPTDIR source=../../scripts/pgcluster.sh
     . scripts/pgcluster.sh
+    pgc_install >"$out/pg-install.log" 2>&1 || {
+        diag <"$out/pg-install.log"; bail "make -C pg install"; }
     # shellcheck disable=SC2119
     pgc_start >/dev/null || bail "start a throwaway PostgreSQL cluster"
     pytest_env+=(CHRONOID_PY_PG=1 PGHOST="$PGHOST" PGPORT="$PGPORT" PGUSER="$PGUSER" PGDATABASE="$PGDATABASE")

@@ -20,10 +20,9 @@ make -s --no-print-directory -C pg >/dev/null 2>&1 || bail "make -C pg"
 exec {lockfd}>/tmp/chronoid-pg.lock
 flock -w "${CHRONOID_PG_LOCK_WAIT:-1800}" "$lockfd" ||
     bail "waited for /tmp/chronoid-pg.lock (another suite installs the extension)"
-make -s --no-print-directory -C pg install >/dev/null 2>&1 || bail "make -C pg install"
-
 # shellcheck source-path=SCRIPTDIR source=../../scripts/pgcluster.sh
 . scripts/pgcluster.sh
+pgc_install >/dev/null 2>&1 || bail "make -C pg install"
 # shellcheck disable=SC2119
 pgc_start >/dev/null || bail "start a throwaway PostgreSQL cluster"
 work=$PGC_DIR/block

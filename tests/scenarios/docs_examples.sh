@@ -54,7 +54,7 @@ mkdir -p "$work/blocks" "$work/run" "$work/home" "$stage"
 # extension (its files staged too, and installed where the server reads them).
 if make -s --no-print-directory all >"$work/build.log" 2>&1 &&
    make -s --no-print-directory install DESTDIR="$stage" PREFIX=/usr/local >>"$work/build.log" 2>&1 &&
-   make -s --no-print-directory -C pg install >>"$work/build.log" 2>&1; then
+   pgc_install >>"$work/build.log" 2>&1; then
     ok "staged install of the library, the command and the extension"
 else
     not_ok "staged install of the library, the command and the extension"

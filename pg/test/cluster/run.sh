@@ -119,7 +119,9 @@ elapsed() { awk -v a="$1" -v b="$(now_s)" 'BEGIN { printf "%.1f", b - a }'; }
 # ------------------------------------------------------------------------
 # 1. Install, four clusters: w1 (preloaded), w2, w3 (not preloaded), agg.
 # ------------------------------------------------------------------------
-if make -C "$root/pg" PG_CONFIG="$PG_CONFIG" install >"$tmp/install.log" 2>&1; then
+# shellcheck source=../../../scripts/pgcluster.sh
+. "$root/scripts/pgcluster.sh"     # pgc_install only: the clusters are our own
+if PG_CONFIG=$PG_CONFIG pgc_install >"$tmp/install.log" 2>&1; then
     ok "make -C pg install"
 else
     bail "make -C pg install" "$(tail -n 20 "$tmp/install.log")"
