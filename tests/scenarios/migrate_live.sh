@@ -76,7 +76,7 @@ t_start=$(now_ms)
 # --- the subscriber: a second cluster, its own socket directory -------------
 sub_data=$PGC_DIR/sub/data
 sub_sock=$PGC_DIR/sub/sock
-subq() { psql -XAtq -v ON_ERROR_STOP=1 -h "$sub_sock" -p "$PGC_PORT" -c "$1" 2>&1; }
+subq() { q -h "$sub_sock" -p "$PGC_PORT" -c "$1"; }
 sub_started=
 if [ "$LAG" = 1 ]; then
     mkdir -p "$sub_sock"
