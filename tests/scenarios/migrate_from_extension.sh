@@ -42,6 +42,20 @@ mkdir -p "$work"
 diag "seed $seed (MIGRATE_FX_SEED=$seed repeats this run), $rounds databases per extension, modes: $modes"
 
 switch() { "$bin" migrate from-extension "$@" 2>&1; }
+# refused NAME TEXTS ARGS...: one case: the switch with ARGS exits 1 and
+# says each line of TEXTS (grep patterns)
+refused() {
+    local name=$1 texts=$2 out rc t
+    shift 2
+    out=$(switch "$@")
+    rc=$?
+    if [ $rc -eq 1 ]; then
+        while IFS= read -r t; do
+            grep -q "$t" <<<"$out" || { rc="1, but not saying '$t'"; break; }
+        done <<<"$texts"
+    fi
+    if [ "$rc" = 1 ]; then ok "$name"; else not_ok "$name" "exit $rc" "$(tail -n 15 <<<"$out")"; fi
+}
 pick() { local a=("$@"); echo "${a[RANDOM % ${#a[@]}]}"; }
 
 # fingerprint DB: the user's objects in public as text, read through the
@@ -252,49 +266,28 @@ one_mode() {
                 q -d "$db" -c "CREATE MATERIALIZED VIEW fx_mv AS SELECT * FROM v0" \
                     -c "ALTER TABLE t1 ADD CONSTRAINT fx_chk CHECK ($chk)" \
                     -c "CREATE FUNCTION fx_rows() RETURNS SETOF v$nviews LANGUAGE sql AS 'SELECT * FROM v$nviews'" >/dev/null
-                out=$(switch "$arg" -d "dbname=$db")
-                rc=$?
-                if [ $rc -eq 1 ] && grep -q "cannot carry over materialized view public.fx_mv" <<<"$out" &&
-                   grep -q "cannot carry over constraint fx_chk on table public.t1: a constraint" <<<"$out" &&
-                   grep -q "cannot carry over function public.fx_rows(): depends on view public.v$nviews" <<<"$out" &&
-                   grep -q "nothing has changed" <<<"$out"; then
-                    ok "$label: a materialized view, a CHECK, a function on a view: refused, each named"
-                else
-                    not_ok "$label: a materialized view, a CHECK, a function on a view: refused, each named" "rc $rc" "$out"
-                fi
+                refused "$label: a materialized view, a CHECK, a function on a view: refused, each named" \
+                    "cannot carry over materialized view public.fx_mv
+cannot carry over constraint fx_chk on table public.t1: a constraint
+cannot carry over function public.fx_rows(): depends on view public.v$nviews
+nothing has changed" "$arg" -d "dbname=$db"
                 q -d "$db" -c "DROP MATERIALIZED VIEW fx_mv" -c "ALTER TABLE t1 DROP CONSTRAINT fx_chk" \
                     -c "DROP FUNCTION fx_rows()" >/dev/null
                 check "$label:   ... and nothing changed" "$(fingerprint "$db")$(exts "$db")" "$before$ext"
 
-                out=$(switch "$arg" -d "dbname=$db user=fx_alice")
-                if [ $? -eq 1 ] && grep -q "role fx_alice is not a superuser" <<<"$out"; then
-                    ok "$label: a role that is not a superuser is refused"
-                else
-                    not_ok "$label: a role that is not a superuser is refused" "$out"
-                fi
-                out=$(switch "$arg" -d "dbname=postgres")
-                if [ $? -eq 1 ] && grep -q "extension $ext is not installed in database postgres" <<<"$out"; then
-                    ok "$label: a database without the extension is refused"
-                else
-                    not_ok "$label: a database without the extension is refused" "$out"
-                fi
+                refused "$label: a role that is not a superuser is refused" \
+                    "role fx_alice is not a superuser" "$arg" -d "dbname=$db user=fx_alice"
+                refused "$label: a database without the extension is refused" \
+                    "extension $ext is not installed in database postgres" "$arg" -d "dbname=postgres"
                 if [ "$src" = pg_uuidv7 ]; then
                     q -d "$db" -c "CREATE SCHEMA fxc" -c "CREATE EXTENSION chronoid SCHEMA fxc" >/dev/null
-                    out=$(switch "$arg" -d "dbname=$db")
-                    if [ $? -eq 1 ] && grep -q "extension chronoid is already installed in database $db" <<<"$out"; then
-                        ok "$label: chronoid already installed: refused, saying what to do"
-                    else
-                        not_ok "$label: chronoid already installed: refused, saying what to do" "$out"
-                    fi
+                    refused "$label: chronoid already installed: refused, saying what to do" \
+                        "extension chronoid is already installed in database $db" "$arg" -d "dbname=$db"
                     q -d "$db" -c "DROP EXTENSION chronoid" -c "DROP SCHEMA fxc" >/dev/null
                     # PostgreSQL puts no schema name with a quote into an extension script.
                     q -d "$db" -c "CREATE SCHEMA \"it's\"" -c "ALTER EXTENSION pg_uuidv7 SET SCHEMA \"it's\"" >/dev/null
-                    out=$(switch "$arg" -d "dbname=$db")
-                    if [ $? -eq 1 ] && grep -q "cannot carry over schema \"it's\": is where chronoid would go" <<<"$out"; then
-                        ok "$label: a schema chronoid cannot be created in: refused, naming it"
-                    else
-                        not_ok "$label: a schema chronoid cannot be created in: refused, naming it" "$out"
-                    fi
+                    refused "$label: a schema chronoid cannot be created in: refused, naming it" \
+                        "cannot carry over schema \"it's\": is where chronoid would go" "$arg" -d "dbname=$db"
                     q -d "$db" -c "ALTER EXTENSION pg_uuidv7 SET SCHEMA $sch" -c "DROP SCHEMA \"it's\"" >/dev/null
                     # A reader holding t1 past --lock-timeout: the switch gives up, rolled back.
                     "$PGC_BIN/psql" -X -q -d "$db" -c "BEGIN" -c "LOCK TABLE t1 IN ACCESS SHARE MODE" \
@@ -304,27 +297,18 @@ one_mode() {
                         [ "$(q -d "$db" -c "SELECT count(*) FROM pg_locks WHERE relation = 't1'::regclass AND granted AND pid <> pg_backend_pid()")" != 0 ] && break
                         sleep 0.1
                     done
-                    out=$(switch "$arg" --lock-timeout 300ms -d "dbname=$db")
-                    rc=$?
+                    refused "$label: a lock held past --lock-timeout: the switch gives up, rolled back" \
+                        "another session holds a lock it needs
+rolled back: nothing has changed" "$arg" --lock-timeout 300ms -d "dbname=$db"
                     kill "$holder" 2>/dev/null
                     q -d postgres -c "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '$db' AND pid <> pg_backend_pid()" >/dev/null
                     wait "$holder" 2>/dev/null
-                    if [ $rc -eq 1 ] && grep -q "another session holds a lock it needs" <<<"$out" &&
-                       grep -q "rolled back: nothing has changed" <<<"$out"; then
-                        ok "$label: a lock held past --lock-timeout: the switch gives up, rolled back"
-                    else
-                        not_ok "$label: a lock held past --lock-timeout: the switch gives up, rolled back" "rc $rc" "$(tail -n 3 <<<"$out")"
-                    fi
                     check "$label:   ... and nothing changed" "$(fingerprint "$db")$(exts "$db")" "$before$ext"
                 fi
                 if [ "$src" = pgedge ]; then
                     q -d "$db" -c "ALTER DATABASE $db SET session_preload_libraries = 'snowflake'"
-                    out=$(switch "$arg" -d "dbname=$db")
-                    if [ $? -eq 1 ] && grep -q "session_preload_libraries lists pgEdge's library" <<<"$out"; then
-                        ok "$label: pgEdge's library in session_preload_libraries: refused"
-                    else
-                        not_ok "$label: pgEdge's library in session_preload_libraries: refused" "$out"
-                    fi
+                    refused "$label: pgEdge's library in session_preload_libraries: refused" \
+                        "session_preload_libraries lists pgEdge's library" "$arg" -d "dbname=$db"
                     q -d "$db" -c "ALTER DATABASE $db RESET session_preload_libraries"
                 fi
 
@@ -335,14 +319,9 @@ CREATE FUNCTION public.fx_fail() RETURNS event_trigger LANGUAGE plpgsql
 AS $$ BEGIN RAISE EXCEPTION 'forced failure'; END $$;
 CREATE EVENT TRIGGER fx_fail ON ddl_command_end WHEN TAG IN ('CREATE VIEW') EXECUTE FUNCTION public.fx_fail();
 SQL
-                out=$(switch "$arg" -d "dbname=$db")
-                rc=$?
-                if [ $rc -eq 1 ] && grep -q "forced failure; rolled back: nothing has changed" <<<"$out" &&
-                   grep -q "create extension chronoid" <<<"$out"; then
-                    ok "$label: a failure after chronoid is created rolls everything back"
-                else
-                    not_ok "$label: a failure after chronoid is created rolls everything back" "rc $rc" "$(tail -n 12 <<<"$out")"
-                fi
+                refused "$label: a failure after chronoid is created rolls everything back" \
+                    "forced failure; rolled back: nothing has changed
+create extension chronoid" "$arg" -d "dbname=$db"
                 q -d "$db" -c "DROP EVENT TRIGGER fx_fail" -c "DROP FUNCTION public.fx_fail()" >/dev/null
                 check "$label:   ... every object and row as before, the old extension still there" \
                     "$(fingerprint "$db")$(rows "$db")$(exts "$db")" "$before$data$ext"
@@ -354,15 +333,10 @@ SQL
                                     - 1672531200000 + 1800000) << 22) | (3 << 12), 0, 'ahead')" >/dev/null
                     data=$(rows "$db")
                     old_max=$(q -d "$db" -c "SELECT greatest($old_max, (SELECT max(id) FROM t1))")
-                    out=$(switch "$arg" -d "dbname=$db")
-                    rc=$?
                     # Named by its table and column, decoded with its time, not as a sequence's internal value.
-                    if [ $rc -eq 1 ] && grep -q "failed: the highest old ID, [0-9]* in public.t1.id, was minted for 20[0-9-]* [0-9:.+-]* (node 3, count 0), [0-9]* ms ahead of the clock; snowflake.max_run_ahead allows [0-9]* ms" <<<"$out" &&
-                       grep -q "rolled back: nothing has changed" <<<"$out"; then
-                        ok "$label: an old ID beyond snowflake.max_run_ahead: the floor fails, rolled back"
-                    else
-                        not_ok "$label: an old ID beyond snowflake.max_run_ahead: the floor fails, rolled back" "rc $rc" "$(tail -n 3 <<<"$out")"
-                    fi
+                    refused "$label: an old ID beyond snowflake.max_run_ahead: the floor fails, rolled back" \
+                        "failed: the highest old ID, [0-9]* in public.t1.id, was minted for 20[0-9-]* [0-9:.+-]* (node 3, count 0), [0-9]* ms ahead of the clock; snowflake.max_run_ahead allows [0-9]* ms
+rolled back: nothing has changed" "$arg" -d "dbname=$db"
                     check "$label:   ... every object and row as before, the old extension still there" \
                         "$(fingerprint "$db")$(rows "$db")$(exts "$db")" "$before$data$ext"
                     set_run_ahead "SET snowflake.max_run_ahead = '1h'" 1h || not_ok "snowflake.max_run_ahead = 1h after a reload"

@@ -79,7 +79,7 @@ SELECT 'indexes', count(*) FROM pg_indexes WHERE tablename IN ('orders', 'items'
 SELECT 'fks', count(*) FROM pg_constraint WHERE contype = 'f';
 SQL
 }
-run_switch() { "$PGC_BIN/psql" -X -q -v ON_ERROR_STOP=1 -d "$db" -f "$procedure" 2>&1; }
+run_switch() { q -d "$db" -f "$procedure"; }
 
 if ! setup_db; then
     bail "database with the pgEdge stand-in"
@@ -91,8 +91,7 @@ check "the stand-in mints pgEdge's layout on node 3" \
     "$(q -d "$db" -c "SELECT bool_and(snowflake.get_node(id) = 3) FROM orders")"
 
 # 1. From a connection that loaded pgEdge's library: refused, nothing changed.
-out=$("$PGC_BIN/psql" -X -q -v ON_ERROR_STOP=1 -d "$db" \
-        -c "SELECT snowflake.nextval('items_seq') IS NOT NULL" -f "$procedure" 2>&1)
+out=$(q -d "$db" -c "SELECT snowflake.nextval('items_seq') IS NOT NULL" -f "$procedure")
 if grep -q 'attempt to redefine parameter "snowflake.node"' <<<"$out"; then
     ok "a connection that loaded pgEdge's library is refused (redefine snowflake.node)"
 else
