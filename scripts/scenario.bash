@@ -1,14 +1,16 @@
 # shellcheck shell=bash
-# scenario.bash — the opening that every tests/scenarios/*.sh shares,
-# sourced (never run) from the repository root:
+# scenario.bash — the opening that every bash test script with a server
+# shares, sourced (never run): each tests/scenarios/*.sh, from the
+# repository root,
 #
 #   cd "$(dirname "$0")/../.."
 #   . scripts/scenario.bash
 #   scenario_needs server extension chronoid-migrate
 #   . scripts/pgcluster.sh && pgc_start ... || bail "..."
 #
-# It brings TAP (scripts/tap.bash), UTC and the C locale, BUILD (default
-# build/) and bin (its chronoid), and two helpers:
+# and, by its own path, pg/test/scenarios/scenario_lib.bash, pg/test/cluster
+# and pg/test/pg_upgrade.sh.  It brings TAP (scripts/tap.bash), UTC and the
+# C locale, BUILD (default build/) and bin (its chronoid), and two helpers:
 #
 #   scenario_needs WHAT...   skip the whole script (TAP "1..0 # SKIP") when
 #                            something it cannot make is missing, and build
@@ -22,12 +24,35 @@
 #                              NAME       a make target under $BUILD
 #                                         (chronoid-migrate, tests/lease_minter),
 #                                         built with the CLI when missing
-#   q [SQL | PSQL-ARGS...]   psql -XAtq with ON_ERROR_STOP, errors in the
-#                            output: one argument is the SQL to run; more
+#   q [SQL | PSQL-ARGS...]   the one psql of the tests: -XAtq with
+#                            ON_ERROR_STOP, errors (and notices) in the
+#                            output; one argument is the SQL to run; more
 #                            are psql's own (q -d db -c "..."); none reads
-#                            the SQL from standard input.
+#                            the SQL from standard input.  The cluster's own
+#                            psql (PGC_BIN, set by scripts/pgcluster.sh;
+#                            PGBIN under pg/test/run.sh), else PATH's.
+#                            Q_PGOPTIONS, when set, is q's PGOPTIONS (and
+#                            only q's: migrate_privilege.sh pins the
+#                            search_path of its own queries, never the
+#                            tool's).
+#
+# and, for the scenarios that need them:
+#
+#   standin NAME             build and install pg/test/standins/NAME
+#                            (pgedge, pg_uuidv7, pgx_ulid: look-alikes of
+#                            the extensions `chronoid migrate from-extension`
+#                            replaces) into PG_CONFIG's server, removed
+#                            again at exit; source scripts/pgcluster.sh and
+#                            call pgc_mkdir first (its make output goes to
+#                            $PGC_DIR/standin_NAME.log; status 1 on failure)
+#   set_run_ahead 'ALTER SYSTEM ...' SHOWN
+#                            change snowflake.max_run_ahead server-wide and
+#                            wait until a new session shows SHOWN (a reload
+#                            is asynchronous); 1 when it never does
 
-. scripts/tap.bash
+_scenario_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=tap.bash
+. "$_scenario_root/scripts/tap.bash"
 export TZ=UTC LC_ALL=C
 BUILD=${BUILD:-build}
 bin=$PWD/$BUILD/chronoid
@@ -61,9 +86,29 @@ scenario_needs() {
 }
 
 q() {
-    if [ $# -eq 1 ]; then
-        psql -XAtq -v ON_ERROR_STOP=1 -c "$1" 2>&1
-    else
-        psql -XAtq -v ON_ERROR_STOP=1 "$@" 2>&1
+    local psql=psql
+    if [ -n "${PGC_BIN:-}" ]; then psql=$PGC_BIN/psql; elif [ -n "${PGBIN:-}" ]; then psql=$PGBIN/psql; fi
+    [ $# -eq 1 ] && set -- -c "$1"
+    PGOPTIONS=${Q_PGOPTIONS-${PGOPTIONS-}} "$psql" -XAtq -v ON_ERROR_STOP=1 "$@" 2>&1
+}
+
+_standins=()
+standin() {
+    local s=$1 dir=$_scenario_root/pg/test/standins/$1 pg_config=${PG_CONFIG:-pg_config}
+    if [[ " ${_standins[*]} " != *" $s "* ]]; then
+        _standins+=("$s")
+        pgc_atexit "make -s -C '$dir' PG_CONFIG='$pg_config' uninstall >/dev/null 2>&1; make -s -C '$dir' clean >/dev/null 2>&1"
     fi
+    make -s -C "$dir" PG_CONFIG="$pg_config" install >"$PGC_DIR/standin_$s.log" 2>&1
+}
+
+# ALTER SYSTEM knows snowflake.max_run_ahead only once the module is
+# loaded in the session.
+set_run_ahead() {
+    q -d postgres -c "LOAD 'chronoid'" -c "ALTER SYSTEM ${1}" -c "SELECT pg_reload_conf()" >/dev/null
+    for _ in $(seq 1 100); do
+        [ "$(q -d postgres -c "LOAD 'chronoid'" -c "SHOW snowflake.max_run_ahead")" = "$2" ] && return 0
+        sleep 0.1
+    done
+    return 1
 }

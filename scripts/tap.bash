@@ -5,10 +5,13 @@
 #
 # State: n (cases so far) and failed (failed cases so far).  A script ends
 # with tap_done, which prints the plan and exits 1 when anything failed
-# (an exit status of the count itself would wrap at 256).
+# (an exit status of the count itself would wrap at 256).  TAP_PREFIX, when
+# set, starts every case's name (a script that runs its cases once per
+# mode sets TAP_PREFIX="plain: ").
 
 n=0
 failed=0
+TAP_PREFIX=
 
 # diag [TEXT...]: TEXT, or standard input when none, as "# " lines.
 diag() {
@@ -19,20 +22,20 @@ diag() {
     fi
 }
 
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
+ok() { n=$((n + 1)); echo "ok $n - $TAP_PREFIX$1"; }
 
 # not_ok NAME [DIAG...]: a failed case, each DIAG as diagnostic lines.
 not_ok() {
     n=$((n + 1))
     failed=$((failed + 1))
-    echo "not ok $n - $1"
+    echo "not ok $n - $TAP_PREFIX$1"
     shift
     [ $# -gt 0 ] && diag "$@"
     return 0
 }
 
 # skip NAME WHY: a case that does not apply here (counted as skipped).
-skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
+skip() { n=$((n + 1)); echo "ok $n - $TAP_PREFIX$1 # SKIP $2"; }
 
 # check NAME GOT [WANT [DIAG...]]: ok when GOT equals WANT (default "t",
 # what a boolean psql -At query prints); else each DIAG as diagnostics.

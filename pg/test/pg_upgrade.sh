@@ -18,7 +18,9 @@ set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-. "$root/scripts/tap.bash"
+# TAP, and q: psql of the running cluster (PGC_BIN, the old server's and
+# then the new one's), errors in the output.
+. "$root/scripts/scenario.bash"
 
 [ "$(id -u)" -eq 0 ] || skip_all "pg_upgrade.sh must run as root (it runs the servers as postgres)"
 : "${OLD_PG_CONFIG:?}" "${NEW_PG_CONFIG:?}"
@@ -48,9 +50,9 @@ settings=("snowflake.max_run_ahead = '2h'")
 PG_CONFIG=$OLD_PG_CONFIG pgc_start "${settings[@]}" 2>"$tmp/start.err" ||
     { not_ok "PostgreSQL $oldv starts"; diag <"$tmp/start.err"; tap_done; }
 export PGOPTIONS="-c snowflake.node=1 -c client_min_messages=warning"
-q() { "$PGC_BIN/psql" -X -q -At -v ON_ERROR_STOP=1 -d app "$@"; }
 
 "$PGC_BIN/createdb" app || bail "createdb app"
+export PGDATABASE=app
 # Column options the old server keeps on every column go into the dump
 # as they are; the new server must know them (Debian 12's 15.20 sets
 # pg_attver, which 18.6 rejects: pg_upgrade then fails on any table).

@@ -17,7 +17,6 @@ scenario_needs server root
 if ! pgc_start "log_statement = 'all'" "log_line_prefix = '%c %a '" >/dev/null; then
     bail "start a throwaway PostgreSQL cluster"
 fi
-qs() { psql -XAtq -v ON_ERROR_STOP=1 "$@"; }
 super="dbname=victim"   # the superuser (postgres) connecting to the attacker's database
 pwned() { q -d victim -c "SELECT CASE WHEN (SELECT rolsuper FROM pg_roles WHERE rolname = 'attacker') THEN 't' ELSE 'f' END || ' ' || (SELECT count(*) FROM public.pwn_log)"; }
 

@@ -116,7 +116,7 @@ check "and once it is gone, the swap goes through" "$rc" 0 "$out"
 # pid, and goes on once a superuser cancels it.
 q "CREATE ROLE app LOGIN; GRANT CREATE ON DATABASE postgres TO app; GRANT CREATE ON SCHEMA public TO app;
    GRANT pg_read_all_stats TO app" >/dev/null
-aq() { psql -XAtq -v ON_ERROR_STOP=1 -U app -c "$1" 2>&1; }
+aq() { q -U app -c "$1"; }
 amig() { "$bin" migrate "$@" --state-schema app_state --no-progress -d "user=app"; }
 aq "CREATE TABLE aorders (id uuid PRIMARY KEY DEFAULT gen_random_uuid(), note text);
     INSERT INTO aorders (note) SELECT 'o' || g FROM generate_series(1, 5000) g;

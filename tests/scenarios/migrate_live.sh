@@ -76,7 +76,7 @@ t_start=$(now_ms)
 # --- the subscriber: a second cluster, its own socket directory -------------
 sub_data=$PGC_DIR/sub/data
 sub_sock=$PGC_DIR/sub/sock
-subq() { psql -XAtq -v ON_ERROR_STOP=1 -h "$sub_sock" -p "$PGC_PORT" -c "$1" 2>&1; }
+subq() { q -h "$sub_sock" -p "$PGC_PORT" -c "$1"; }
 sub_started=
 if [ "$LAG" = 1 ]; then
     mkdir -p "$sub_sock"
@@ -292,61 +292,82 @@ ledger() {
            || ' ' || (SELECT count(*) FROM (SELECT id FROM $s.child EXCEPT (SELECT id FROM $s.c_ins EXCEPT SELECT id FROM $s.c_del)) x)
            || ' ' || (SELECT count(*) - count(DISTINCT seq) FROM $s.p_ins) || ' ' || (SELECT count(*) - count(DISTINCT id) FROM $s.c_ins)"
 }
-# keys S STAGE: duplicate and missing keys, orphans and mismatches, as
-# "name=value" pairs; every value must be 0.
+# The invariants, one row each: NAME, then a query counting the rows that
+# break it ({s}: the kind's schema).  A NAME:variant is printed as NAME.
+declare -A INVARIANT=(
+    [dup_id]="SELECT count(*) - count(DISTINCT id) FROM {s}.parent"
+    [dup_id_new]="SELECT count(id_new) - count(DISTINCT id_new) FROM {s}.parent"
+    [null_id_new]="SELECT count(*) FROM {s}.parent WHERE id_new IS NULL"
+    [dup_id_old]="SELECT count(id_old) - count(DISTINCT id_old) FROM {s}.parent"
+    [null_id_old]="SELECT count(*) FROM {s}.parent WHERE id_old IS NULL"
+    [orphans]="SELECT count(*) FROM {s}.child c LEFT JOIN {s}.parent p ON p.id = c.parent_id WHERE p.id IS NULL"
+    # mid-run: only the children already given a new value
+    [new_mismatch:set]="SELECT count(*) FROM {s}.child c JOIN {s}.parent p ON p.id = c.parent_id
+                         WHERE c.parent_id_new IS NOT NULL AND c.parent_id_new IS DISTINCT FROM p.id_new"
+    [new_mismatch]="SELECT count(*) FROM {s}.child c JOIN {s}.parent p ON p.id = c.parent_id
+                     WHERE c.parent_id_new IS DISTINCT FROM p.id_new"
+    [old_mismatch]="SELECT count(*) FROM {s}.child c JOIN {s}.parent p ON p.id = c.parent_id
+                     WHERE c.parent_id_old IS DISTINCT FROM p.id_old"
+    [not_validated]="SELECT count(*) FROM pg_constraint WHERE conrelid = '{s}.child'::regclass AND contype = 'f' AND NOT convalidated"
+    # after a rollback that keeps the new key: the CHECKs too, on both tables
+    [not_validated:fc]="SELECT count(*) FROM pg_constraint WHERE conrelid IN ('{s}.child'::regclass, '{s}.parent'::regclass)
+                         AND contype IN ('f', 'c') AND NOT convalidated"
+    [pk_not_on_id]="SELECT count(*) FROM pg_constraint WHERE conrelid = '{s}.parent'::regclass AND contype = 'p'
+                     AND conkey <> ARRAY[(SELECT attnum FROM pg_attribute WHERE attrelid = '{s}.parent'::regclass AND attname = 'id')]"
+    [pk_not_on_uuid_id]="SELECT count(*) FROM pg_constraint WHERE conrelid = '{s}.parent'::regclass AND contype = 'p'
+                          AND conkey <> ARRAY[(SELECT attnum FROM pg_attribute WHERE attrelid = '{s}.parent'::regclass
+                                               AND attname = 'id' AND atttypid = 'uuid'::regtype)]"
+    [leftover_columns]="SELECT count(*) FROM pg_attribute WHERE attrelid IN ('{s}.parent'::regclass, '{s}.child'::regclass)
+                         AND attnum > 0 AND NOT attisdropped AND attname ~ '_(new|old)\$'"
+    [leftover_triggers]="SELECT count(*) FROM pg_trigger WHERE tgrelid IN ('{s}.parent'::regclass, '{s}.child'::regclass)
+                          AND tgname LIKE 'chronoid%'"
+    [violations]="SELECT count(*) FROM {s}.violations"
+)
+# Which of them hold at each stage of a move.
+declare -A STAGE=(
+    [before]="dup_id dup_id_new orphans new_mismatch:set violations"   # before the swap, mid-run included
+    [ready]="dup_id dup_id_new null_id_new orphans new_mismatch violations"   # run finished
+    [swapped]="dup_id dup_id_old null_id_old orphans old_mismatch not_validated pk_not_on_id violations"
+    # rolled back once after the swap: as ready, and the old key back, its constraints valid
+    [kept]="dup_id dup_id_new null_id_new orphans new_mismatch violations not_validated:fc pk_not_on_uuid_id"
+    [rolledback]="dup_id orphans not_validated pk_not_on_uuid_id leftover_columns leftover_triggers"
+)
+# keys S STAGE: STAGE's invariants as "name=count" pairs, in one snapshot;
+# every count must be 0.
 keys() {
-    local s=$1 stage=$2
-    case $stage in
-        before) # before the swap, mid-run included: new values may be missing
-            q "SELECT 'dup_id=' || (SELECT count(*) - count(DISTINCT id) FROM $s.parent)
-                || ' dup_id_new=' || (SELECT count(id_new) - count(DISTINCT id_new) FROM $s.parent)
-                || ' orphans=' || (SELECT count(*) FROM $s.child c LEFT JOIN $s.parent p ON p.id = c.parent_id WHERE p.id IS NULL)
-                || ' new_mismatch=' || (SELECT count(*) FROM $s.child c JOIN $s.parent p ON p.id = c.parent_id
-                                         WHERE c.parent_id_new IS NOT NULL AND c.parent_id_new IS DISTINCT FROM p.id_new)
-                || ' violations=' || (SELECT count(*) FROM $s.violations)" ;;
-        ready) # run finished: every new value there
-            q "SELECT 'dup_id=' || (SELECT count(*) - count(DISTINCT id) FROM $s.parent)
-                || ' dup_id_new=' || (SELECT count(id_new) - count(DISTINCT id_new) FROM $s.parent)
-                || ' null_id_new=' || (SELECT count(*) FROM $s.parent WHERE id_new IS NULL)
-                || ' orphans=' || (SELECT count(*) FROM $s.child c LEFT JOIN $s.parent p ON p.id = c.parent_id WHERE p.id IS NULL)
-                || ' new_mismatch=' || (SELECT count(*) FROM $s.child c JOIN $s.parent p ON p.id = c.parent_id
-                                         WHERE c.parent_id_new IS DISTINCT FROM p.id_new)
-                || ' violations=' || (SELECT count(*) FROM $s.violations)" ;;
-        swapped)
-            q "SELECT 'dup_id=' || (SELECT count(*) - count(DISTINCT id) FROM $s.parent)
-                || ' dup_id_old=' || (SELECT count(id_old) - count(DISTINCT id_old) FROM $s.parent)
-                || ' null_id_old=' || (SELECT count(*) FROM $s.parent WHERE id_old IS NULL)
-                || ' orphans=' || (SELECT count(*) FROM $s.child c LEFT JOIN $s.parent p ON p.id = c.parent_id WHERE p.id IS NULL)
-                || ' old_mismatch=' || (SELECT count(*) FROM $s.child c JOIN $s.parent p ON p.id = c.parent_id
-                                         WHERE c.parent_id_old IS DISTINCT FROM p.id_old)
-                || ' not_validated=' || (SELECT count(*) FROM pg_constraint WHERE conrelid = '$s.child'::regclass
-                                         AND contype = 'f' AND NOT convalidated)
-                || ' pk_not_on_id=' || (SELECT count(*) FROM pg_constraint WHERE conrelid = '$s.parent'::regclass AND contype = 'p'
-                                         AND conkey <> ARRAY[(SELECT attnum FROM pg_attribute WHERE attrelid = '$s.parent'::regclass AND attname = 'id')])
-                || ' violations=' || (SELECT count(*) FROM $s.violations)" ;;
-        kept) # rolled back once after the swap: as ready, and the old key back, its constraints valid
-            echo "$(keys "$s" ready) $(q "SELECT 'not_validated=' || (SELECT count(*) FROM pg_constraint
-                                         WHERE conrelid IN ('$s.child'::regclass, '$s.parent'::regclass)
-                                           AND contype IN ('f', 'c') AND NOT convalidated)
-                || ' pk_not_on_uuid_id=' || (SELECT count(*) FROM pg_constraint WHERE conrelid = '$s.parent'::regclass AND contype = 'p'
-                                         AND conkey <> ARRAY[(SELECT attnum FROM pg_attribute WHERE attrelid = '$s.parent'::regclass
-                                                              AND attname = 'id' AND atttypid = 'uuid'::regtype)])")" ;;
-        rolledback)
-            q "SELECT 'dup_id=' || (SELECT count(*) - count(DISTINCT id) FROM $s.parent)
-                || ' orphans=' || (SELECT count(*) FROM $s.child c LEFT JOIN $s.parent p ON p.id = c.parent_id WHERE p.id IS NULL)
-                || ' not_validated=' || (SELECT count(*) FROM pg_constraint WHERE conrelid = '$s.child'::regclass
-                                         AND contype = 'f' AND NOT convalidated)
-                || ' pk_not_on_uuid_id=' || (SELECT count(*) FROM pg_constraint WHERE conrelid = '$s.parent'::regclass AND contype = 'p'
-                                         AND conkey <> ARRAY[(SELECT attnum FROM pg_attribute WHERE attrelid = '$s.parent'::regclass
-                                                              AND attname = 'id' AND atttypid = 'uuid'::regtype)])
-                || ' leftover_columns=' || (SELECT count(*) FROM pg_attribute WHERE attrelid IN ('$s.parent'::regclass, '$s.child'::regclass)
-                                         AND attnum > 0 AND NOT attisdropped AND attname ~ '_(new|old)$')
-                || ' leftover_triggers=' || (SELECT count(*) FROM pg_trigger WHERE tgrelid IN ('$s.parent'::regclass, '$s.child'::regclass)
-                                         AND tgname LIKE 'chronoid%')" ;;
-    esac
+    local s=$1 inv sql="SELECT ''"
+    for inv in ${STAGE[$2]}; do
+        sql+=" || '${inv%%:*}=' || (${INVARIANT[$inv]//\{s\}/$s}) || ' '"
+    done
+    q "$sql" | sed 's/ $//'
 }
-# all_zero "a=0 b=0 ...": true when every value is 0
-all_zero() { [ -n "$1" ] && ! grep -qE '=([^0]|0[0-9])' <<<"$1" && [[ $1 == *=* ]]; }
+# keys_ok STAGE "a=0 b=0 ...": every invariant of STAGE there, and 0
+keys_ok() {
+    local inv
+    for inv in ${STAGE[$1]}; do
+        [[ " $2 " == *" ${inv%%:*}=0 "* ]] || return 1
+    done
+}
+# keys_case S STAGE NAME [COND [DIAG...]]: one case: STAGE's invariants
+# hold (and the shell COND, when given); their counts end its name.
+keys_case() {
+    local k
+    k=$(keys "$1" "$2")
+    ok_if "$3 ($k)" "${4:-true} && keys_ok $2 \"\$k\"" "$k" "${@:5}"
+}
+# ledger_case S NAME: one case: no row lost or extra (ledger)
+ledger_case() { check "$2" "$(ledger "$1")" "0 0 0 0 0 0"; }
+# wait_for TENTHS PID CONDITION: until the shell CONDITION holds (0), PID
+# has ended or TENTHS tenths of a second have passed (1).
+wait_for() {
+    local _
+    for _ in $(seq "$1"); do
+        eval "$3" && return 0
+        kill -0 "$2" 2>/dev/null || return 1
+        sleep 0.1
+    done
+    return 1
+}
 
 # exactly_once S PHASE COLUMN: "parent_logged parent_distinct rows_backfilled
 # child_logged child_distinct child_rows_backfilled missed" where missed counts
@@ -421,7 +442,7 @@ writer_errors() {
 # run_killed S KIND: `run` stopped by SIGTERM once (during the backfill),
 # killed with SIGKILL at KILLS random points, then run to the end.
 run_killed() {
-    local s=$1 kind=$2 i pid delay rc landed=0 before after err=$work/$1.run.err k
+    local s=$1 kind=$2 i pid delay rc landed=0 before after err=$work/$1.run.err
     local opts=(--table "$s.parent" --to "$kind" --time-from created_at --lock-timeout "${LOCK_MS}ms")
     [ "$LAG" = 1 ] && opts+=(--max-lag 2s)
     [ "$big" = 0 ] && opts+=(--batch 1000 --pause 50ms)
@@ -430,18 +451,13 @@ run_killed() {
     env PGAPPNAME=chronoid-migrate "$bin" migrate run "${opts[@]}" >"$err.out" 2>"$err.term" &
     pid=$!
     bg_pids+=("$pid")
-    for _ in $(seq 300); do
-        [ "$(st "$s" rows_backfilled)" -gt 0 ] 2>/dev/null && break
-        kill -0 "$pid" 2>/dev/null || break
-        sleep 0.1
-    done
+    wait_for 300 "$pid" '[ "$(st "$s" rows_backfilled)" -gt 0 ] 2>/dev/null'
     kill -TERM "$pid" 2>/dev/null
     wait "$pid"
     rc=$?
     ok_if "$kind: SIGTERM during the backfill: exit 1, 'run again to continue'" \
         '[ $rc -eq 1 ] && grep -q "run again to continue" "$err.term"' "rc=$rc" "$(tail -n 3 "$err.term")"
-    k=$(keys "$s" before)
-    ok_if "$kind: after SIGTERM: no duplicate, no orphan, no mismatch ($k)" 'all_zero "$k"' "$k"
+    keys_case "$s" before "$kind: after SIGTERM: no duplicate, no orphan, no mismatch"
     for i in $(seq "$KILLS"); do
         if [ "$big" = 1 ]; then
             delay=$((1000 + RANDOM % 30000))
@@ -465,8 +481,7 @@ run_killed() {
             echo "# $kind: kill $i after ${delay} ms: run had already ended (exit $rc)"
             [ $rc -eq 0 ] && break
         fi
-        k=$(keys "$s" before)
-        ok_if "$kind: after kill $i: no duplicate, no orphan, no mismatch ($k)" 'all_zero "$k"' "$k"
+        keys_case "$s" before "$kind: after kill $i: no duplicate, no orphan, no mismatch"
     done
     echo "# $kind: $landed of $KILLS kills landed while run was running"
     ev "$s" "run to the end"
@@ -491,19 +506,10 @@ run_lagging() {
     env PGAPPNAME=chronoid-migrate "$bin" migrate run "${opts[@]}" >"$err.out" 2>"$err" &
     pid=$!
     bg_pids+=("$pid")
-    for _ in $(seq 600); do
-        r1=$(st "$s" rows_backfilled)
-        [ "$r1" -gt $((rows / 20)) ] 2>/dev/null && break
-        kill -0 "$pid" 2>/dev/null || break
-        sleep 0.1
-    done
+    wait_for 600 "$pid" '[ "$(st "$s" rows_backfilled)" -gt $((rows / 20)) ] 2>/dev/null'
     subq "ALTER SUBSCRIPTION mig_sub DISABLE" >/dev/null
     t0=$(now_ms)
-    for _ in $(seq 600); do
-        grep -q 'paused: replication lag' "$err" && { paused=1; break; }
-        kill -0 "$pid" 2>/dev/null || break
-        sleep 0.1
-    done
+    wait_for 600 "$pid" 'grep -q "paused: replication lag" "$err"' && paused=1
     ok_if "$kind: subscriber disabled mid-backfill: 'paused: replication lag' after $(( $(now_ms) - t0 )) ms" \
         '[ $paused = 1 ]' "$(tail -n 5 "$err")"
     r1=$(st "$s" rows_backfilled)
@@ -515,11 +521,7 @@ run_lagging() {
         "$(grep -c 'paused' "$err") pause lines" "lag: $(q "SELECT slot_name, active, confirmed_flush_lsn, pg_current_wal_lsn() FROM pg_replication_slots")"
     subq "ALTER SUBSCRIPTION mig_sub ENABLE" >/dev/null
     t0=$(now_ms)
-    for _ in $(seq 1200); do
-        grep -q 'resumed: replication caught up' "$err" && { resumed=1; break; }
-        kill -0 "$pid" 2>/dev/null || break
-        sleep 0.1
-    done
+    wait_for 1200 "$pid" 'grep -q "resumed: replication caught up" "$err"' && resumed=1
     ok_if "$kind: subscriber re-enabled: 'resumed: replication caught up' after $(( $(now_ms) - t0 )) ms" \
         '[ $resumed = 1 ]' "$(tail -n 5 "$err")"
     wait "$pid"
@@ -530,8 +532,40 @@ run_lagging() {
     grep -E 'paused|resumed' "$err" | sed "s/^/# $kind: /"
 }
 
+# The moves after the first run, under the writers, one row each:
+#   subcommand | times | pause after (s) | the state's step after it ("-":
+#   not asked) | keys stage | the cases: the move's ("-": its exit status
+#   goes into the keys case), the keys', the ledger's ("-": none)
+MOVES=(
+    "swap|1|0.5|done|swapped|swap|swapped: PK on the new id, FKs validated, old columns filled and unique|no row lost or extra after the swap"
+    "rollback|1|0|indexed|kept|rollback after the swap|rolled back: PK on the old uuid id, FKs and CHECKs valid, every new value kept|no row lost or extra after the rollback"
+    "swap|1|0|-|swapped|-|swap again without run: PK on the new id, FKs validated, no duplicate|-"
+    "rollback|2|0|-|rolledback|rollback twice|rolled back: PK on the old uuid id, FKs valid, nothing left of the migration|no row lost or extra after the rollback"
+)
+# move S KIND ROW: one move of MOVES (or of the same shape) and its cases.
+move() {
+    local s=$1 kind=$2 sub times pause step stage name kname lname e rc i
+    IFS='|' read -r sub times pause step stage name kname lname <<<"$3"
+    ev "$s" "${name/#-/$kname}"
+    for i in $(seq "$times"); do
+        e=$(mig "$sub" --table "$s.parent" --lock-timeout "${LOCK_MS}ms" 2>&1)
+        rc=$?
+        [ $rc -eq 0 ] || break
+    done
+    ev "$s" "${name/#-/$kname} done"
+    if [ "$name" != - ]; then
+        ok_if "$kind: $name" '[ $rc -eq 0 ] && { [ "$step" = - ] || [ "$(st "$s" step)" = "$step" ]; }' "$e"
+        [ "$stage" = - ] || keys_case "$s" "$stage" "$kind: $kname"
+    else
+        keys_case "$s" "$stage" "$kind: $kname" '[ $rc -eq 0 ]' "$e"
+    fi
+    [ "$lname" = - ] || ledger_case "$s" "$kind: $lname"
+    [ "$pause" = 0 ] || sleep "$pause"
+}
+
+# one_kind KIND: the whole story for one kind of key, in schema m_KIND.
 one_kind() {
-    local kind=$1 s=m_$1 t0 k e l rc pl pd rb cl cd crb missed wrong old inv we wf p50 p99 mx nt nf
+    local kind=$1 s=m_$1 t0 row e rc pl pd rb cl cd crb missed wrong old inv we wf p50 p99 mx nt nf
     t0=$(now_ms)
     # The short run gives the kinds after the first half the rows (make check's budget).
     rows=$ROWS
@@ -548,8 +582,7 @@ one_kind() {
 
     # 1. run, killed, resumed
     run_killed "$s" "$kind"
-    k=$(keys "$s" ready)
-    ok_if "$kind: ready: every parent and child has its new value, no duplicate, FKs match ($k)" 'all_zero "$k"' "$k"
+    keys_case "$s" ready "$kind: ready: every parent and child has its new value, no duplicate, FKs match"
     read -r pl pd rb cl cd crb missed <<<"$(exactly_once "$s" 1)"
     ok_if "$kind: each row backfilled exactly once: $pl logged, $pd distinct, rows_backfilled $rb, none missed ($missed)" \
         '[ "$pl" = "$pd" ] && [ "$pl" = "$rb" ] && [ "$missed" = 0 ] && [ "$pl" -gt 0 ]'
@@ -558,48 +591,15 @@ one_kind() {
     read -r wrong old inv <<<"$(time_order "$s" "$kind" 1 id_new)"
     ok_if "$kind: old rows' IDs carry created_at to the ms ($wrong of $old wrong) and sort below every live ID ($inv)" \
         '[ "$wrong" = 0 ] && [ "$old" -gt 0 ] && [ "$inv" = 0 ]'
-    l=$(ledger "$s")
-    check "$kind: no row lost or extra (parents lost extra, children lost extra, duplicate inserts)" "$l" "0 0 0 0 0 0"
+    ledger_case "$s" "$kind: no row lost or extra (parents lost extra, children lost extra, duplicate inserts)"
 
-    # 2. swap under the writers
-    ev "$s" swap
-    e=$(mig swap --table "$s.parent" --lock-timeout "${LOCK_MS}ms" 2>&1)
-    rc=$?
-    ev "$s" "swap done"
-    ok_if "$kind: swap" '[ $rc -eq 0 ] && [ "$(st "$s" step)" = done ]' "$e"
-    k=$(keys "$s" swapped)
-    ok_if "$kind: swapped: PK on the new id, FKs validated, old columns filled and unique ($k)" 'all_zero "$k"' "$k"
-    l=$(ledger "$s")
-    check "$kind: no row lost or extra after the swap" "$l" "0 0 0 0 0 0"
-    sleep 0.5
+    # 2. swap, rollback (the old key back, the new one kept), the swap
+    # again at once, rollback twice (all gone), all under the writers
+    for row in "${MOVES[@]}"; do
+        move "$s" "$kind" "$row"
+    done
 
-    # 3. rollback (writers still going): the old key back, the new one
-    # kept; the swap again, at once; rollback twice (all gone); then the
-    # move again, then swap for good
-    ev "$s" rollback
-    e=$(mig rollback --table "$s.parent" --lock-timeout "${LOCK_MS}ms" 2>&1)
-    rc=$?
-    ok_if "$kind: rollback after the swap" '[ $rc -eq 0 ] && [ "$(st "$s" step)" = indexed ]' "$e"
-    k=$(keys "$s" kept)
-    ok_if "$kind: rolled back: PK on the old uuid id, FKs and CHECKs valid, every new value kept ($k)" \
-        'all_zero "$k" && [[ $k == *" pk_not_on_uuid_id=0"* ]]' "$k"
-    l=$(ledger "$s")
-    check "$kind: no row lost or extra after the rollback" "$l" "0 0 0 0 0 0"
-    ev "$s" "swap again"
-    e=$(mig swap --table "$s.parent" --lock-timeout "${LOCK_MS}ms" 2>&1)
-    rc=$?
-    k=$(keys "$s" swapped)
-    ok_if "$kind: swap again without run: PK on the new id, FKs validated, no duplicate ($k)" \
-        '[ $rc -eq 0 ] && all_zero "$k"' "$k" "$e"
-    ev "$s" "rollback twice"
-    e=$(mig rollback --table "$s.parent" --lock-timeout "${LOCK_MS}ms" 2>&1) &&
-        e=$(mig rollback --table "$s.parent" --lock-timeout "${LOCK_MS}ms" 2>&1)
-    rc=$?
-    ok_if "$kind: rollback twice" '[ $rc -eq 0 ]' "$e"
-    k=$(keys "$s" rolledback)
-    ok_if "$kind: rolled back: PK on the old uuid id, FKs valid, nothing left of the migration ($k)" 'all_zero "$k"' "$k"
-    l=$(ledger "$s")
-    check "$kind: no row lost or extra after the rollback" "$l" "0 0 0 0 0 0"
+    # 3. the move again, then the swap for good
     q "UPDATE $s.phase SET n = 2" >/dev/null
     if [ "$LAG" = 1 ] && [ "$kind" = "${KINDS%% *}" ]; then
         run_lagging "$s" "$kind"
@@ -612,18 +612,11 @@ one_kind() {
     read -r pl pd rb cl cd crb missed <<<"$(exactly_once "$s" 2)"
     ok_if "$kind: second move: $pl logged, $pd distinct, rows_backfilled $rb, none missed ($missed); children $cl/$cd/$crb" \
         '[ "$pl" = "$pd" ] && [ "$pl" = "$rb" ] && [ "$missed" = 0 ] && [ "$cl" = "$cd" ] && [ "$cl" = "$crb" ]'
-    ev "$s" "swap for good"
-    e=$(mig swap --table "$s.parent" --lock-timeout "${LOCK_MS}ms" 2>&1)
-    rc=$?
-    ev "$s" "swap for good done"
-    ok_if "$kind: swap for good" '[ $rc -eq 0 ] && [ "$(st "$s" step)" = done ]' "$e"
-    sleep 0.5
+    move "$s" "$kind" "swap|1|0.5|done|-|swap for good|-|-"
     writers_stop "$s"
 
-    k=$(keys "$s" swapped)
-    ok_if "$kind: final: PK on the new id, FKs validated, no duplicate ($k)" 'all_zero "$k"' "$k"
-    l=$(ledger "$s")
-    check "$kind: final: no row lost or extra" "$l" "0 0 0 0 0 0"
+    keys_case "$s" swapped "$kind: final: PK on the new id, FKs validated, no duplicate"
+    ledger_case "$s" "$kind: final: no row lost or extra"
     read -r wrong old inv <<<"$(time_order "$s" "$kind" 2 id)"
     ok_if "$kind: final: old rows' IDs carry created_at to the ms ($wrong of $old wrong), below every live ID ($inv)" \
         '[ "$wrong" = 0 ] && [ "$old" -gt 0 ] && [ "$inv" = 0 ]'

@@ -29,21 +29,8 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . scripts/scenario.bash
-# Every case name carries the mode (M).
-M=
-ok() { n=$((n + 1)); echo "ok $n - $M$1"; }
-not_ok() {
-    n=$((n + 1)); failed=$((failed + 1))
-    echo "not ok $n - $M$1"
-    shift
-    [ $# -gt 0 ] && diag "$@"
-    return 0
-}
-skip() { n=$((n + 1)); echo "ok $n - $M$1 # SKIP $2"; }
-root=$PWD
 seed=${MIGRATE_PRIV_SEED:-$RANDOM}
 modes=${MIGRATE_PRIV_MODES:-plain preload}
-pg_config=${PG_CONFIG:-pg_config}
 
 # As root: it installs the stand-in extensions.
 scenario_needs server root extension chronoid-migrate
@@ -52,19 +39,8 @@ scenario_needs server root extension chronoid-migrate
 pgc_mkdir || bail "a temporary directory"
 work=$PGC_DIR/work
 mkdir -p "$work"
-standins=(pg_uuidv7 pgx_ulid pgedge)
-# shellcheck disable=SC2317 # run at exit
-uninstall_standins() {
-    local s
-    for s in "${standins[@]}"; do
-        make -s -C "$root/pg/test/standins/$s" PG_CONFIG="$pg_config" uninstall >/dev/null 2>&1
-        make -s -C "$root/pg/test/standins/$s" clean >/dev/null 2>&1
-    done
-}
-pgc_atexit uninstall_standins
-for s in "${standins[@]}"; do
-    make -s -C "$root/pg/test/standins/$s" PG_CONFIG="$pg_config" install >"$work/standin_$s.log" 2>&1 ||
-        bail "the $s stand-in builds and installs" "$(tail -n 20 "$work/standin_$s.log")"
+for s in pg_uuidv7 pgx_ulid pgedge; do
+    standin "$s" || bail "the $s stand-in builds and installs" "$(tail -n 20 "$PGC_DIR/standin_$s.log")"
 done
 pgc_start "snowflake.node = 9" "max_connections = 40" >/dev/null || bail "start a throwaway PostgreSQL cluster"
 diag "seed $seed (MIGRATE_PRIV_SEED=$seed repeats it); modes: $modes"
@@ -73,9 +49,9 @@ RANDOM=$seed
 # The superuser's own queries: scenario.bash's q with catalog names first,
 # whatever the database owner set.  The tool gets no PGOPTIONS: it must
 # defend itself.
-q() { PGOPTIONS='-c search_path=pg_catalog,pg_temp -c role=none' psql -XAtq -v ON_ERROR_STOP=1 "$@" 2>&1; }
+Q_PGOPTIONS='-c search_path=pg_catalog,pg_temp -c role=none'
 # as ROLE DB SQL: a hostile role's session (its database's settings apply).
-as() { psql -XAtq -v ON_ERROR_STOP=1 -U "$1" -d "$2" -c "$3" 2>&1; }
+as() { Q_PGOPTIONS='' q -U "$1" -d "$2" -c "$3"; }
 mig() { env -u PGOPTIONS "$bin" migrate "$@" 2>&1; }
 
 # --- the roles --------------------------------------------------------------
@@ -664,7 +640,7 @@ for mode in $modes; do
         pgc_restart "shared_preload_libraries = ''" || { not_ok "$mode: restart"; continue; }
     fi
     first=
-    M="$mode: "
+    TAP_PREFIX="$mode: "   # every case name carries the mode
     diag "=== mode $mode"
     # uuidv7: a pair per group; ulid and snowflake: every hook expected to
     # move, on one pair.  kid may read the parents' keys (noselect_case: not).

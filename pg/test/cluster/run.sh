@@ -13,7 +13,7 @@ set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../.." && pwd)
-# TAP output and faketime_lib
+# TAP, q (through qn below) and faketime_lib
 . "$root/pg/test/scenarios/scenario_lib.bash"
 PG_CONFIG=${PG_CONFIG:-pg_config}
 # Seconds of inserting: phase 1 (clocks agree), phase 2 (one 2 s behind).
@@ -106,12 +106,11 @@ node_stop() {
     as_pg "$PGBIN/pg_ctl" -D "$tmp/$1/data" -m fast -w -t 60 stop >/dev/null 2>&1
 }
 conninfo() { echo "host=$tmp/$1/sock port=${PORT[$1]} user=postgres dbname=app"; }
-# q NAME [psql args...]: psql on a node's database app.
-q() {
+# qn NAME [psql args...]: scripts/scenario.bash's q on a node's database app.
+qn() {
     local nm=$1
     shift
-    "$PGBIN/psql" -X -q -At -v ON_ERROR_STOP=1 -h "$tmp/$nm/sock" -p "${PORT[$nm]}" \
-        -U postgres -d app "$@"
+    q -h "$tmp/$nm/sock" -p "${PORT[$nm]}" -U postgres -d app "$@"
 }
 now_s() { date +%s.%N; }
 elapsed() { awk -v a="$1" -v b="$(now_s)" 'BEGIN { printf "%.1f", b - a }'; }
@@ -157,7 +156,7 @@ CREATE TABLE t_ulid (id ulid PRIMARY KEY, origin text NOT NULL, sess int4 NOT NU
                      n int4 NOT NULL, phase int4 NOT NULL, minted_at timestamptz NOT NULL);
 "
 for nm in agg "${writers[@]}"; do
-    q "$nm" -c "$schema" >"$tmp/schema.log" 2>&1 || bail "schema on $nm" "$(cat "$tmp/schema.log")"
+    qn "$nm" -c "$schema" >"$tmp/schema.log" 2>&1 || bail "schema on $nm" "$(cat "$tmp/schema.log")"
 done
 
 # Star: each writer publishes its rows and its registry claims; the
@@ -165,14 +164,14 @@ done
 # every writer sees every claim (PostgreSQL 15 forwards applied changes:
 # there is no origin = none before 16).
 for nm in "${writers[@]}"; do
-    q "$nm" -c "CREATE PUBLICATION w_pub FOR TABLE t_sf, t_uuid, t_ulid, snowflake.node_registry" ||
+    qn "$nm" -c "CREATE PUBLICATION w_pub FOR TABLE t_sf, t_uuid, t_ulid, snowflake.node_registry" ||
         bail "publication on $nm"
 done
-q agg -c "CREATE PUBLICATION reg_pub FOR TABLE snowflake.node_registry" || bail "publication on agg"
+qn agg -c "CREATE PUBLICATION reg_pub FOR TABLE snowflake.node_registry" || bail "publication on agg"
 for nm in "${writers[@]}"; do
-    q agg -c "CREATE SUBSCRIPTION sub_$nm CONNECTION '$(conninfo "$nm")' PUBLICATION w_pub" \
+    qn agg -c "CREATE SUBSCRIPTION sub_$nm CONNECTION '$(conninfo "$nm")' PUBLICATION w_pub" \
         2>"$tmp/sub.log" || bail "subscription agg <- $nm" "$(cat "$tmp/sub.log")"
-    q "$nm" -c "CREATE SUBSCRIPTION reg_sub_$nm CONNECTION '$(conninfo agg)' PUBLICATION reg_pub" \
+    qn "$nm" -c "CREATE SUBSCRIPTION reg_sub_$nm CONNECTION '$(conninfo agg)' PUBLICATION reg_pub" \
         2>"$tmp/sub.log" || bail "subscription $nm <- agg (registry)" "$(cat "$tmp/sub.log")"
 done
 ok "publications and subscriptions: writers -> agg (rows, claims), agg -> writers (claims)"
@@ -183,7 +182,7 @@ wait_synced() {
     for _ in $(seq 1 300); do
         left=0
         for nm in "$@"; do
-            left=$((left + $(q "$nm" -c "SELECT count(*) FROM pg_subscription_rel WHERE srsubstate <> 'r'")))
+            left=$((left + $(qn "$nm" -c "SELECT count(*) FROM pg_subscription_rel WHERE srsubstate <> 'r'")))
         done
         [ "$left" -eq 0 ] && return 0
         sleep 0.2
@@ -195,7 +194,7 @@ if wait_synced agg "${writers[@]}"; then ok "initial table sync done"; else not_
 # Each writer's first ID claims its number; the claims reach every writer.
 t1=$(now_s)
 for nm in "${writers[@]}"; do
-    got=$(q "$nm" -c "SELECT snowflake.get_node(snowflake.nextval())" 2>&1)
+    got=$(qn "$nm" -c "SELECT snowflake.get_node(snowflake.nextval())" 2>&1)
     check "$nm: first snowflake.nextval() mints under node ${NODE[$nm]}" \
         "$([ "$got" = "${NODE[$nm]}" ] && echo t || echo "$got")"
 done
@@ -203,7 +202,7 @@ seen=
 for _ in $(seq 1 150); do
     seen=t
     for nm in agg "${writers[@]}"; do
-        c=$(q "$nm" -c "SELECT count(*) FROM snowflake.node_registry")
+        c=$(qn "$nm" -c "SELECT count(*) FROM snowflake.node_registry")
         [ "$c" = 3 ] || seen=f
     done
     [ $seen = t ] && break
@@ -212,7 +211,7 @@ done
 claim_spread=$(elapsed "$t1")
 check "the three claims reached the aggregator and every writer (${claim_spread} s)" "$seen"
 for nm in "${writers[@]}"; do
-    got=$(q agg -c "SELECT r.system_identifier = $(q "$nm" -c "SELECT system_identifier FROM pg_control_system()")
+    got=$(qn agg -c "SELECT r.system_identifier = $(qn "$nm" -c "SELECT system_identifier FROM pg_control_system()")
                       AND r.server = '$nm' AND r.database = 'app'
                     FROM snowflake.node_registry r WHERE r.node = ${NODE[$nm]}")
     check "registry on agg: node ${NODE[$nm]} held by $nm's system identifier" "$got"
@@ -224,7 +223,7 @@ done
 # ------------------------------------------------------------------------
 # session NODE SESS PHASE SECONDS SEQ: one inserting session (server-side loop).
 session() {
-    q "$1" -c "
+    qn "$1" -c "
 DO \$\$
 DECLARE
 	i int4 := 0;
@@ -242,7 +241,7 @@ BEGIN
 END
 \$\$"
 }
-ckpts() { q "$1" -c "SELECT checkpoints_timed || ' ' || checkpoints_req FROM pg_stat_bgwriter"; }
+ckpts() { qn "$1" -c "SELECT checkpoints_timed || ' ' || checkpoints_req FROM pg_stat_bgwriter"; }
 
 # run_phase PHASE SECONDS SEQ: all sessions, two CHECKPOINTs on each writer
 # at 1/3 and 2/3 of the run; TAP on sessions and checkpoints.
@@ -257,9 +256,9 @@ run_phase() {
         done
     done
     sleep "$(awk -v s="$secs" 'BEGIN { print s / 3 }')"
-    for nm in "${writers[@]}"; do q "$nm" -c CHECKPOINT; done
+    for nm in "${writers[@]}"; do qn "$nm" -c CHECKPOINT; done
     sleep "$(awk -v s="$secs" 'BEGIN { print s / 3 }')"
-    for nm in "${writers[@]}"; do q "$nm" -c CHECKPOINT; done
+    for nm in "${writers[@]}"; do qn "$nm" -c CHECKPOINT; done
     for s in "${pids[@]}"; do wait "$s" || rcs=$((rcs + 1)); done
     if [ "$rcs" -eq 0 ]; then
         ok "phase $phase: 6 sessions inserted for $secs s"
@@ -281,10 +280,10 @@ wait_caught_up() {
     local nm lsn done_ t
     t=$(now_s)
     for nm in "${writers[@]}"; do
-        lsn=$(q "$nm" -c "SELECT pg_current_wal_lsn()")
+        lsn=$(qn "$nm" -c "SELECT pg_current_wal_lsn()")
         done_=f
         for _ in $(seq 1 600); do
-            done_=$(q "$nm" -c "SELECT coalesce(bool_and(confirmed_flush_lsn >= '$lsn'), false)
+            done_=$(qn "$nm" -c "SELECT coalesce(bool_and(confirmed_flush_lsn >= '$lsn'), false)
                                   FROM pg_replication_slots WHERE slot_name = 'sub_$nm'")
             [ "$done_" = t ] && break
             sleep 0.2
@@ -300,25 +299,25 @@ verify() {
     for t in t_sf t_uuid t_ulid; do
         sum=0
         for nm in "${writers[@]}"; do
-            c=$(q "$nm" -c "SELECT count(*) FROM $t WHERE phase = $phase")
-            got=$(q agg -c "SELECT count(*) FROM $t WHERE phase = $phase AND origin = '$nm'")
+            c=$(qn "$nm" -c "SELECT count(*) FROM $t WHERE phase = $phase")
+            got=$(qn agg -c "SELECT count(*) FROM $t WHERE phase = $phase AND origin = '$nm'")
             sum=$((sum + c))
             check "phase $phase: $t: all $c rows of $nm arrived" "$([ "$c" = "$got" ] && [ "$c" -gt 0 ] && echo t || echo "$got of $c")"
         done
-        got=$(q agg -c "SELECT count(*) || ' ' || count(DISTINCT id) FROM $t WHERE phase = $phase")
+        got=$(qn agg -c "SELECT count(*) || ' ' || count(DISTINCT id) FROM $t WHERE phase = $phase")
         check "phase $phase: $t: $sum rows on agg = sum over writers, no duplicate ID" \
             "$([ "$got" = "$sum $sum" ] && echo t || echo "$got")"
-        echo "# phase $phase: $t: $(q agg -c "SELECT string_agg(origin || ' ' || c, ', ' ORDER BY origin)
+        echo "# phase $phase: $t: $(qn agg -c "SELECT string_agg(origin || ' ' || c, ', ' ORDER BY origin)
                                              FROM (SELECT origin, count(*) c FROM $t WHERE phase = $phase GROUP BY 1) s") rows"
         # Ordered by ID, each session's counter runs 1, 2, 3, ... with no gap.
-        bad=$(q agg -c "SELECT count(*) FROM (
+        bad=$(qn agg -c "SELECT count(*) FROM (
                           SELECT n, lag(n) OVER w AS prev, row_number() OVER w AS rn FROM $t
                            WHERE phase = $phase WINDOW w AS (PARTITION BY origin, sess ORDER BY id)) s
                          WHERE n <> rn OR (prev IS NOT NULL AND n <> prev + 1)")
         check "phase $phase: $t: each session's rows in ID order are in its insert order" \
             "$([ "$bad" = 0 ] && echo t || echo "$bad rows out of order")"
     done
-    bad=$(q agg -c "SELECT count(*) FROM t_sf
+    bad=$(qn agg -c "SELECT count(*) FROM t_sf
                      WHERE phase = $phase AND snowflake.get_node(id) <> CASE origin
                            WHEN 'w1' THEN ${NODE[w1]} WHEN 'w2' THEN ${NODE[w2]} WHEN 'w3' THEN ${NODE[w3]} END")
     check "phase $phase: snowflake.get_node() of every row names its origin" \
@@ -334,7 +333,7 @@ verify() {
 # midpoint of the aggregator's readings, error <= half the round trip.
 measure_offsets() {
     local nm
-    q agg -c "
+    qn agg -c "
 CREATE TABLE IF NOT EXISTS node_offset (origin text PRIMARY KEY, offset_ms float8, err_ms float8);
 CREATE OR REPLACE FUNCTION clock_offset(conn text, OUT off_ms float8, OUT err_ms float8)
 LANGUAGE plpgsql AS \$\$
@@ -358,10 +357,10 @@ BEGIN
 END
 \$\$;" >/dev/null
     for nm in "${writers[@]}"; do
-        q agg -c "INSERT INTO node_offset SELECT '$nm', o.off_ms, o.err_ms FROM clock_offset('$(conninfo "$nm")') o
+        qn agg -c "INSERT INTO node_offset SELECT '$nm', o.off_ms, o.err_ms FROM clock_offset('$(conninfo "$nm")') o
                   ON CONFLICT (origin) DO UPDATE SET offset_ms = excluded.offset_ms, err_ms = excluded.err_ms" >/dev/null
     done
-    echo "# clock offsets against agg: $(q agg -c "SELECT string_agg(format('%s %s ms (+-%s)', origin,
+    echo "# clock offsets against agg: $(qn agg -c "SELECT string_agg(format('%s %s ms (+-%s)', origin,
                 round(offset_ms::numeric, 1), round(err_ms::numeric, 2)), ', ' ORDER BY origin) FROM node_offset")"
 }
 
@@ -369,7 +368,7 @@ END
 # earlier-ID row was minted later in real time (minted_at corrected by its
 # writer's measured offset).  Prints "max_ms inverted_rows rows".
 deviation() {
-    q agg -c "
+    qn agg -c "
 WITH r AS (SELECT t.id, t.minted_at - make_interval(secs => o.offset_ms / 1000) AS real_t
              FROM $2 t JOIN node_offset o USING (origin) WHERE t.phase = $1),
 s AS (SELECT real_t, max(real_t) OVER (ORDER BY id ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev_max
@@ -409,9 +408,9 @@ if [ -z "$ftlib" ]; then
     ok "phase 2 # SKIP libfaketime not installed (Debian package faketime)"
 else
     node_stop w3 && node_start w3 LD_PRELOAD="$ftlib" FAKETIME="-2s" DONT_FAKE_MONOTONIC=1
-    q agg -c "TRUNCATE node_offset"
+    qn agg -c "TRUNCATE node_offset"
     measure_offsets
-    off=$(q agg -c "SELECT offset_ms BETWEEN -2100 AND -1900 FROM node_offset WHERE origin = 'w3'")
+    off=$(qn agg -c "SELECT offset_ms BETWEEN -2100 AND -1900 FROM node_offset WHERE origin = 'w3'")
     check "w3 restarted under libfaketime: its clock measures 2 s behind agg" "$off"
     run_phase 2 "$RUN2" skew_seq
     wait_caught_up 2
@@ -431,12 +430,12 @@ t2=$(now_s)
 node_init dup "snowflake.node = ${NODE[w1]}" || bail "initdb dup"
 node_start dup || bail "start dup" "$(tail -n 20 "$tmp/dup/server.log")"
 "$PGBIN/createdb" -h "$tmp/dup/sock" -p "${PORT[dup]}" -U postgres app || bail "createdb on dup"
-q dup -c "CREATE EXTENSION chronoid" || bail "extension on dup"
-q dup -c "CREATE SUBSCRIPTION reg_sub_dup CONNECTION '$(conninfo agg)' PUBLICATION reg_pub" ||
+qn dup -c "CREATE EXTENSION chronoid" || bail "extension on dup"
+qn dup -c "CREATE SUBSCRIPTION reg_sub_dup CONNECTION '$(conninfo agg)' PUBLICATION reg_pub" ||
     bail "subscription dup <- agg (registry)"
 wait_synced dup
 detect=$(elapsed "$t2")
-err=$(q dup -c "SELECT snowflake.nextval()" 2>&1)
+err=$(qn dup -c "SELECT snowflake.nextval()" 2>&1)
 if grep -q "snowflake node ${NODE[w1]} is already claimed by server \"w1\"" <<<"$err" &&
     grep -q 'this server is "dup"' <<<"$err" && grep -q 'HINT' <<<"$err"; then
     ok "dup started with w1's node ${NODE[w1]}: refuses to mint, naming w1 and dup, with a hint (registry synced ${detect} s after start)"
@@ -445,36 +444,36 @@ else
     diag <<<"$err"
 fi
 check "dup made no claim of node ${NODE[w1]}" \
-    "$(q agg -c "SELECT count(*) = 1 FROM snowflake.node_registry WHERE node = ${NODE[w1]}")"
+    "$(qn agg -c "SELECT count(*) = 1 FROM snowflake.node_registry WHERE node = ${NODE[w1]}")"
 grep ERROR <<<"$err" | head -n 1 | diag
 
 # The operator's procedure: claim a free number for dup on the aggregator.
-dup_sysid=$(q dup -c "SELECT system_identifier FROM pg_control_system()")
-free=$(q agg -c "SELECT snowflake.claim_node(p_system_identifier => $dup_sysid, p_server => 'dup')" 2>&1)
+dup_sysid=$(qn dup -c "SELECT system_identifier FROM pg_control_system()")
+free=$(qn agg -c "SELECT snowflake.claim_node(p_system_identifier => $dup_sysid, p_server => 'dup')" 2>&1)
 check "claim_node() on agg hands dup a free number ($free)" \
-    "$(q agg -c "SELECT '$free' ~ '^[0-9]+$' AND '$free'::int NOT IN (${NODE[w1]}, ${NODE[w2]}, ${NODE[w3]})")"
+    "$(qn agg -c "SELECT '$free' ~ '^[0-9]+$' AND '$free'::int NOT IN (${NODE[w1]}, ${NODE[w2]}, ${NODE[w3]})")"
 seen=f
 for _ in $(seq 1 100); do
-    seen=$(q dup -c "SELECT count(*) = 1 FROM snowflake.node_registry WHERE node = $free AND system_identifier = $dup_sysid")
+    seen=$(qn dup -c "SELECT count(*) = 1 FROM snowflake.node_registry WHERE node = $free AND system_identifier = $dup_sysid")
     [ "$seen" = t ] && break
     sleep 0.2
 done
 check "the claim reached dup" "$seen"
-q dup -c "ALTER SYSTEM SET snowflake.node = $free" -c "SELECT pg_reload_conf()" >/dev/null
+qn dup -c "ALTER SYSTEM SET snowflake.node = $free" -c "SELECT pg_reload_conf()" >/dev/null
 sleep 0.5
-got=$(q dup -c "SELECT snowflake.get_node(snowflake.nextval())" 2>&1)
+got=$(qn dup -c "SELECT snowflake.get_node(snowflake.nextval())" 2>&1)
 check "dup mints under its claimed number" "$([ "$got" = "$free" ] && echo t || echo "$got")"
-got=$(q w2 -c "SELECT count(*) FROM snowflake.node_registry WHERE node = $free" 2>&1)
+got=$(qn w2 -c "SELECT count(*) FROM snowflake.node_registry WHERE node = $free" 2>&1)
 check "w2 sees dup's claim too" "$([ "$got" = 1 ] && echo t || echo "$got")"
 
 # Retire it: dup stops using the number, the aggregator releases it.
-q dup -c "ALTER SYSTEM RESET snowflake.node" -c "SELECT pg_reload_conf()" >/dev/null
-check "release_node($free) on agg" "$(q agg -c "SELECT snowflake.release_node($free)")"
+qn dup -c "ALTER SYSTEM RESET snowflake.node" -c "SELECT pg_reload_conf()" >/dev/null
+check "release_node($free) on agg" "$(qn agg -c "SELECT snowflake.release_node($free)")"
 seen=f
 for _ in $(seq 1 100); do
     seen=t
     for nm in "${writers[@]}" dup; do
-        [ "$(q "$nm" -c "SELECT count(*) FROM snowflake.node_registry WHERE node = $free")" = 0 ] || seen=f
+        [ "$(qn "$nm" -c "SELECT count(*) FROM snowflake.node_registry WHERE node = $free")" = 0 ] || seen=f
     done
     [ "$seen" = t ] && break
     sleep 0.2
@@ -488,13 +487,13 @@ check "still no duplicate-key or conflict error in any server log (registry echo
 # subscription disabled); w2 and then w1 claim node 30, each unaware of
 # the other, and both mint.  Once w2's earlier claim arrives, w1's
 # long-lived session refuses at its next registry check (every 10 s).
-q agg -c "ALTER SUBSCRIPTION sub_w2 DISABLE"
-got=$(q w2 -c "SET snowflake.node = 30" -c "SELECT snowflake.get_node(snowflake.nextval())" 2>&1)
+qn agg -c "ALTER SUBSCRIPTION sub_w2 DISABLE"
+got=$(qn w2 -c "SET snowflake.node = 30" -c "SELECT snowflake.get_node(snowflake.nextval())" 2>&1)
 sleep 0.2
-got1=$(q w1 -c "SET snowflake.node = 30" -c "SELECT snowflake.get_node(snowflake.nextval())" 2>&1)
+got1=$(qn w1 -c "SET snowflake.node = 30" -c "SELECT snowflake.get_node(snowflake.nextval())" 2>&1)
 check "race: w2, then w1 (unaware), both mint under node 30" \
     "$([ "$got" = 30 ] && [ "$got1" = 30 ] && echo t || echo "$got / $got1")"
-q w1 -c "SET snowflake.node = 30" -c "
+qn w1 -c "SET snowflake.node = 30" -c "
 DO \$\$
 DECLARE
 	t0 timestamptz := clock_timestamp();
@@ -515,7 +514,7 @@ END
 race_pid=$!
 sleep 1
 t3=$(now_s)
-q agg -c "ALTER SUBSCRIPTION sub_w2 ENABLE"
+qn agg -c "ALTER SUBSCRIPTION sub_w2 ENABLE"
 wait "$race_pid"
 race_detect=$(elapsed "$t3")
 if grep -q 'refused after.*snowflake node 30 is already claimed by server "w2"' "$tmp/race.log"; then
@@ -524,9 +523,9 @@ else
     not_ok "race: w1's minting session refuses node 30 once w2's earlier claim arrives"
     diag <"$tmp/race.log"
 fi
-got=$(q w2 -c "SET snowflake.node = 30" -c "SELECT snowflake.get_node(snowflake.nextval())" 2>&1)
+got=$(qn w2 -c "SET snowflake.node = 30" -c "SELECT snowflake.get_node(snowflake.nextval())" 2>&1)
 check "race: w2, the earlier claimant, keeps minting under node 30" "$([ "$got" = 30 ] && echo t || echo "$got")"
-q agg -c "SELECT snowflake.release_node(30)" >/dev/null
+qn agg -c "SELECT snowflake.release_node(30)" >/dev/null
 
 # ------------------------------------------------------------------------
 # 4. All-to-all with pglogical (Debian postgresql-15-pglogical): two
@@ -553,7 +552,7 @@ else
             "track_commit_timestamp = on" "${plugins[@]}" || bail "initdb $nm"
         node_start "$nm" || bail "start $nm" "$(tail -n 20 "$tmp/$nm/server.log")"
         "$PGBIN/createdb" -h "$tmp/$nm/sock" -p "${PORT[$nm]}" -U postgres app || bail "createdb on $nm"
-        q "$nm" -c "$schema" -c "CREATE EXTENSION pglogical" \
+        qn "$nm" -c "$schema" -c "CREATE EXTENSION pglogical" \
             -c "SELECT pglogical.create_node(node_name := '$nm', dsn := '$(conninfo "$nm")')" \
             -c "SELECT pglogical.replication_set_add_table('default', t, false)
                   FROM unnest(ARRAY['t_sf', 't_uuid', 't_ulid', 'snowflake.node_registry']::regclass[]) t" \
@@ -562,15 +561,15 @@ else
     for nm in "${pw[@]}"; do
         other=p1
         [ "$nm" = p1 ] && other=p2
-        q "$nm" -c "SELECT pglogical.create_subscription(subscription_name := '${nm}_from_$other',
+        qn "$nm" -c "SELECT pglogical.create_subscription(subscription_name := '${nm}_from_$other',
                       provider_dsn := '$(conninfo "$other")', synchronize_structure := false,
                       synchronize_data := false, forward_origins := '{}')" >/dev/null ||
             bail "pglogical subscription $nm <- $other"
     done
     up=f
     for _ in $(seq 1 150); do
-        a=$(q p1 -c "SELECT status FROM pglogical.show_subscription_status()")
-        b=$(q p2 -c "SELECT status FROM pglogical.show_subscription_status()")
+        a=$(qn p1 -c "SELECT status FROM pglogical.show_subscription_status()")
+        b=$(qn p2 -c "SELECT status FROM pglogical.show_subscription_status()")
         if [ "$a" = replicating ] && [ "$b" = replicating ]; then up=t; break; fi
         sleep 0.2
     done
@@ -586,10 +585,10 @@ else
     for s in "${pids[@]}"; do wait "$s" || rcs=$((rcs + 1)); done
     check "pglogical: 4 sessions inserted for ${CID_CLUSTER_RUN3:-8} s" "$([ $rcs = 0 ] && echo t || echo "$rcs failed")"
     for nm in "${pw[@]}"; do
-        lsn=$(q "$nm" -c "SELECT pg_current_wal_lsn()")
+        lsn=$(qn "$nm" -c "SELECT pg_current_wal_lsn()")
         done_=f
         for _ in $(seq 1 300); do
-            done_=$(q "$nm" -c "SELECT coalesce(bool_and(confirmed_flush_lsn >= '$lsn'), false)
+            done_=$(qn "$nm" -c "SELECT coalesce(bool_and(confirmed_flush_lsn >= '$lsn'), false)
                                   FROM pg_replication_slots WHERE slot_type = 'logical'")
             [ "$done_" = t ] && break
             sleep 0.2
@@ -597,27 +596,27 @@ else
         check "pglogical: the other writer caught up with $nm" "$done_"
     done
     for t in t_sf t_uuid t_ulid; do
-        c1=$(q p1 -c "SELECT count(*) FROM $t WHERE phase = 3 AND origin = 'p1'")
-        c2=$(q p2 -c "SELECT count(*) FROM $t WHERE phase = 3 AND origin = 'p2'")
+        c1=$(qn p1 -c "SELECT count(*) FROM $t WHERE phase = 3 AND origin = 'p1'")
+        c2=$(qn p2 -c "SELECT count(*) FROM $t WHERE phase = 3 AND origin = 'p2'")
         for nm in "${pw[@]}"; do
-            got=$(q "$nm" -c "SELECT count(*) || ' ' || count(DISTINCT id) FROM $t WHERE phase = 3")
+            got=$(qn "$nm" -c "SELECT count(*) || ' ' || count(DISTINCT id) FROM $t WHERE phase = 3")
             check "pglogical: $t on $nm holds all $((c1 + c2)) rows (p1 $c1 + p2 $c2), no duplicate" \
                 "$([ "$got" = "$((c1 + c2)) $((c1 + c2))" ] && [ "$c1" -gt 0 ] && [ "$c2" -gt 0 ] && echo t || echo "$got")"
-            bad=$(q "$nm" -c "SELECT count(*) FROM (
+            bad=$(qn "$nm" -c "SELECT count(*) FROM (
                           SELECT n, row_number() OVER (PARTITION BY origin, sess ORDER BY id) AS rn
                             FROM $t WHERE phase = 3) s WHERE n <> rn")
             check "pglogical: $t on $nm: each session's rows in ID order are in its insert order" \
                 "$([ "$bad" = 0 ] && echo t || echo "$bad rows")"
         done
     done
-    bad=$(q p1 -c "SELECT count(*) FROM t_sf WHERE phase = 3 AND snowflake.get_node(id) <> CASE origin
+    bad=$(qn p1 -c "SELECT count(*) FROM t_sf WHERE phase = 3 AND snowflake.get_node(id) <> CASE origin
                      WHEN 'p1' THEN ${NODE[p1]} WHEN 'p2' THEN ${NODE[p2]} END")
     check "pglogical: snowflake.get_node() of every row names its origin" "$([ "$bad" = 0 ] && echo t || echo "$bad")"
     for nm in "${pw[@]}"; do
         check "pglogical: $nm's registry holds both claims" \
-            "$(q "$nm" -c "SELECT count(*) = 2 FROM snowflake.node_registry WHERE node IN (${NODE[p1]}, ${NODE[p2]})")"
+            "$(qn "$nm" -c "SELECT count(*) = 2 FROM snowflake.node_registry WHERE node IN (${NODE[p1]}, ${NODE[p2]})")"
     done
-    err=$(q p2 -c "SET snowflake.node = ${NODE[p1]}" -c "SELECT snowflake.nextval()" 2>&1)
+    err=$(qn p2 -c "SET snowflake.node = ${NODE[p1]}" -c "SELECT snowflake.nextval()" 2>&1)
     if grep -q "snowflake node ${NODE[p1]} is already claimed by server \"p1\"" <<<"$err"; then
         ok "pglogical: p2 under p1's number ${NODE[p1]} refuses to mint"
     else
@@ -628,7 +627,7 @@ else
     check "pglogical: no duplicate-key or conflict line in either log" \
         "$([ "$bad" = 0 ] && echo t || echo "$bad lines")"
     [ "$bad" = 0 ] || grep -hiE 'duplicate key|conflict' "$tmp"/p?/server.log | head -n 5 | diag
-    echo "# pglogical: rows per writer: $(q p1 -c "SELECT string_agg(origin || ' ' || c, ', ' ORDER BY origin)
+    echo "# pglogical: rows per writer: $(qn p1 -c "SELECT string_agg(origin || ' ' || c, ', ' ORDER BY origin)
                                    FROM (SELECT origin, count(*) c FROM t_sf WHERE phase = 3 GROUP BY 1) s") (each table); $(elapsed "$t4") s"
 fi
 

@@ -98,7 +98,8 @@ bench 2000 &
 bench_pid=$!
 victim=
 for _ in $(seq 1 100); do
-    victim=$(q -c "SELECT pid FROM pg_stat_activity WHERE datname = '$db' AND application_name = 'pgbench' LIMIT 1" 2>/dev/null)
+    # (q's output holds its errors too: keep a pid only)
+    victim=$(q -c "SELECT pid FROM pg_stat_activity WHERE datname = '$db' AND application_name = 'pgbench' LIMIT 1" | grep -xE '[0-9]+')
     [ -n "$victim" ] && break
     sleep 0.05
 done

@@ -125,14 +125,14 @@ SELECT $run, $s, $c, a.id, b.id, u.id, d.id FROM a, b, u, d;"
 }
 
 # fl_rows RUN: rows of RUN committed so far (empty if the server is down)
-fl_rows() { q -c "SELECT count(*) FROM f_sf WHERE run = $1" 2>/dev/null; }
+fl_rows() { q -c "SELECT count(*) FROM f_sf WHERE run = $1" | grep -xE '[0-9]+'; }
 
 # fl_wait_rows RUN MIN [SESSIONS]: until RUN has MIN rows from all SESSIONS (4) (bounded:
 # 60 s, then a clear message).  No timing assertion: only progress.
 fl_wait_rows() {
     local got
     for _ in $(seq 1 240); do
-        got=$(q -c "SELECT count(*) >= $2 AND count(DISTINCT s) = ${3:-4} FROM f_sf WHERE run = $1" 2>/dev/null)
+        got=$(q -c "SELECT count(*) >= $2 AND count(DISTINCT s) = ${3:-4} FROM f_sf WHERE run = $1")
         [ "$got" = t ] && return 0
         if ! fl_clients_alive; then
             echo "# run $1: every client exited before $2 rows ($(fl_rows "$1") rows); their errors:"

@@ -19,7 +19,7 @@ unset PGOPTIONS
 mode=${CHRONOID_MODE:-plain}
 tmp=${CHRONOID_TMP:-/tmp}
 # as ROLE SQL: the SQL in a fresh session of ROLE, stdout and stderr
-as() { local r=$1; shift; "$PGBIN/psql" -X -q -At -U "$r" -c "$*" 2>&1; }
+as() { local r=$1; shift; q -U "$r" -c "$*"; }
 # denied ROLE SQL: ok when it fails with a permission error (42501)
 denied() {
     local out

@@ -73,8 +73,9 @@ if [ "${CHRONOID_MODE:-plain}" = preload ]; then
     victim=
     for i in $(seq 1 40); do
         sleep 0.25
-        victim=$(q -c "SELECT pid FROM pg_stat_activity WHERE application_name = 'pgbench' LIMIT 1" 2>/dev/null)
-        [ -n "$victim" ] && [ "$(q -c "SELECT count(*) > 20240 FROM t_ahead" 2>/dev/null)" = t ] && break
+        # (q's output holds its errors too: keep a pid only)
+        victim=$(q -c "SELECT pid FROM pg_stat_activity WHERE application_name = 'pgbench' LIMIT 1" | grep -xE '[0-9]+')
+        [ -n "$victim" ] && [ "$(q -c "SELECT count(*) > 20240 FROM t_ahead")" = t ] && break
     done
     if [ -n "$victim" ] && kill -9 "$victim"; then
         ok "kill -9 of a backend minting snowflakes"

@@ -121,7 +121,7 @@ if [ "$srv" -ge 140000 ]; then
     check "  ... and the mark did not move" \
         "$(q -d "$osrc" -c "SELECT last_value = $omark FROM snowflake.node_mark")"
     # A superuser restores the owner's dump: the mark comes back.
-    if "$PGBIN/createdb" -O "$own" "$odst" && q -d "$odst" -f "$odump" >/dev/null 2>"$odump.err"; then
+    if "$PGBIN/createdb" -O "$own" "$odst" && q -d "$odst" -f "$odump" >"$odump.err"; then
         ok "a superuser restores the owner's dump"
     else
         not_ok "a superuser restores the owner's dump"
@@ -135,7 +135,7 @@ t"
     # comes back, and the owner may raise snowflake.id_seq instead.
     "$PGBIN/dropdb" "$odst"
     "$PGBIN/createdb" -O "$own" "$odst"
-    errs=$(q -U "$own" -d "$odst" -v ON_ERROR_STOP=0 -f "$odump" 2>&1 >/dev/null | grep ERROR)
+    errs=$(q -U "$own" -d "$odst" -v ON_ERROR_STOP=0 -f "$odump" | grep ERROR)
     check "the owner's restore refuses only the mark and the registry's claims" \
         "$(grep -c ERROR <<<"$errs")|$(grep -c -e 'permission denied for sequence node_mark' -e 'permission denied for table node_registry' <<<"$errs")" "2|2"
     check "  ... the rows are back" "$(q -d "$odst" -c "SELECT count(*) FROM t_own")" 500

@@ -7,59 +7,50 @@
 # snowflake.node): every table, row and default kept, the defaults now
 # chronoid's, new IDs above every old one; a connection that loaded
 # pgEdge's library, and a view on pgEdge's functions, make it refuse with
-# nothing changed.  Plain mode only: where chronoid is preloaded, pgEdge's
-# library cannot load at all (the document's step 1).  TAP on stdout; run
-# by pg/test/run.sh (PGHOST, PGPORT, PGBIN, CHRONOID_TMP, CHRONOID_MODE set).
+# nothing changed.  On a throwaway cluster of its own, without chronoid
+# preloaded; then with it preloaded, where pgEdge's library cannot load at
+# all (the document's step 1).  TAP on stdout; as root (it installs the
+# stand-in).
 set -uo pipefail
-# shellcheck source-path=SCRIPTDIR source=scenario_lib.bash
-. "$(dirname "$0")/scenario_lib.bash"
-
-: "${PGBIN:?}" "${CHRONOID_TMP:?}"
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../../.." && pwd)
-standin=$here/../standins/pgedge
+cd "$(dirname "$0")/../.." || exit 1
+. scripts/scenario.bash
 db=sf_switch_pgedge
-pg_config=${PG_CONFIG:-pg_config}
 
-if [ "${CHRONOID_MODE:-plain}" != plain ]; then
-    skip "switch from pgEdge" "chronoid is preloaded here: pgEdge's library cannot load beside it"
-    tap_done
-fi
+scenario_needs server root extension
+. scripts/pgcluster.sh
+pgc_start >/dev/null || bail "start a throwaway PostgreSQL cluster"
+work=$PGC_DIR/work
+mkdir -p "$work"
+TAP_PREFIX="plain: "
 
 # The document's block: the first ```sql block after its marker.
-procedure=$CHRONOID_TMP/switch_from_pgedge.sql
-awk '/^<!-- doctest: skip followed on a pgEdge stand-in by pg\/test\/scenarios\/switch_from_pgedge.sh -->$/ {m = 1; next}
+procedure=$work/switch_from_pgedge.sql
+awk '/^<!-- doctest: skip followed on a pgEdge stand-in by tests\/scenarios\/switch_from_pgedge.sh -->$/ {m = 1; next}
      m == 1 && /^```sql$/ {m = 2; next}
      m == 2 && /^```$/ {exit}
-     m == 2 {print}' "$root/docs/postgresql.md" >"$procedure"
+     m == 2 {print}' docs/postgresql.md >"$procedure"
 if ! grep -q 'CREATE EXTENSION chronoid' "$procedure"; then
     bail "the switch's SQL block in docs/postgresql.md (marker not found)"
 fi
 
-# The stand-in goes where the server loads extensions; removed at exit.
-cleanup() {
-    "$PGBIN/dropdb" --if-exists "$db" >/dev/null 2>&1
-    make -s -C "$standin" PG_CONFIG="$pg_config" uninstall >/dev/null 2>&1
-    make -s -C "$standin" clean >/dev/null 2>&1
-}
-trap 'cleanup; set_run_ahead "RESET snowflake.max_run_ahead" 1s' EXIT
 # One old ID half an hour ahead of the clock (pgEdge runs ahead without a
 # bound under load): only the switch's floors keep the new IDs above it, and
 # chronoid accepts a floor that far ahead only with a larger run-ahead.
 set_run_ahead "SET snowflake.max_run_ahead = '1h'" 1h || not_ok "snowflake.max_run_ahead = 1h after a reload"
-if make -s -C "$standin" PG_CONFIG="$pg_config" install >"$CHRONOID_TMP/standin.log" 2>&1; then
+# The stand-in goes where the server loads extensions; removed at exit.
+if standin pgedge; then
     ok "the pgEdge stand-in builds and installs"
 else
     not_ok "the pgEdge stand-in builds and installs"
-    tail -n 20 "$CHRONOID_TMP/standin.log" | diag
+    tail -n 20 "$PGC_DIR/standin_pgedge.log" | diag
     tap_done
 fi
 
 # A database as pgEdge users have them: the default sequence, a table's own
 # sequence, a converted bigserial, rows minted by pgEdge's function.
 setup_db() {
-    "$PGBIN/dropdb" --if-exists "$db" >/dev/null 2>&1
-    "$PGBIN/createdb" "$db" &&
+    "$PGC_BIN/dropdb" --if-exists "$db" >/dev/null 2>&1
+    "$PGC_BIN/createdb" "$db" &&
     q -d "$db" -c "ALTER DATABASE $db SET snowflake.node = 3" &&
     q -d "$db" >/dev/null <<'SQL'
 CREATE EXTENSION snowflake;
@@ -88,7 +79,7 @@ SELECT 'indexes', count(*) FROM pg_indexes WHERE tablename IN ('orders', 'items'
 SELECT 'fks', count(*) FROM pg_constraint WHERE contype = 'f';
 SQL
 }
-run_switch() { "$PGBIN/psql" -X -q -v ON_ERROR_STOP=1 -d "$db" -f "$procedure" 2>&1; }
+run_switch() { q -d "$db" -f "$procedure"; }
 
 if ! setup_db; then
     bail "database with the pgEdge stand-in"
@@ -100,8 +91,7 @@ check "the stand-in mints pgEdge's layout on node 3" \
     "$(q -d "$db" -c "SELECT bool_and(snowflake.get_node(id) = 3) FROM orders")"
 
 # 1. From a connection that loaded pgEdge's library: refused, nothing changed.
-out=$("$PGBIN/psql" -X -q -v ON_ERROR_STOP=1 -d "$db" \
-        -c "SELECT snowflake.nextval('items_seq') IS NOT NULL" -f "$procedure" 2>&1)
+out=$(q -d "$db" -c "SELECT snowflake.nextval('items_seq') IS NOT NULL" -f "$procedure")
 if grep -q 'attempt to redefine parameter "snowflake.node"' <<<"$out"; then
     ok "a connection that loaded pgEdge's library is refused (redefine snowflake.node)"
 else
@@ -161,4 +151,15 @@ check "  ... a sequence made after the switch mints above them too" \
     "$(q -d "$db" -c "CREATE SEQUENCE later_seq" -c "SELECT snowflake.nextval('later_seq') > $old_max")"
 check "  ... the old rows decode as before (same layout)" \
     "$(q -d "$db" -c "SELECT bool_and(snowflake.get_node(id) = 3) FROM orders WHERE item LIKE 'o%'")"
+
+# 4. Where chronoid is preloaded, pgEdge's library cannot load at all:
+# the document's step 1 takes it out of shared_preload_libraries first.
+TAP_PREFIX="preload: "
+if pgc_restart "shared_preload_libraries = 'chronoid'" >/dev/null; then
+    out=$(q -d postgres -c "LOAD 'snowflake'")
+    ok_if "pgEdge's library beside preloaded chronoid: refused (redefine snowflake.node)" \
+        'grep -q "attempt to redefine parameter \"snowflake.node\"" <<<"$out"' "$out"
+else
+    not_ok "restart with chronoid preloaded"
+fi
 tap_done
