@@ -54,9 +54,7 @@ run_tap() {
              {d = ""}' <<<"$out")$'\n'
     fi
     # Each suite's own time, to see where a run's minutes go.
-    local shown=$1
-    [ "$shown" = flock ] && shown=$3     # flock LOCKFILE COMMAND...
-    report+=$(printf '%-10s %-44s %4d passed, %d failed, %d skipped (%d s)' "$suite" "$(basename "$shown")" "$p" "$f" "$s" \
+    report+=$(printf '%-10s %-44s %4d passed, %d failed, %d skipped (%d s)' "$suite" "$(basename "$1")" "$p" "$f" "$s" \
         $((SECONDS - t0)))$'\n'
     printf '%s' "$report"
     passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + s))
@@ -274,16 +272,9 @@ job_scenario() { [ -x "$1" ] && run_tap scenario "$1"; }
 job_sql() { [ -x pg/test/run.sh ] && CHRONOID_MODES=plain run_tap sql pg/test/run.sh; }
 job_sql_preload() { [ -x pg/test/run.sh ] && CHRONOID_MODES=preload run_tap sql-preload pg/test/run.sh; }
 
-# migrate_privilege.sh installs the stand-ins of other extensions
-# (pg/test/standins) and removes them at exit, as two of the regression
-# suites' scenarios do: one at a time (pg/test/run.sh takes the same lock).
-job_migrate_privilege() {
-    run_tap scenario flock /tmp/chronoid-standins.lock tests/scenarios/migrate_privilege.sh
-}
-
 # The queue, longest first (docs/benchmarks.md "The test suites"), so that
 # the last job to start is a short one.
-queue=(job_sql job_sql_preload job_migrate_privilege job_lint job_fuzz job_asan job_python
+queue=(job_sql job_sql_preload "job_scenario tests/scenarios/migrate_privilege.sh" job_lint job_fuzz job_asan job_python
        job_node job_cluster "job_scenario tests/scenarios/migrate_live.sh")
 for extra in tests/scenarios/*.sh; do
     case $extra in

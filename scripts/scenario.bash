@@ -42,7 +42,8 @@
 #                            (pgedge, pg_uuidv7, pgx_ulid: look-alikes of
 #                            the extensions `chronoid migrate from-extension`
 #                            replaces) into PG_CONFIG's server, removed
-#                            again at exit; source scripts/pgcluster.sh and
+#                            again at exit, holding /tmp/chronoid-standins.lock
+#                            from the first until then; source scripts/pgcluster.sh and
 #                            call pgc_mkdir first (its make output goes to
 #                            $PGC_DIR/standin_NAME.log; status 1 on failure)
 #   set_run_ahead 'ALTER SYSTEM ...' SHOWN
@@ -95,6 +96,17 @@ q() {
 _standins=()
 standin() {
     local s=$1 dir=$_scenario_root/pg/test/standins/$1 pg_config=${PG_CONFIG:-pg_config}
+    # The stand-ins' files are the server's, shared by every cluster on
+    # the machine, and built in one source folder: one script at a time
+    # uses them, from its first stand-in until it has removed them at
+    # exit (the lock goes with the process).
+    if [ ${#_standins[@]} -eq 0 ]; then
+        exec {_standin_lock}>/tmp/chronoid-standins.lock
+        flock -w "${CHRONOID_PG_LOCK_WAIT:-1800}" "$_standin_lock" || {
+            echo "waited ${CHRONOID_PG_LOCK_WAIT:-1800} s for /tmp/chronoid-standins.lock" >"$PGC_DIR/standin_$s.log"
+            return 1
+        }
+    fi
     if [[ " ${_standins[*]} " != *" $s "* ]]; then
         _standins+=("$s")
         pgc_atexit "make -s -C '$dir' PG_CONFIG='$pg_config' uninstall >/dev/null 2>&1; make -s -C '$dir' clean >/dev/null 2>&1"

@@ -138,12 +138,6 @@ run_suite() {
     done
 }
 
-# The scenarios that install other extensions' stand-ins (pg/test/standins)
-# and remove them at exit hold a lock while they run, as
-# tests/scenarios/migrate_privilege.sh does in make check: the stand-ins'
-# files are the server's, shared by every cluster on the machine.
-standin_scenarios="migrate_from_extension switch_from_pgedge"
-
 # run_scenarios MODE: each scenario's TAP, renumbered, and its time.
 run_scenarios() {
     local mode=$1 s out line planned seen t0
@@ -154,12 +148,7 @@ run_scenarios() {
             *) continue ;;
         esac
         t0=$SECONDS
-        case " $standin_scenarios " in
-            *" $(basename "$s" .sh) "*)
-                out=$(CHRONOID_MODE=$mode flock /tmp/chronoid-standins.lock bash "$s" 2>&1) ;;
-            *)
-                out=$(CHRONOID_MODE=$mode bash "$s" 2>&1) ;;
-        esac
+        out=$(CHRONOID_MODE=$mode bash "$s" 2>&1)
         echo "# $mode: $(basename "$s" .sh): $((SECONDS - t0)) s"
         seen=0
         planned=
