@@ -795,8 +795,18 @@ CID_API int	cid_uuidv6_from_ticks(cid_uuid *out, uint64_t ticks, const uint8_t *
  * past the last UUID (same tick, or a clock that went back) the tick steps
  * by one, so one generator's UUIDs strictly increase across threads
  * (lock-free, as the v7 generator); clock sequence and node random per
- * UUID (RFC 9562 section 6.10: a random node is as good as a MAC address
- * and leaks nothing).
+ * UUID (RFC 9562 section 5.6's SHOULD; section 6.10: a random node is as
+ * good as a MAC address and leaks nothing).
+ *
+ * A clock that goes back: RFC 9562 keeps a v1 unique by a changed clock
+ * sequence, but v6 sorts by the time field first, so a UUID with
+ * the earlier time would sort below those already issued whatever its
+ * clock sequence.  This generator instead issues the last tick + 1 (the
+ * timestamp runs ahead of the clock, section 6.2's allowance) until the
+ * clock passes it again, then the clock's own tick; the same for a clock
+ * read many times within one tick.  The clock sequence is never bumped:
+ * it is random each time.  The 60-bit field ends in the year 5236, which
+ * no int64 clock reaches; steps past it fail with CID_ETIME_RANGE.
  */
 typedef struct cid_uuidv6_gen
 {
@@ -862,6 +872,14 @@ CID_API int	cid_objectid_from_ms(cid_objectid *out, int64_t unix_ms,
  * ObjectIds do not strictly increase: the counter starts anywhere and
  * wraps, so only the seconds order them; they are unique while one
  * generator makes fewer than 2^24 in a second.
+ *
+ * A clock that goes back: the seconds follow it (the specification asks
+ * for no order, and a second field ahead of the clock would misdate the
+ * ObjectId), while the counter steps on, never back; so an ObjectId of a
+ * second met again differs from the earlier ones of that second, unless
+ * 2^24 ObjectIds were made in between.  A clock read many times within
+ * one second: the counter alone tells them apart, and its 2^24 + 1st
+ * value is its first again.
  */
 typedef struct cid_objectid_gen
 {

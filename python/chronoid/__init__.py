@@ -1,5 +1,5 @@
-"""chronoid: unique, time-sortable IDs (Snowflake, UUIDv7, ULID) from
-chronoid's C core.  docs/python.md in the source tree is the manual;
+"""chronoid: unique, time-sortable IDs (Snowflake, UUIDv7, ULID, and
+MongoDB ObjectId, KSUID, UUIDv6) from chronoid's C core.  docs/python.md in the source tree is the manual;
 chronoid/_chronoid.pyi has every signature."""
 from . import _chronoid
 from ._chronoid import *  # noqa: F401,F403  (the module is the API)

@@ -107,6 +107,19 @@ PyObject   *cpy_uuid_new(const uint8_t bytes[16]);
 /* The 16 bytes of a uuid.UUID (or subclass); -1 with TypeError otherwise. */
 int			cpy_uuid_bytes(PyObject *o, uint8_t out[16]);
 
+/* Whether o is a uuid.UUID (or subclass). */
+bool		cpy_is_uuid(PyObject *o);
+
+/*
+ * A UUID argument: a uuid.UUID or UUID text (module.c).  -1 with an
+ * exception naming the value: TypeError for another type (bool too),
+ * ValueError for text that is no UUID.
+ */
+int			cpy_uuid_arg(PyObject *o, cid_uuid *out);
+
+/* A str of n ASCII characters (an ID's canonical text). */
+PyObject   *cpy_ascii(const char *text, Py_ssize_t n);
+
 /*
  * An optional str argument as a NUL-terminated copy in PyMem (*out NULL
  * for None or absent): UTF-8, or the file system's encoding when fs_path.
@@ -131,5 +144,7 @@ int			cpy_lease_setup(PyObject *module);
 /* BlockAllocator (block.c): sequence values a block at a time. */
 int			cpy_block_setup(PyObject *module);
 int			cpy_convert_setup(PyObject *module);
+/* objectid(), ksuid(), uuid6() and the v1 <-> v6 conversions (kinds.c). */
+int			cpy_kinds_setup(PyObject *module);
 
 #endif							/* CHRONOID_PY_H */

@@ -35,7 +35,7 @@ static PyObject *epoch_utc;
 
 static PyTypeObject info_type;
 static PyStructSequence_Field info_fields[] = {
-	{"kind", "'snowflake', 'uuid' or 'ulid'"},
+	{"kind", "'snowflake', 'uuid', 'ulid', 'objectid' or 'ksuid'"},
 	{"value", "the ID: int (Snowflake), uuid.UUID or str (ULID)"},
 	{"datetime", "its time as an aware UTC datetime; None when it has none or "
 	 "the year is past 9999"},
@@ -454,6 +454,23 @@ cpy_uuid_new(const uint8_t bytes[16])
 	if (PyObject_GC_IsTracked(u))
 		PyObject_GC_UnTrack(u);
 	return u;
+}
+
+bool
+cpy_is_uuid(PyObject *o)
+{
+	return PyObject_TypeCheck(o, uuid_type);
+}
+
+PyObject *
+cpy_ascii(const char *text, Py_ssize_t n)
+{
+	/* Build the compact str directly: no decoding to do. */
+	PyObject   *s = PyUnicode_New(n, 127);
+
+	if (s != NULL)
+		memcpy(PyUnicode_DATA(s), text, (size_t) n);
+	return s;
 }
 
 int

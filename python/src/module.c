@@ -1,7 +1,8 @@
 /*
  * module.c — chronoid._chronoid: UUIDv7, UUIDv4 and ULID functions over
  * process-wide generators, conversion, time ranges and inspection.  The
- * Snowflake generator class is in snowflake.c.
+ * Snowflake generator class is in snowflake.c; ObjectId, KSUID and UUIDv6
+ * in kinds.c.
  *
  * The module-level generators never wait (UUIDv7 steps past a stalled
  * clock, ULIDs take a few instructions under a spin lock), so they run
@@ -236,14 +237,9 @@ static PyObject *
 ulid_text(const uint8_t *bytes)
 {
 	char		text[CID_ULID_STRLEN + 1];
-	PyObject   *s;
 
 	cid_ulid_format(text, (const cid_ulid *) bytes);
-	/* ASCII: build the compact str directly. */
-	s = PyUnicode_New(CID_ULID_STRLEN, 127);
-	if (s != NULL)
-		memcpy(PyUnicode_DATA(s), text, CID_ULID_STRLEN);
-	return s;
+	return cpy_ascii(text, CID_ULID_STRLEN);
 }
 
 /* what is the function's name with "()": for its messages. */
@@ -343,13 +339,23 @@ parse_ulid(PyObject *o, cid_ulid *out)
 	return parse_id_text(o, true, out->bytes);
 }
 
-/* A uuid.UUID, or UUID text. */
-static int
-parse_uuid_arg(PyObject *o, cid_uuid *out)
+int
+cpy_uuid_arg(PyObject *o, cid_uuid *out)
 {
-	if (!PyUnicode_Check(o))
+	PyObject   *shown;
+
+	if (PyUnicode_Check(o))
+		return parse_id_text(o, false, out->bytes);
+	if (cpy_is_uuid(o))
 		return cpy_uuid_bytes(o, out->bytes);
-	return parse_id_text(o, false, out->bytes);
+	shown = cpy_show(o);
+	if (shown != NULL)
+	{
+		cpy_raise(cpy_TypeError, "%U is not a UUID: expected a uuid.UUID or UUID text, "
+				  "not %s", shown, Py_TYPE(o)->tp_name);
+		Py_DECREF(shown);
+	}
+	return -1;
 }
 
 static PyObject *
@@ -370,7 +376,7 @@ py_uuid_to_ulid(PyObject *mod, PyObject *arg)
 	cid_uuid	u;
 	cid_ulid	l;
 
-	if (parse_uuid_arg(arg, &u) < 0)
+	if (cpy_uuid_arg(arg, &u) < 0)
 		return NULL;
 	cid_ulid_from_uuid(&l, &u);
 	return ulid_text(l.bytes);
@@ -685,7 +691,7 @@ py_typeid_from_uuid(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
 	char		buf[CID_TYPEID_STRLEN_MAX + 1];
 
 	if (nargs_ok("typeid_from_uuid", nargs, 2, 2) < 0 ||
-		parse_prefix(args[0], &prefix, &plen) < 0 || parse_uuid_arg(args[1], &u) < 0)
+		parse_prefix(args[0], &prefix, &plen) < 0 || cpy_uuid_arg(args[1], &u) < 0)
 		return NULL;
 	return typeid_text(cid_typeid_format(buf, sizeof(buf), prefix, (size_t) plen, &u), buf);
 }
@@ -787,7 +793,7 @@ static PyMethodDef methods[] = {
 
 static struct PyModuleDef moduledef = {
 	PyModuleDef_HEAD_INIT, "chronoid._chronoid",
-	"chronoid's C core: Snowflake, UUIDv7 and ULID generators and decoders.",
+	"chronoid's C core: Snowflake, UUIDv7, ULID, ObjectId, KSUID and UUIDv6 generators and decoders.",
 	-1, methods, NULL, NULL, NULL, NULL
 };
 
@@ -865,7 +871,7 @@ PyInit__chronoid(void)
 		goto fail;
 
 	if (cpy_convert_setup(m) < 0 || cpy_snowflake_setup(m) < 0 || cpy_lease_setup(m) < 0 ||
-		cpy_block_setup(m) < 0)
+		cpy_block_setup(m) < 0 || cpy_kinds_setup(m) < 0)
 		goto fail;
 	if (PyModule_AddStringConstant(m, "core_version", cid_version()) < 0 ||
 		PyModule_AddStringConstant(m, "random_source", RANDOM_SOURCE) < 0)

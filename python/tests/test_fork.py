@@ -1,8 +1,9 @@
 """Prefork safety: a child made by fork() never mints its parent's IDs.
 
 A Snowflake generator inherited through fork() refuses to mint until it
-has a node of its own; UUIDv7 and ULID randomness (and the monotonic
-ULID's state) are the child's own.  Children report through pipes; the
+has a node of its own; UUIDv7, ULID, KSUID and UUIDv6 randomness (and the
+monotonic ULID's state) and the ObjectId's process bytes and counter are
+the child's own.  Children report through pipes; the
 invariant checked is "no ID twice across all processes".
 """
 import multiprocessing
@@ -79,6 +80,49 @@ def test_uuid7_and_ulid_random_bytes_are_the_childs_own():
         if kind != "ulid_monotonic":  # its random part counts up by design
             parts = [p for got in [mine] + kids for p in random_parts(kind, got[k])]
             assert len(set(parts)) == len(parts), f"random bits of {kind} repeated across processes"
+
+
+BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+
+def ksuid_payload(k):
+    """The 128 random bits of a KSUID given as text or as hex of its bytes."""
+    if len(k) == 40:
+        return int(k, 16) & ((1 << 128) - 1)
+    n = 0
+    for c in k:
+        n = n * 62 + BASE62.index(c)
+    return n & ((1 << 128) - 1)
+
+
+def test_objectid_ksuid_uuid6_are_the_childs_own():
+    # The parent has minted (the ObjectId generator's process bytes and
+    # counter are drawn, the random buffer half used) before each fork.
+    parent_oids = [chronoid.objectid() for _ in range(10)]
+    chronoid.ksuid()
+    chronoid.uuid6()
+
+    def child():
+        return ([chronoid.objectid() for _ in range(1000)] + [chronoid.objectid_bytes().hex()],
+                [chronoid.ksuid() for _ in range(1000)] + [chronoid.ksuid_bytes().hex()],
+                [chronoid.uuid6() for _ in range(1000)])
+
+    kids = [in_child(child) for _ in range(2)]
+    mine = child()
+    everyone = [mine] + kids
+    for k, kind in enumerate(["objectid", "ksuid", "uuid6"]):
+        flat = [x for got in everyone for x in got[k]]
+        assert len(set(flat)) == len(flat), f"duplicate {kind} across processes"
+    # Each process has ObjectId process bytes of its own, the parent its old ones.
+    process_bytes = [{o[8:18] for o in got[0]} for got in everyone]
+    assert all(len(p) == 1 for p in process_bytes)
+    assert len(set.union(*process_bytes)) == 3
+    assert process_bytes[0] == {parent_oids[0][8:18]}
+    # KSUID payloads and UUIDv6 clock sequence + node: random bits never repeated
+    payloads = [ksuid_payload(x) for got in everyone for x in got[1]]
+    assert len(set(payloads)) == len(payloads)
+    v6_random = [u.int & ((1 << 62) - 1) for got in everyone for u in got[2]]
+    assert len(set(v6_random)) == len(v6_random)
 
 
 def _worker_init(counter, barrier):

@@ -21,6 +21,8 @@ TEXT_FUNCS = {
     "inspect-twitter": lambda s: chronoid.inspect(s, layout="twitter"),
     "ulid_to_uuid": chronoid.ulid_to_uuid,
     "uuid_to_ulid": chronoid.uuid_to_ulid,
+    "uuid1_to_uuid6": chronoid.uuid1_to_uuid6,
+    "uuid6_to_uuid1": chronoid.uuid6_to_uuid1,
     "parse_ulid": chronoid.parse_ulid,
     "layout": lambda s: chronoid.Snowflake(s, node=0),
     "snowflake_range": lambda s: chronoid.snowflake_range(s, s),
@@ -57,7 +59,7 @@ def mutate(rng, s):
 
 
 def samples(rng):
-    seeds = [str(chronoid.uuid7()), chronoid.ulid(), str(chronoid.Snowflake("pgedge", node=1).next()),
+    seeds = [str(chronoid.uuid7()), chronoid.ulid(), str(chronoid.uuid6()), str(uuid.uuid1()), str(chronoid.Snowflake("pgedge", node=1).next()),
              "time:41,node:10,seq:12;epoch=2023-01-01", "2024-02-29T12:00:00.123Z", "{" + str(uuid.uuid4()) + "}",
              chronoid.typeid("user")]
     for _ in range(ROUNDS):
@@ -96,6 +98,7 @@ def test_odd_objects_everywhere(i):
     calls = [
         lambda: chronoid.inspect(o), lambda: chronoid.inspect("1", layout=o),
         lambda: chronoid.ulid_to_uuid(o), lambda: chronoid.uuid_to_ulid(o),
+        lambda: chronoid.uuid1_to_uuid6(o), lambda: chronoid.uuid6_to_uuid1(o),
         lambda: chronoid.parse_typeid(o), lambda: chronoid.typeid(o),
         lambda: chronoid.typeid_to_uuid("user_" + "0" * 26, o), lambda: chronoid.typeid_from_uuid(o, o),
         lambda: chronoid.uuid7_batch(o), lambda: chronoid.ulid_batch(o),

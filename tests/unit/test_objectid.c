@@ -2,8 +2,9 @@
  * test_objectid.c — MongoDB ObjectIds: hex text and time against the
  * specification's test plan and MongoDB's documented example, the
  * generator's pure step with an injected clock and random source (counter
- * wrap, time limits), uniqueness across threads, and new process bytes in
- * a child after fork().
+ * wrap, time limits, a clock that goes back or stands still, the 2^24
+ * period), uniqueness across threads, and new process bytes in a child
+ * after fork().
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -186,6 +187,133 @@ cmp12(const void *a, const void *b)
 	return memcmp(a, b, 12);
 }
 
+/* The counter of an ObjectId: its last 3 bytes. */
+static uint32_t
+counter_of(const cid_objectid *o)
+{
+	return (uint32_t) o->bytes[9] << 16 | (uint32_t) o->bytes[10] << 8 | o->bytes[11];
+}
+
+/*
+ * A clock that goes back: the seconds follow it (ObjectIds do not
+ * increase), the counter does not: it steps on, so the ObjectIds of a
+ * second met again differ from the earlier ones of that second.
+ */
+static void
+test_clock_back(void)
+{
+	tu_fake		f = {.now_ns = 100 * NS_PER_S, .next_byte = 0x10};
+	cid_env		env = {tu_fake_clock, tu_fake_random, NULL, &f};
+	cid_objectid_gen gen;
+	cid_objectid first,
+				o;
+
+	/* process bytes 10..14, the counter starts at 0x151617 */
+	EXPECT_EQ_INT(cid_objectid_init(&gen, &env), CID_OK);
+	EXPECT_EQ_INT(cid_objectid_next(&gen, &first), CID_OK);
+	EXPECT_STR(text(&first), "00000064" "1011121314" "151618");
+	f.now_ns = 99 * NS_PER_S + NS_PER_S - 1;
+	EXPECT_EQ_INT(cid_objectid_next(&gen, &o), CID_OK);
+	EXPECT_STR(text(&o), "00000063" "1011121314" "151619");
+	EXPECT(memcmp(o.bytes, first.bytes, 12) < 0);
+	/* back in the first one's second: the counter has moved on */
+	f.now_ns = 100 * NS_PER_S;
+	EXPECT_EQ_INT(cid_objectid_next(&gen, &o), CID_OK);
+	EXPECT_STR(text(&o), "00000064" "1011121314" "15161a");
+	/* far back, to 1970: still a valid ObjectId, the counter steps */
+	f.now_ns = 0;
+	EXPECT_EQ_INT(cid_objectid_next(&gen, &o), CID_OK);
+	EXPECT_STR(text(&o), "00000000" "1011121314" "15161b");
+	EXPECT_EQ_INT(f.random_calls, 1);
+}
+
+/*
+ * A clock that jumps back and forth between a few seconds, or stands
+ * still, against the rule: the seconds are the clock's, the counter is
+ * the start + 1 per ObjectId whatever the clock did, the process bytes
+ * never change; so no ObjectId repeats while fewer than 2^24 are made.
+ */
+static void
+test_clock_walk_model(void)
+{
+	uint64_t	rng = 0xd1b54a32d192ed03u;
+	size_t		n = tu_scale(200000, 20000);
+	size_t		wrong = 0,
+				dups = 0,
+				back = 0;
+	tu_fake		f = {.now_ns = 1000 * NS_PER_S, .next_byte = 0x40};
+	cid_env		env = {tu_fake_clock, tu_fake_random, NULL, &f};
+	cid_objectid_gen gen;
+	cid_objectid *all = calloc(n, sizeof(cid_objectid));
+	uint32_t	start;
+
+	if (all == NULL)
+	{
+		EXPECT(all != NULL);
+		return;
+	}
+	/* process bytes 40..44, counter start 0x454647 */
+	EXPECT_EQ_INT(cid_objectid_init(&gen, &env), CID_OK);
+	start = 0x454647;
+	for (size_t i = 0; i < n; i++)
+	{
+		uint64_t	x = tu_rng_next(&rng);
+		int64_t		before = f.now_ns;
+
+		/* within 1000 .. 1004 s, sub-second steps either way */
+		f.now_ns = 1000 * NS_PER_S + (int64_t) (x % (uint64_t) (5 * NS_PER_S));
+		if (f.now_ns / NS_PER_S < before / NS_PER_S)
+			back++;
+		if (cid_objectid_next(&gen, &all[i]) != CID_OK ||
+			cid_objectid_unix_ms(&all[i]) != f.now_ns / NS_PER_S * 1000 ||
+			memcmp(all[i].bytes + 4, "\x40\x41\x42\x43\x44", 5) != 0 ||
+			counter_of(&all[i]) != ((start + (uint32_t) i + 1) & 0xffffff))
+			wrong++;
+	}
+	qsort(all, n, sizeof(cid_objectid), cmp12);
+	for (size_t i = 1; i < n; i++)
+		if (memcmp(&all[i - 1], &all[i], 12) == 0)
+			dups++;
+	EXPECT_EQ_U64(wrong, 0);
+	EXPECT_EQ_U64(dups, 0);
+	EXPECT(back > n / 4);
+	free(all);
+}
+
+/*
+ * One second read many times: every ObjectId of it distinct, the counter
+ * through all 2^24 values once; the 2^24 + 1st is the first again (the
+ * limit the header states: 16,777,216 ObjectIds per second, per process).
+ */
+static void
+test_same_second_period(void)
+{
+	tu_fake		f = {.now_ns = 5 * NS_PER_S, .next_byte = 0};
+	cid_env		env = {tu_fake_clock, tu_fake_random, NULL, &f};
+	cid_objectid_gen gen;
+	cid_objectid first,
+				o;
+	uint32_t	expect;
+	size_t		wrong = 0;
+
+	/* process bytes 00..04, counter start 0x050607 */
+	EXPECT_EQ_INT(cid_objectid_init(&gen, &env), CID_OK);
+	EXPECT_EQ_INT(cid_objectid_next_at(&gen, f.now_ns, &first), CID_OK);
+	EXPECT_EQ_INT(counter_of(&first), 0x050608);
+	expect = 0x050608;
+	for (uint32_t i = 1; i < (UINT32_C(1) << 24); i++)
+	{
+		expect = (expect + 1) & 0xffffff;
+		if (cid_objectid_next_at(&gen, f.now_ns, &o) != CID_OK || counter_of(&o) != expect ||
+			memcmp(o.bytes, first.bytes, 9) != 0)
+			wrong++;
+	}
+	EXPECT_EQ_U64(wrong, 0);
+	EXPECT_EQ_INT(counter_of(&o), 0x050607);
+	EXPECT_EQ_INT(cid_objectid_next_at(&gen, f.now_ns, &o), CID_OK);
+	EXPECT(memcmp(o.bytes, first.bytes, 12) == 0);
+}
+
 /* Threads sharing one generator in one second: every counter value once. */
 static void
 test_threads_unique(void)
@@ -272,6 +400,9 @@ main(void)
 	TAP_CASE(test_from_ms);
 	TAP_CASE(test_generator_step);
 	TAP_CASE(test_counter_wraps);
+	TAP_CASE(test_clock_back);
+	TAP_CASE(test_clock_walk_model);
+	TAP_CASE(test_same_second_period);
 	TAP_CASE(test_threads_unique);
 	TAP_CASE(test_fork_new_process_bytes);
 	return tap_done();

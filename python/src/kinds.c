@@ -1,0 +1,185 @@
+/*
+ * kinds.c — the module's other ID kinds: MongoDB ObjectIds, KSUIDs and
+ * UUIDv6 made by the core's generators, and UUID version 1 <-> 6
+ * conversion.  Parsing them is inspect()'s (module.c).
+ *
+ * ObjectIds come from one process-wide generator; the core draws its
+ * process bytes anew in a child after fork(), so nothing here watches
+ * forks.  KSUIDs have no state (16 random bytes each).  The v6 generator
+ * keeps only the last tick; its clock sequence and node are random per
+ * UUID, so a child that goes on from its parent's tick mints other UUIDs.
+ * None of them waits: they run with the GIL held.
+ */
+#include "chronoid_py.h"
+
+static cid_objectid_gen g_objectid;
+static cid_uuidv6_gen g_uuidv6;
+
+/* One new ID into out (the struct's bytes). */
+typedef int (*make_fn) (uint8_t *out);
+
+static int
+make_objectid(uint8_t *out)
+{
+	return cid_objectid_next(&g_objectid, (cid_objectid *) (void *) out);
+}
+
+static int
+make_ksuid(uint8_t *out)
+{
+	return cid_ksuid_new((cid_ksuid *) (void *) out, NULL);
+}
+
+static int
+make_uuid6(uint8_t *out)
+{
+	return cid_uuidv6_next(&g_uuidv6, (cid_uuid *) (void *) out);
+}
+
+static PyObject *
+objectid_text(const uint8_t *bytes)
+{
+	char		text[CID_OBJECTID_STRLEN + 1];
+
+	cid_objectid_format(text, (const cid_objectid *) (const void *) bytes);
+	return cpy_ascii(text, CID_OBJECTID_STRLEN);
+}
+
+static PyObject *
+ksuid_text(const uint8_t *bytes)
+{
+	char		text[CID_KSUID_STRLEN + 1];
+
+	cid_ksuid_format(text, (const cid_ksuid *) (const void *) bytes);
+	return cpy_ascii(text, CID_KSUID_STRLEN);
+}
+
+/*
+ * what() for every maker: one ID of size bytes from make, as the object
+ * as_object builds, or as bytes when as_object is NULL.
+ */
+static PyObject *
+make_one(Py_ssize_t nargs, const char *what, make_fn make, Py_ssize_t size,
+		 PyObject *(*as_object) (const uint8_t *))
+{
+	uint8_t		id[20];
+	int			st;
+
+	if (cpy_no_args(what, nargs) < 0)
+		return NULL;
+	if ((st = make(id)) < 0)
+		return cpy_raise_status(st, "%s failed", what);
+	if (as_object == NULL)
+		return PyBytes_FromStringAndSize((const char *) id, size);
+	return as_object(id);
+}
+
+static PyObject *
+py_objectid(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
+{
+	return make_one(nargs, "objectid()", make_objectid, 12, objectid_text);
+}
+
+static PyObject *
+py_objectid_bytes(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
+{
+	return make_one(nargs, "objectid_bytes()", make_objectid, 12, NULL);
+}
+
+static PyObject *
+py_ksuid(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
+{
+	return make_one(nargs, "ksuid()", make_ksuid, 20, ksuid_text);
+}
+
+static PyObject *
+py_ksuid_bytes(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
+{
+	return make_one(nargs, "ksuid_bytes()", make_ksuid, 20, NULL);
+}
+
+static PyObject *
+py_uuid6(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
+{
+	return make_one(nargs, "uuid6()", make_uuid6, 16, cpy_uuid_new);
+}
+
+static PyObject *
+py_uuid6_bytes(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
+{
+	return make_one(nargs, "uuid6_bytes()", make_uuid6, 16, NULL);
+}
+
+/*
+ * fn's argument as a UUID of version from, converted by conv; a ValueError
+ * naming the value and its version when it is another one.
+ */
+static PyObject *
+convert_version(PyObject *arg, const char *fn, int from,
+				int (*conv) (cid_uuid *, const cid_uuid *))
+{
+	cid_uuid	u;
+	PyObject   *shown;
+	int			version;
+
+	if (cpy_uuid_arg(arg, &u) < 0)
+		return NULL;
+	if (conv(&u, &u) == CID_OK)
+		return cpy_uuid_new(u.bytes);
+	shown = cpy_show(arg);
+	if (shown == NULL)
+		return NULL;
+	version = cid_uuid_version(&u);
+	if (version < 0)
+		cpy_raise_status(CID_EINVAL, "%s(): %U is not a version %d UUID: it is not of "
+						 "the RFC 9562 variant.", fn, shown, from);
+	else
+		cpy_raise_status(CID_EINVAL, "%s(): %U is not a version %d UUID: its version "
+						 "is %d.", fn, shown, from, version);
+	Py_DECREF(shown);
+	return NULL;
+}
+
+static PyObject *
+py_uuid1_to_uuid6(PyObject *mod, PyObject *arg)
+{
+	return convert_version(arg, "uuid1_to_uuid6", 1, cid_uuid_v1_to_v6);
+}
+
+static PyObject *
+py_uuid6_to_uuid1(PyObject *mod, PyObject *arg)
+{
+	return convert_version(arg, "uuid6_to_uuid1", 6, cid_uuid_v6_to_v1);
+}
+
+static PyMethodDef kinds_methods[] = {
+	{"objectid", CPY_FN(py_objectid), METH_FASTCALL,
+	"objectid() -> str: a new MongoDB ObjectId, 24 lower-case hex digits."},
+	{"objectid_bytes", CPY_FN(py_objectid_bytes), METH_FASTCALL,
+	"objectid_bytes() -> bytes: a new ObjectId's 12 bytes."},
+	{"ksuid", CPY_FN(py_ksuid), METH_FASTCALL, "ksuid() -> str: a new KSUID, 27 base62 characters."},
+	{"ksuid_bytes", CPY_FN(py_ksuid_bytes), METH_FASTCALL,
+	"ksuid_bytes() -> bytes: a new KSUID's 20 bytes."},
+	{"uuid6", CPY_FN(py_uuid6), METH_FASTCALL,
+	"uuid6() -> uuid.UUID: a new UUIDv6, above every one this process made before."},
+	{"uuid6_bytes", CPY_FN(py_uuid6_bytes), METH_FASTCALL,
+	"uuid6_bytes() -> bytes: a new UUIDv6's 16 bytes."},
+	{"uuid1_to_uuid6", py_uuid1_to_uuid6, METH_O,
+	"uuid1_to_uuid6(uuid) -> uuid.UUID: the version 1 UUID's time, clock sequence "
+	"and node as a UUIDv6."},
+	{"uuid6_to_uuid1", py_uuid6_to_uuid1, METH_O,
+	"uuid6_to_uuid1(uuid) -> uuid.UUID: the UUIDv6 back as version 1."},
+	{NULL, NULL, 0, NULL}
+};
+
+int
+cpy_kinds_setup(PyObject *module)
+{
+	/* After the module chose its random source: the process bytes are its. */
+	if (cid_objectid_init(&g_objectid, NULL) < 0 || cid_uuidv6_init(&g_uuidv6, NULL) < 0)
+	{
+		PyErr_SetString(PyExc_ImportError, "chronoid: ObjectId or UUIDv6 generator setup failed");
+		return -1;
+	}
+	return PyModule_AddFunctions(module, kinds_methods);
+}
