@@ -192,10 +192,33 @@ export function monotonicUlid(): string;
 export function monotonicUlidBytes(): Buffer;
 export function monotonicUlidBuffer(n: number): Buffer;
 export function monotonicUlidBatch(n: number): string[];
+/** A version 6 UUID (RFC 9562 §5.6): time in 100-ns steps, strictly increasing in this process; random clock sequence and node. */
+export function uuidv6(): string;
+export function uuidv6Bytes(): Buffer;
+export function uuidv6Buffer(n: number): Buffer;
+export function uuidv6Batch(n: number): string[];
+/** A MongoDB ObjectId, 24 lower-case hex digits: the second, 5 bytes per process, a counter that steps by one (and wraps). */
+export function objectid(): string;
+/** 12 bytes. */
+export function objectidBytes(): Buffer;
+/** n ObjectIds, 12 bytes each. */
+export function objectidBuffer(n: number): Buffer;
+export function objectidBatch(n: number): string[];
+/** A KSUID, 27 base62 characters: the second and 16 random bytes (no order within a second). */
+export function ksuid(): string;
+/** 20 bytes. */
+export function ksuidBytes(): Buffer;
+/** n KSUIDs, 20 bytes each. */
+export function ksuidBuffer(n: number): Buffer;
+export function ksuidBatch(n: number): string[];
 
 export function inspect(id: string | bigint | Uint8Array, options?: { layout?: LayoutInput }): IdInfo;
 export function uuidToUlid(uuid: Id128Input): string;
 export function ulidToUuid(ulid: Id128Input): string;
+/** A version 1 UUID rewritten as version 6 (same time, clock sequence, node); another version throws CHRONOID_EINVAL. */
+export function uuidv1ToV6(uuid: Id128Input): string;
+/** A version 6 UUID rewritten as version 1; another version throws CHRONOID_EINVAL. */
+export function uuidv6ToV1(uuid: Id128Input): string;
 
 /** A TypeID's parts: its prefix ('' for none) and its UUID in canonical text. */
 export interface TypeIdParts {

@@ -8,14 +8,18 @@ import {
   ulid, ulidBytes, ulidBuffer, ulidBatch, monotonicUlid, monotonicUlidBytes, monotonicUlidBuffer,
   monotonicUlidBatch, inspect, uuidToUlid, ulidToUuid, uuidv7Bounds, ulidBounds, snowflakeBounds, layout,
   claimDir, presets, version, maxBatch, LeasedSnowflake, leaseSnowflake, leaseSetup, hasLease,
-  typeid, typeidFromUuid, typeidToUuid, parseTypeid,
+  typeid, typeidFromUuid, typeidToUuid, parseTypeid, uuidv6, uuidv6Bytes, uuidv6Buffer, uuidv6Batch,
+  objectid, objectidBytes, objectidBuffer, objectidBatch, ksuid, ksuidBytes, ksuidBuffer, ksuidBatch,
+  uuidv1ToV6, uuidv6ToV1,
 } from 'chronoid';
 import type { Bounds, ChronoidError, IdInfo, Layout, LeaseOptions, SnowflakeInfo, SnowflakeOptions, TimeInput, TypeIdParts } from 'chronoid';
 
 const strings: string[] = [uuidv7(), uuidv4(), ulid(), monotonicUlid(), ...uuidv7Batch(2), ...uuidv4Batch(2),
-  ...ulidBatch(2), ...monotonicUlidBatch(2)];
+  ...ulidBatch(2), ...monotonicUlidBatch(2), uuidv6(), objectid(), ksuid(), ...uuidv6Batch(2),
+  ...objectidBatch(2), ...ksuidBatch(2), uuidv6ToV1(uuidv1ToV6('c232ab00-9414-11ec-b3c8-9f6bdeced846'))];
 const buffers: Buffer[] = [uuidv7Bytes(), uuidv4Bytes(), ulidBytes(), monotonicUlidBytes(), uuidv7Buffer(2),
-  uuidv4Buffer(2), ulidBuffer(2), monotonicUlidBuffer(2)];
+  uuidv4Buffer(2), ulidBuffer(2), monotonicUlidBuffer(2), uuidv6Bytes(), objectidBytes(), ksuidBytes(),
+  uuidv6Buffer(2), objectidBuffer(2), ksuidBuffer(2)];
 
 const options: SnowflakeOptions = {
   node: 7, layout: 'pgedge', scope: 'types-example', claim: true, claimDir: claimDir(),

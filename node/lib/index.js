@@ -165,23 +165,27 @@ function inspect(id, options) {
   return native.inspect(id, options?.layout);
 }
 
+// The four shapes of a generated kind: text, its bytes, a Buffer of n,
+// n texts (uuidv7, uuidv7Bytes, uuidv7Buffer, uuidv7Batch, ...).
+function shapes(name, size) {
+  const into = native[`${name}Into`];
+  const linesOf = native[`${name}Lines`];
+  return {
+    [name]: native[name],
+    [`${name}Bytes`]: () => into(Buffer.allocUnsafe(size)),
+    [`${name}Buffer`]: native[`${name}Buffer`],
+    [`${name}Batch`]: (n) => lines(linesOf(n)),
+  };
+}
+
 module.exports = {
-  uuidv7: native.uuidv7,
-  uuidv7Bytes: () => native.uuidv7Into(Buffer.allocUnsafe(16)),
-  uuidv7Buffer: native.uuidv7Buffer,
-  uuidv7Batch: (n) => lines(native.uuidv7Lines(n)),
-  uuidv4: native.uuidv4,
-  uuidv4Bytes: () => native.uuidv4Into(Buffer.allocUnsafe(16)),
-  uuidv4Buffer: native.uuidv4Buffer,
-  uuidv4Batch: (n) => lines(native.uuidv4Lines(n)),
-  ulid: native.ulid,
-  ulidBytes: () => native.ulidInto(Buffer.allocUnsafe(16)),
-  ulidBuffer: native.ulidBuffer,
-  ulidBatch: (n) => lines(native.ulidLines(n)),
-  monotonicUlid: native.monotonicUlid,
-  monotonicUlidBytes: () => native.monotonicUlidInto(Buffer.allocUnsafe(16)),
-  monotonicUlidBuffer: native.monotonicUlidBuffer,
-  monotonicUlidBatch: (n) => lines(native.monotonicUlidLines(n)),
+  ...shapes('uuidv7', 16),
+  ...shapes('uuidv4', 16),
+  ...shapes('ulid', 16),
+  ...shapes('monotonicUlid', 16),
+  ...shapes('uuidv6', 16),
+  ...shapes('objectid', 12),
+  ...shapes('ksuid', 20),
   Snowflake,
   LeasedSnowflake,
   leaseSnowflake,
@@ -190,6 +194,8 @@ module.exports = {
   inspect,
   uuidToUlid: native.uuidToUlid,
   ulidToUuid: native.ulidToUuid,
+  uuidv1ToV6: native.uuidv1ToV6,
+  uuidv6ToV1: native.uuidv6ToV1,
   typeid: native.typeid,
   typeidFromUuid: native.typeidFromUuid,
   typeidToUuid: native.typeidToUuid,

@@ -19,6 +19,8 @@
 static cid_uuidv7_gen uuidv7_gen;
 static cid_ulid_gen ulid_plain_gen;
 static cid_ulid_gen ulid_mono_gen;
+static cid_uuidv6_gen uuidv6_gen;
+static cid_objectid_gen objectid_gen;
 static pthread_once_t gens_once = PTHREAD_ONCE_INIT;
 static int	gens_status = CID_OK;
 
@@ -32,6 +34,10 @@ init_gens(void)
 		rc = cid_ulid_init(&ulid_plain_gen, false, NULL);
 	if (rc == CID_OK)
 		rc = cid_ulid_init(&ulid_mono_gen, true, NULL);
+	if (rc == CID_OK)
+		rc = cid_uuidv6_init(&uuidv6_gen, NULL);
+	if (rc == CID_OK)
+		rc = cid_objectid_init(&objectid_gen, NULL);
 	gens_status = rc;
 }
 
@@ -624,19 +630,20 @@ gen_failed(napi_env env, int rc, const char *what)
 }
 
 /* ------------------------------------------------------------------------
- * UUIDv7, UUIDv4, ULID: one, as bytes, batches
+ * UUIDv7, UUIDv4, ULID, UUIDv6, ObjectId, KSUID: one, as bytes, batches
  * ------------------------------------------------------------------------ */
 
 /*
- * One ID of the kind into 16 bytes, and n of them (cid_*_fill: one clock
- * reading and one reservation for the whole batch); data says which
- * generator.
+ * One ID of the kind into its bytes, and n of them (cid_*_fill where the
+ * core has one: one clock reading and one reservation for the whole
+ * batch); data says which generator.
  */
-typedef int (*next16_fn) (void *gen, uint8_t out[16]);
-typedef int (*fill16_fn) (void *gen, uint8_t *out, size_t n);
+typedef int (*next_fn) (void *gen, uint8_t *out);
+typedef int (*fill_fn) (void *gen, uint8_t *out, size_t n);
+typedef void (*format_fn) (char *out, const uint8_t *bytes);
 
 static int
-next_uuidv7(void *gen, uint8_t out[16])
+next_uuidv7(void *gen, uint8_t *out)
 {
 	return cid_uuidv7_next(gen, (cid_uuid *) out);
 }
@@ -648,7 +655,7 @@ fill_uuidv7(void *gen, uint8_t *out, size_t n)
 }
 
 static int
-next_ulid(void *gen, uint8_t out[16])
+next_ulid(void *gen, uint8_t *out)
 {
 	return cid_ulid_next(gen, (cid_ulid *) out);
 }
@@ -660,18 +667,87 @@ fill_ulid(void *gen, uint8_t *out, size_t n)
 }
 
 static int
-next_uuidv4(void *gen, uint8_t out[16])
+next_uuidv4(void *gen, uint8_t *out)
 {
 	(void) gen;
 	return cid_uuidv4_new((cid_uuid *) out, NULL);
 }
 
 static int
-fill_uuidv4(void *gen, uint8_t *out, size_t n)
+next_uuidv6(void *gen, uint8_t *out)
 {
+	return cid_uuidv6_next(gen, (cid_uuid *) out);
+}
+
+static int
+next_objectid(void *gen, uint8_t *out)
+{
+	return cid_objectid_next(gen, (cid_objectid *) out);
+}
+
+static int
+next_ksuid(void *gen, uint8_t *out)
+{
+	(void) gen;
+	return cid_ksuid_new((cid_ksuid *) out, NULL);
+}
+
+static void
+format_uuid(char *out, const uint8_t *bytes)
+{
+	cid_uuid_format(out, (const cid_uuid *) bytes);
+}
+
+static void
+format_ulid(char *out, const uint8_t *bytes)
+{
+	cid_ulid_format(out, (const cid_ulid *) bytes);
+}
+
+static void
+format_objectid(char *out, const uint8_t *bytes)
+{
+	cid_objectid_format(out, (const cid_objectid *) bytes);
+}
+
+static void
+format_ksuid(char *out, const uint8_t *bytes)
+{
+	cid_ksuid_format(out, (const cid_ksuid *) bytes);
+}
+
+typedef struct kind_gen
+{
+	const char *what;			/* for messages */
+	next_fn		next;
+	fill_fn		fill;			/* NULL: next() n times */
+	void	   *gen;
+	size_t		size;			/* bytes of one ID */
+	size_t		text_len;		/* characters of its text */
+	format_fn	format;
+} kind_gen;
+
+#define KIND_UUID(what, nx, fl, gen) {what, nx, fl, gen, 16, CID_UUID_STRLEN, format_uuid}
+#define KIND_ULID(what, gen) {what, next_ulid, fill_ulid, gen, 16, CID_ULID_STRLEN, format_ulid}
+
+static kind_gen k_uuidv7 = KIND_UUID("uuidv7", next_uuidv7, fill_uuidv7, &uuidv7_gen);
+static kind_gen k_uuidv4 = KIND_UUID("uuidv4", next_uuidv4, NULL, NULL);
+static kind_gen k_uuidv6 = KIND_UUID("uuidv6", next_uuidv6, NULL, &uuidv6_gen);
+static kind_gen k_ulid = KIND_ULID("ulid", &ulid_plain_gen);
+static kind_gen k_ulid_mono = KIND_ULID("monotonic ulid", &ulid_mono_gen);
+static kind_gen k_objectid = {"objectid", next_objectid, NULL, &objectid_gen,
+sizeof(cid_objectid), CID_OBJECTID_STRLEN, format_objectid};
+static kind_gen k_ksuid = {"ksuid", next_ksuid, NULL, NULL, sizeof(cid_ksuid), CID_KSUID_STRLEN,
+format_ksuid};
+
+static int
+kind_fill(const kind_gen *k, uint8_t *out, size_t n)
+{
+	if (k->fill != NULL)
+		return k->fill(k->gen, out, n);
 	for (size_t i = 0; i < n; i++)
 	{
-		int			rc = next_uuidv4(gen, out + 16 * i);
+		int			rc = k->next(k->gen, out + k->size * i);
 
 		if (rc < 0)
 			return rc;
@@ -679,32 +755,12 @@ fill_uuidv4(void *gen, uint8_t *out, size_t n)
 	return CID_OK;
 }
 
-typedef struct kind16
-{
-	const char *what;			/* for messages */
-	next16_fn	next;
-	fill16_fn	fill;
-	void	   *gen;
-	bool		ulid_text;		/* Crockford text, else UUID text */
-} kind16;
-
-static kind16 k_uuidv7 = {"uuidv7", next_uuidv7, fill_uuidv7, &uuidv7_gen, false};
-static kind16 k_uuidv4 = {"uuidv4", next_uuidv4, fill_uuidv4, NULL, false};
-static kind16 k_ulid = {"ulid", next_ulid, fill_ulid, &ulid_plain_gen, true};
-static kind16 k_ulid_mono = {"monotonic ulid", next_ulid, fill_ulid, &ulid_mono_gen, true};
-
-static napi_value
-text16(napi_env env, const kind16 *k, const uint8_t bytes[16])
-{
-	return k->ulid_text ? ulid_string(env, (const cid_ulid *) bytes)
-		: uuid_string(env, (const cid_uuid *) bytes);
-}
-
 static napi_value
 id_string(napi_env env, napi_callback_info info)
 {
-	kind16	   *k;
-	uint8_t		b[16];
+	kind_gen   *k;
+	uint8_t		b[32];			/* the largest kind, KSUID, has 20 */
+	char		text[CID_UUID_STRLEN + 1];	/* the longest text */
 	int			rc;
 
 	if (napi_get_cb_info(env, info, NULL, NULL, NULL, (void **) &k) != napi_ok)
@@ -712,11 +768,12 @@ id_string(napi_env env, napi_callback_info info)
 	rc = k->next(k->gen, b);
 	if (rc < 0)
 		return gen_failed(env, rc, k->what);
-	return text16(env, k, b);
+	k->format(text, b);
+	return latin1(env, text, k->text_len);
 }
 
 /*
- * One ID into a Uint8Array of 16 bytes made by the JavaScript layer
+ * One ID into a Uint8Array of its size made by the JavaScript layer
  * (Buffer.allocUnsafe takes it from Node's pool: a Buffer made here costs
  * ten times the ID).
  */
@@ -724,7 +781,7 @@ static napi_value
 id_into(napi_env env, napi_callback_info info)
 {
 	napi_value	argv[1];
-	kind16	   *k;
+	kind_gen   *k;
 	napi_typedarray_type tt;
 	size_t		len = 0;
 	void	   *data = NULL;
@@ -735,31 +792,36 @@ id_into(napi_env env, napi_callback_info info)
 		return NULL;
 	if (napi_is_typedarray(env, argv[0], &is) != napi_ok || !is ||
 		napi_get_typedarray_info(env, argv[0], &tt, &len, &data, NULL, NULL) != napi_ok ||
-		tt != napi_uint8_array || len != 16)
-		return cid_node_type_error(env, argv[0], "target", "a Uint8Array of 16 bytes");
+		tt != napi_uint8_array || len != k->size)
+	{
+		char		expected[48];
+
+		snprintf(expected, sizeof(expected), "a Uint8Array of %zu bytes", k->size);
+		return cid_node_type_error(env, argv[0], "target", expected);
+	}
 	rc = k->next(k->gen, data);
 	if (rc < 0)
 		return gen_failed(env, rc, k->what);
 	return argv[0];
 }
 
-/* n IDs as one Buffer of n * 16 bytes. */
+/* n IDs as one Buffer of n * size bytes. */
 static napi_value
 id_buffer(napi_env env, napi_callback_info info)
 {
 	napi_value	argv[1];
 	napi_value	buf;
-	kind16	   *k;
+	kind_gen   *k;
 	uint8_t    *data;
 	size_t		n;
 
 	if (!args(env, info, 1, argv, (void **) &k) || !cid_node_get_count(env, argv[0], &n))
 		return NULL;
-	if (napi_create_buffer(env, n * 16, (void **) &data, &buf) != napi_ok)
+	if (napi_create_buffer(env, n * k->size, (void **) &data, &buf) != napi_ok)
 		return cid_node_napi_failed(env, "cannot create a Buffer");
 	if (n > 0)
 	{
-		int			rc = k->fill(k->gen, data, n);
+		int			rc = kind_fill(k, data, n);
 
 		if (rc < 0)
 			return gen_failed(env, rc, k->what);
@@ -777,7 +839,7 @@ id_lines(napi_env env, napi_callback_info info)
 {
 	napi_value	argv[1];
 	napi_value	v;
-	kind16	   *k;
+	kind_gen   *k;
 	size_t		n;
 	size_t		w;
 	uint8_t    *bytes;
@@ -786,25 +848,31 @@ id_lines(napi_env env, napi_callback_info info)
 
 	if (!args(env, info, 1, argv, (void **) &k) || !cid_node_get_count(env, argv[0], &n))
 		return NULL;
-	w = (k->ulid_text ? CID_ULID_STRLEN : CID_UUID_STRLEN) + 1;
+	w = k->text_len + 1;
 	if (n == 0)
 		return latin1(env, "", 0);
-	/* The IDs go in first, the text after them. */
-	bytes = malloc(n * 16 + n * w + 1);
+	/* The IDs go in first, the text after them (one byte more: the NUL). */
+	bytes = malloc(n * k->size + n * w + 1);
 	if (bytes == NULL)
 		return cid_node_throw(env, CID_EINVAL, true, "batch of %zu: out of memory", n);
-	text = (char *) bytes + n * 16;
-	rc = k->fill(k->gen, bytes, n);
+	text = (char *) bytes + n * k->size;
+	rc = kind_fill(k, bytes, n);
 	if (rc < 0)
 	{
 		free(bytes);
 		return gen_failed(env, rc, k->what);
 	}
-	/* One pass of the core's batch text, a newline after each ID. */
-	if (k->ulid_text)
+	/* The core's batch text where it has one, a newline after each ID. */
+	if (k->format == format_ulid)
 		cid_ulid_format_many(text, (const cid_ulid *) bytes, n, '\n');
-	else
+	else if (k->format == format_uuid)
 		cid_uuid_format_many(text, (const cid_uuid *) bytes, n, '\n');
+	else
+		for (size_t i = 0; i < n; i++)
+		{
+			k->format(text + w * i, bytes + k->size * i);
+			text[w * i + k->text_len] = '\n';
+		}
 	v = latin1(env, text, n * w - 1);
 	free(bytes);
 	return v;
@@ -924,6 +992,39 @@ ulid_to_uuid(napi_env env, napi_callback_info info)
 		return NULL;
 	cid_ulid_to_uuid(&u, &l);
 	return uuid_string(env, &u);
+}
+
+/*
+ * uuidv1ToV6(uuid) (data non-NULL) and uuidv6ToV1(uuid): RFC 9562 section
+ * 5.6's reordering of the same timestamp, by the core; text or 16 bytes
+ * in, text out.
+ */
+static napi_value
+uuid_v1_v6(napi_env env, napi_callback_info info)
+{
+	napi_value	argv[1];
+	void	   *to_v6;
+	cid_uuid	in,
+				out;
+	int			rc;
+
+	if (!args(env, info, 1, argv, &to_v6) || !get_id16(env, argv[0], false, in.bytes))
+		return NULL;
+	rc = to_v6 ? cid_uuid_v1_to_v6(&out, &in) : cid_uuid_v6_to_v1(&out, &in);
+	if (rc != CID_OK)
+	{
+		char		text[CID_UUID_STRLEN + 1];
+		int			version = cid_uuid_version(&in);
+
+		cid_uuid_format(text, &in);
+		if (version < 0)
+			return cid_node_throw(env, rc, false, "UUID \"%s\" is not a version %d UUID: "
+								  "its variant is not RFC 9562's", text, to_v6 ? 1 : 6);
+		return cid_node_throw(env, rc, false, "UUID \"%s\" is version %d, not %d (expected a "
+							  "version %d UUID of RFC 9562's variant)", text, version,
+							  to_v6 ? 1 : 6, to_v6 ? 1 : 6);
+	}
+	return uuid_string(env, &out);
 }
 
 /* ------------------------------------------------------------------------
@@ -1362,9 +1463,10 @@ init(napi_env env, napi_value exports)
 	static const struct
 	{
 		const char *prefix;
-		kind16	   *k;
+		kind_gen   *k;
 	}			kinds[] = {{"uuidv7", &k_uuidv7}, {"uuidv4", &k_uuidv4}, {"ulid", &k_ulid},
-	{"monotonicUlid", &k_ulid_mono}};
+	{"monotonicUlid", &k_ulid_mono}, {"uuidv6", &k_uuidv6}, {"objectid", &k_objectid},
+	{"ksuid", &k_ksuid}};
 	napi_value	presets;
 	bool		ok = true;
 
@@ -1383,6 +1485,8 @@ init(napi_env env, napi_value exports)
 		}
 	ok = ok && def_fn(env, exports, "uuidToUlid", uuid_to_ulid, NULL) &&
 		def_fn(env, exports, "ulidToUuid", ulid_to_uuid, NULL) &&
+		def_fn(env, exports, "uuidv1ToV6", uuid_v1_v6, (void *) "v1") &&
+		def_fn(env, exports, "uuidv6ToV1", uuid_v1_v6, NULL) &&
 		def_fn(env, exports, "typeid", typeid_new, NULL) &&
 		def_fn(env, exports, "typeidFromUuid", typeid_from_uuid, NULL) &&
 		def_fn(env, exports, "typeidToUuid", typeid_to_uuid, NULL) &&
