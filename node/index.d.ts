@@ -169,6 +169,57 @@ export class LeasedSnowflake {
   inspect(id: string | bigint): IdInfo;
 }
 
+export interface BlockAllocatorOptions {
+  /** libpq conninfo or URI; default: the PG* environment variables. */
+  conninfo?: string;
+  /** How long a block should last at the rate values are taken (default 60000; 10 .. 86400000). */
+  targetMs?: number;
+  /** Bounds of the adaptive block size (default 16 .. 1000000; 1 <= minSize <= maxSize <= 1000000000). */
+  minSize?: number;
+  maxSize?: number;
+  /** The first block (default 0 = 1000, within the bounds). */
+  initialSize?: number;
+  /** Fetch the next block once this share of the current one is used (default 10; 0 .. 99). */
+  prefetchPct?: number;
+  /** How long next() waits when no value is in hand (default 10000; 0: fail at once). */
+  waitMs?: number;
+  /** Bound on connecting and on each statement (default 10000; >= 100). */
+  timeoutMs?: number;
+}
+
+export interface BlockAllocatorStats {
+  /** Values handed out. */
+  issued: number;
+  /** Blocks reserved: one round trip each. */
+  blocks: number;
+  /** Reservations that failed (and were retried). */
+  failures: number;
+  /** next() calls that found no value in hand. */
+  waits: number;
+  /** Values held: the rest of the current block and the next one. */
+  inHand: number;
+  /** The size the next reservation asks for. */
+  size: number;
+}
+
+/** Values of a PostgreSQL sequence reserved a block at a time (libchronoid_lease's cid_block_*; docs/block.md). */
+export class BlockAllocator {
+  private constructor();
+  /**
+   * Connect, check the sequence (schema-qualified, e.g. "public.order_ids") and reserve the first block.
+   * Rejects with TypeError / RangeError for bad options, CHRONOID_EBLOCK_DB when the server refuses.
+   */
+  static open(sequence: string, options?: BlockAllocatorOptions): Promise<BlockAllocator>;
+  /** The next value; waits, holding up the event loop, only when no value is in hand (at most waitMs). */
+  readonly next: () => bigint;
+  /** The next value: from the block in hand at once, else waited for on libuv's thread pool. */
+  readonly nextAsync: () => Promise<bigint>;
+  /** Stop the prefetching thread and disconnect; the values in hand are lost (gaps). */
+  readonly close: () => Promise<void>;
+  readonly sequence: string;
+  stats(): BlockAllocatorStats;
+}
+
 /** Lease the lowest free node number of [lo, hi] (rejects with CHRONOID_ELEASE_* codes). */
 export function leaseSnowflake(options?: LeaseOptions): Promise<LeasedSnowflake>;
 /** Create the lease table if missing. */

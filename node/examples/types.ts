@@ -10,9 +10,9 @@ import {
   claimDir, presets, version, maxBatch, LeasedSnowflake, leaseSnowflake, leaseSetup, hasLease,
   typeid, typeidFromUuid, typeidToUuid, parseTypeid, uuidv6, uuidv6Bytes, uuidv6Buffer, uuidv6Batch,
   objectid, objectidBytes, objectidBuffer, objectidBatch, ksuid, ksuidBytes, ksuidBuffer, ksuidBatch,
-  uuidv1ToV6, uuidv6ToV1,
+  uuidv1ToV6, uuidv6ToV1, BlockAllocator,
 } from 'chronoid';
-import type { Bounds, ChronoidError, IdInfo, Layout, LeaseOptions, SnowflakeInfo, SnowflakeOptions, TimeInput, TypeIdParts } from 'chronoid';
+import type { BlockAllocatorOptions, BlockAllocatorStats, Bounds, ChronoidError, IdInfo, Layout, LeaseOptions, SnowflakeInfo, SnowflakeOptions, TimeInput, TypeIdParts } from 'chronoid';
 
 const strings: string[] = [uuidv7(), uuidv4(), ulid(), monotonicUlid(), ...uuidv7Batch(2), ...uuidv4Batch(2),
   ...ulidBatch(2), ...monotonicUlidBatch(2), uuidv6(), objectid(), ksuid(), ...uuidv6Batch(2),
@@ -73,6 +73,20 @@ async function useLease(): Promise<bigint> {
   return first;
 }
 const leaseUser: () => Promise<bigint> = useLease;
+
+// Block allocators talk to PostgreSQL too: node/test/pg/block.test.js calls them.
+const blockOptions: BlockAllocatorOptions = { conninfo: 'postgresql:///app', targetMs: 60000, minSize: 16,
+  maxSize: 1000000, initialSize: 1000, prefetchPct: 10, waitMs: 10000, timeoutMs: 10000 };
+async function useBlocks(): Promise<bigint> {
+  const ids: BlockAllocator = await BlockAllocator.open('public.order_ids', blockOptions);
+  const first: bigint = ids.next();
+  const second: bigint = await ids.nextAsync();
+  const st: BlockAllocatorStats = ids.stats();
+  console.log(ids.sequence, st.issued, st.blocks, st.failures, st.waits, st.inHand, st.size);
+  await ids.close();
+  return first + second;
+}
+const blockUser: () => Promise<bigint> = useBlocks;
 const leaseBuilt: boolean = hasLease;
 
 try {
@@ -84,4 +98,4 @@ try {
 
 console.log(strings.length, buffers.length, text, batch.length, batchText, range, l.name, claimed, nodeNumber,
   scope, u, v, w, info.kind, fromBytes.kind, converted, typed, parts.prefix, bare, layouts.length, v2, most, version, typeof leaseUser,
-  leaseBuilt);
+  leaseBuilt, typeof blockUser);

@@ -159,6 +159,52 @@ async function leaseSetup(options) {
   await leaseCall(0, options);
 }
 
+const BLOCK_OPTIONS = new Set(['conninfo', 'targetMs', 'minSize', 'maxSize', 'initialSize', 'prefetchPct',
+  'waitMs', 'timeoutMs']);
+const BLOCK_OPENING = Symbol('BlockAllocator.open');
+
+/**
+ * Values of a PostgreSQL sequence reserved a block at a time
+ * (libchronoid_lease's allocator, docs/block.md): the next block is
+ * prefetched by a background thread and sized to last targetMs at the rate
+ * values are taken.  No value is ever handed out twice, across allocators
+ * and processes; one allocator's values increase.
+ */
+class BlockAllocator {
+  #stats;
+
+  constructor(opening, b) {
+    if (opening !== BLOCK_OPENING)
+      throw typeError('a BlockAllocator is made by `await BlockAllocator.open(sequence, options)`');
+    /** Next value as a BigInt; waits (holding up the event loop) only when no block is in hand. */
+    this.next = b.next;
+    /** Next value as a Promise: from the block in hand at once, else waited for on the thread pool. */
+    this.nextAsync = b.nextAsync;
+    /** Stop the prefetching thread and disconnect (a Promise); the values in hand are lost (gaps). */
+    this.close = b.close;
+    this.sequence = b.sequence;
+    this.#stats = b.stats;
+    Object.freeze(this);
+  }
+
+  /** Connect, check the sequence, reserve the first block: resolves to a BlockAllocator. */
+  static async open(sequence, options = {}) {
+    if (options === null || typeof options !== 'object')
+      throw typeError(`BlockAllocator options must be an object, got ${options === null ? 'null' : typeof options}`);
+    for (const key of Object.keys(options))
+      if (!BLOCK_OPTIONS.has(key))
+        throw typeError(`unknown BlockAllocator option ${JSON.stringify(key)}: expected ${[...BLOCK_OPTIONS].join(', ')}`);
+    const b = await native.blockOpen(sequence, options.conninfo, options.targetMs, options.minSize, options.maxSize,
+      options.initialSize, options.prefetchPct, options.waitMs, options.timeoutMs);
+    return new BlockAllocator(BLOCK_OPENING, b);
+  }
+
+  /** Values issued, blocks reserved (round trips), failed reservations, waits, values in hand, next size. */
+  stats() {
+    return this.#stats();
+  }
+}
+
 function inspect(id, options) {
   if (options !== undefined && (options === null || typeof options !== 'object'))
     throw typeError(`inspect options must be an object, got ${options === null ? 'null' : typeof options}`);
@@ -191,6 +237,7 @@ module.exports = {
   leaseSnowflake,
   leaseSetup,
   hasLease: native.hasLease,
+  BlockAllocator,
   inspect,
   uuidToUlid: native.uuidToUlid,
   ulidToUuid: native.ulidToUuid,

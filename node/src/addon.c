@@ -383,6 +383,23 @@ cid_node_get_opt_text(napi_env env, napi_value v, const char *what, char *buf, s
 }
 
 bool
+cid_node_dup_text(napi_env env, napi_value v, const char *what, char **out)
+{
+	char		buf[4096];
+	const char *text;
+
+	*out = NULL;
+	if (!cid_node_get_opt_text(env, v, what, buf, sizeof(buf), &text))
+		return false;
+	if (text == NULL)
+		return true;
+	*out = strdup(text);
+	if (*out == NULL)
+		cid_node_throw(env, CID_EINVAL, false, "out of memory");
+	return *out != NULL;
+}
+
+bool
 cid_node_get_layout(napi_env env, napi_value v, cid_layout *layout)
 {
 	napi_valuetype t;
@@ -435,8 +452,8 @@ latin1(napi_env env, const char *s, size_t len)
 	return v;
 }
 
-static napi_value
-number(napi_env env, double d)
+napi_value
+cid_node_number(napi_env env, double d)
 {
 	napi_value	v = NULL;
 
@@ -525,16 +542,16 @@ cid_node_layout_object(napi_env env, const cid_layout *layout)
 		spec[0] = '\0';
 	if (!set(env, obj, "name", latin1(env, layout->name, strlen(layout->name))) ||
 		!set(env, obj, "spec", latin1(env, spec, strlen(spec))) ||
-		!set(env, obj, "bits", number(env, total)) ||
-		!set(env, obj, "timeBits", number(env, layout->bits[CID_FIELD_TIME])) ||
-		!set(env, obj, "nodeBits", number(env, layout->bits[CID_FIELD_NODE])) ||
-		!set(env, obj, "sequenceBits", number(env, layout->bits[CID_FIELD_SEQ])) ||
-		!set(env, obj, "reservedBits", number(env, layout->bits[CID_FIELD_RESERVED])) ||
-		!set(env, obj, "tickMs", number(env, layout->tick_ms)) ||
+		!set(env, obj, "bits", cid_node_number(env, total)) ||
+		!set(env, obj, "timeBits", cid_node_number(env, layout->bits[CID_FIELD_TIME])) ||
+		!set(env, obj, "nodeBits", cid_node_number(env, layout->bits[CID_FIELD_NODE])) ||
+		!set(env, obj, "sequenceBits", cid_node_number(env, layout->bits[CID_FIELD_SEQ])) ||
+		!set(env, obj, "reservedBits", cid_node_number(env, layout->bits[CID_FIELD_RESERVED])) ||
+		!set(env, obj, "tickMs", cid_node_number(env, layout->tick_ms)) ||
 		!set(env, obj, "epoch", date(env, layout->epoch_ms)) ||
-		!set(env, obj, "epochMs", number(env, (double) layout->epoch_ms)) ||
-		!set(env, obj, "maxNode", number(env, (double) cid_layout_max_node(layout))) ||
-		!set(env, obj, "maxMs", number(env, (double) cid_layout_max_ms(layout))))
+		!set(env, obj, "epochMs", cid_node_number(env, (double) layout->epoch_ms)) ||
+		!set(env, obj, "maxNode", cid_node_number(env, (double) cid_layout_max_node(layout))) ||
+		!set(env, obj, "maxMs", cid_node_number(env, (double) cid_layout_max_ms(layout))))
 		return cid_node_napi_failed(env, "cannot build the layout object");
 	return obj;
 }
@@ -550,6 +567,25 @@ cid_node_def_method(napi_env env, napi_value obj, const char *name, napi_callbac
 		return false;
 	(*refs)++;
 	return napi_set_named_property(env, obj, name, fn) == napi_ok;
+}
+
+napi_value
+cid_node_promise_work(napi_env env, const char *name, napi_async_execute_callback execute,
+					  napi_async_complete_callback complete, void *data,
+					  napi_deferred *deferred, napi_async_work *work)
+{
+	napi_value	promise,
+				resource;
+
+	if (napi_create_string_utf8(env, name, NAPI_AUTO_LENGTH, &resource) != napi_ok ||
+		napi_create_async_work(env, NULL, resource, execute, complete, data, work) != napi_ok)
+		return cid_node_napi_failed(env, "cannot create the work for the thread pool");
+	if (napi_create_promise(env, deferred, &promise) != napi_ok)
+	{
+		napi_delete_async_work(env, *work);
+		return cid_node_napi_failed(env, "cannot create a Promise");
+	}
+	return promise;
 }
 
 napi_value
@@ -1185,10 +1221,10 @@ info_object(napi_env env, const cid_id_info *ci, const cid_layout *layout)
 	kind = cid_kind_name(ci->kind);
 	ok = set(env, obj, "kind", latin1(env, kind, strlen(kind))) &&
 		set(env, obj, "time", ci->has_time ? date(env, ci->unix_ms) : null) &&
-		set(env, obj, "unixMs", ci->has_time ? number(env, (double) ci->unix_ms) : null);
+		set(env, obj, "unixMs", ci->has_time ? cid_node_number(env, (double) ci->unix_ms) : null);
 	if (ok && ci->kind == CID_KIND_UUID)
 		ok = set(env, obj, "id", uuid_string(env, (const cid_uuid *) ci->bytes)) &&
-			set(env, obj, "version", ci->version >= 0 ? number(env, ci->version) : null) &&
+			set(env, obj, "version", ci->version >= 0 ? cid_node_number(env, ci->version) : null) &&
 			set(env, obj, "bytes", buffer_of(env, ci->bytes, 16));
 	else if (ok && ci->kind == CID_KIND_ULID)
 		ok = set(env, obj, "id", ulid_string(env, (const cid_ulid *) ci->bytes)) &&
@@ -1220,8 +1256,8 @@ info_object(napi_env env, const cid_id_info *ci, const cid_layout *layout)
 		snprintf(dec, sizeof(dec), "%lld", (long long) (int64_t) ci->snowflake);
 		ok = set(env, obj, "id", latin1(env, dec, strlen(dec))) &&
 			set(env, obj, "value", cid_node_bigint(env, ci->snowflake)) &&
-			set(env, obj, "node", ci->has_node ? number(env, (double) ci->node) : null) &&
-			set(env, obj, "sequence", number(env, (double) ci->sequence)) &&
+			set(env, obj, "node", ci->has_node ? cid_node_number(env, (double) ci->node) : null) &&
+			set(env, obj, "sequence", cid_node_number(env, (double) ci->sequence)) &&
 			set(env, obj, "layout", latin1(env, layout->name, strlen(layout->name)));
 	}
 	if (!ok)
@@ -1498,7 +1534,8 @@ init(napi_env env, napi_value exports)
 		def_fn(env, exports, "layout", layout_info, NULL) &&
 		def_fn(env, exports, "claimDir", claim_dir, NULL) &&
 		cid_node_snowflake_init(env, exports) &&
-		cid_node_lease_init(env, exports);
+		cid_node_lease_init(env, exports) &&
+		cid_node_block_init(env, exports);
 	if (!ok)
 		return cid_node_napi_failed(env, "chronoid: cannot define the functions");
 
@@ -1510,7 +1547,7 @@ init(napi_env env, napi_value exports)
 										   strlen(cid_layout_preset_names[i]))) == napi_ok;
 	ok = ok && set(env, exports, "presets", presets) &&
 		set(env, exports, "version", latin1(env, cid_version(), strlen(cid_version()))) &&
-		set(env, exports, "maxBatch", number(env, CID_NODE_MAX_BATCH));
+		set(env, exports, "maxBatch", cid_node_number(env, CID_NODE_MAX_BATCH));
 	if (!ok)
 		return cid_node_napi_failed(env, "chronoid: cannot define the constants");
 	return exports;
