@@ -285,6 +285,12 @@ export function typeidToUuid(typeid: string, expectedPrefix?: string): string;
 export function parseTypeid(typeid: string): TypeIdParts;
 export function uuidv7Bounds(time: TimeInput): Bounds<string>;
 export function ulidBounds(time: TimeInput): Bounds<string>;
+/** The smallest and largest UUIDv6 of the millisecond of time (1582-10-15 .. 5236). */
+export function uuidv6Bounds(time: TimeInput): Bounds<string>;
+/** The smallest and largest ObjectId of the second of time (1970 .. 2106-02-07). */
+export function objectidBounds(time: TimeInput): Bounds<string>;
+/** The smallest and largest KSUID of the second of time (2014-05-13 .. 2150-06-19). */
+export function ksuidBounds(time: TimeInput): Bounds<string>;
 export function snowflakeBounds(time: TimeInput, layout?: LayoutInput): Bounds<bigint>;
 export function layout(spec?: LayoutInput): Layout;
 export function claimDir(): string;

@@ -10,7 +10,7 @@ import {
   claimDir, presets, version, maxBatch, LeasedSnowflake, leaseSnowflake, leaseSetup, hasLease,
   typeid, typeidFromUuid, typeidToUuid, parseTypeid, uuidv6, uuidv6Bytes, uuidv6Buffer, uuidv6Batch,
   objectid, objectidBytes, objectidBuffer, objectidBatch, ksuid, ksuidBytes, ksuidBuffer, ksuidBatch,
-  uuidv1ToV6, uuidv6ToV1, BlockAllocator,
+  uuidv1ToV6, uuidv6ToV1, BlockAllocator, uuidv6Bounds, objectidBounds, ksuidBounds,
 } from 'chronoid';
 import type { BlockAllocatorOptions, BlockAllocatorStats, Bounds, ChronoidError, IdInfo, Layout, LeaseOptions, SnowflakeInfo, SnowflakeOptions, TimeInput, TypeIdParts } from 'chronoid';
 
@@ -46,6 +46,7 @@ sf.close();
 const when: TimeInput = '2025-01-01T00:00:00Z';
 const u: Bounds<string> = uuidv7Bounds(when);
 const v: Bounds<string> = ulidBounds(Date.now());
+const kindBounds: Bounds<string>[] = [uuidv6Bounds(when), objectidBounds(new Date()), ksuidBounds(Date.now())];
 const w: Bounds<bigint> = snowflakeBounds(new Date(), 'twitter');
 const info: IdInfo = inspect(uuidv7(), { layout: 'pgedge' });
 const fromBytes: IdInfo = inspect(uuidv7Bytes());
@@ -97,5 +98,5 @@ try {
 }
 
 console.log(strings.length, buffers.length, text, batch.length, batchText, range, l.name, claimed, nodeNumber,
-  scope, u, v, w, info.kind, fromBytes.kind, converted, typed, parts.prefix, bare, layouts.length, v2, most, version, typeof leaseUser,
+  scope, u, v, w, kindBounds.length, info.kind, fromBytes.kind, converted, typed, parts.prefix, bare, layouts.length, v2, most, version, typeof leaseUser,
   leaseBuilt, typeof blockUser);

@@ -752,6 +752,47 @@ format_ksuid(char *out, const uint8_t *bytes)
 	cid_ksuid_format(out, (const cid_ksuid *) bytes);
 }
 
+/*
+ * The smallest (rest NULL) or largest (rest all ones) ID of the time unit
+ * holding ms: the core's from_ms steps, the pure halves of the generators.
+ */
+typedef int (*at_fn) (uint8_t *out, int64_t ms, const uint8_t *rest);
+
+static int
+at_uuidv7(uint8_t *out, int64_t ms, const uint8_t *rest)
+{
+	return cid_uuidv7_from_ms((cid_uuid *) out, ms, rest);
+}
+
+static int
+at_ulid(uint8_t *out, int64_t ms, const uint8_t *rest)
+{
+	return cid_ulid_from_ms((cid_ulid *) out, ms, rest);
+}
+
+/* v6 counts 100 ns from 1582-10-15: the ms's first or last tick. */
+static int
+at_uuidv6(uint8_t *out, int64_t ms, const uint8_t *rest)
+{
+	/* Outside this the ticks do not fit 60 bits (nor the product 64). */
+	if (ms < -CID_UUID_GREGORIAN_OFFSET / 10000 || ms > (INT64_C(1) << 60) / 10000)
+		return CID_ETIME_RANGE;
+	return cid_uuidv6_from_ticks((cid_uuid *) out, (uint64_t) (ms * 10000 + CID_UUID_GREGORIAN_OFFSET) +
+								 (rest != NULL ? 9999 : 0), rest);
+}
+
+static int
+at_objectid(uint8_t *out, int64_t ms, const uint8_t *rest)
+{
+	return cid_objectid_from_ms((cid_objectid *) out, ms, rest);
+}
+
+static int
+at_ksuid(uint8_t *out, int64_t ms, const uint8_t *rest)
+{
+	return cid_ksuid_from_ms((cid_ksuid *) out, ms, rest);
+}
+
 typedef struct kind_gen
 {
 	const char *what;			/* for messages */
@@ -761,20 +802,28 @@ typedef struct kind_gen
 	size_t		size;			/* bytes of one ID */
 	size_t		text_len;		/* characters of its text */
 	format_fn	format;
+	at_fn		at;				/* NULL: no bounds (no time) */
+	const char *span;			/* the times it holds, for messages */
 } kind_gen;
 
-#define KIND_UUID(what, nx, fl, gen) {what, nx, fl, gen, 16, CID_UUID_STRLEN, format_uuid}
-#define KIND_ULID(what, gen) {what, next_ulid, fill_ulid, gen, 16, CID_ULID_STRLEN, format_ulid}
+#define UUIDV7_SPAN "1970-01-01T00:00:00.000Z .. 10889-08-02T05:31:50.655Z"
+#define KIND_UUID(what, nx, fl, gen, at, span) \
+	{what, nx, fl, gen, 16, CID_UUID_STRLEN, format_uuid, at, span}
+#define KIND_ULID(what, gen) {what, next_ulid, fill_ulid, gen, 16, CID_ULID_STRLEN, format_ulid, \
+	at_ulid, UUIDV7_SPAN}
 
-static kind_gen k_uuidv7 = KIND_UUID("uuidv7", next_uuidv7, fill_uuidv7, &uuidv7_gen);
-static kind_gen k_uuidv4 = KIND_UUID("uuidv4", next_uuidv4, NULL, NULL);
-static kind_gen k_uuidv6 = KIND_UUID("uuidv6", next_uuidv6, NULL, &uuidv6_gen);
-static kind_gen k_ulid = KIND_ULID("ulid", &ulid_plain_gen);
-static kind_gen k_ulid_mono = KIND_ULID("monotonic ulid", &ulid_mono_gen);
-static kind_gen k_objectid = {"objectid", next_objectid, NULL, &objectid_gen,
-sizeof(cid_objectid), CID_OBJECTID_STRLEN, format_objectid};
-static kind_gen k_ksuid = {"ksuid", next_ksuid, NULL, NULL, sizeof(cid_ksuid), CID_KSUID_STRLEN,
-format_ksuid};
+static kind_gen k_uuidv7 = KIND_UUID("UUIDv7", next_uuidv7, fill_uuidv7, &uuidv7_gen, at_uuidv7,
+									 UUIDV7_SPAN);
+static kind_gen k_uuidv4 = KIND_UUID("UUIDv4", next_uuidv4, NULL, NULL, NULL, NULL);
+static kind_gen k_uuidv6 = KIND_UUID("UUIDv6", next_uuidv6, NULL, &uuidv6_gen, at_uuidv6,
+									 "1582-10-15T00:00:00.000Z .. 5236-03-31T21:21:00.684Z");
+static kind_gen k_ulid = KIND_ULID("ULID", &ulid_plain_gen);
+static kind_gen k_ulid_mono = KIND_ULID("monotonic ULID", &ulid_mono_gen);
+static kind_gen k_objectid = {"ObjectId", next_objectid, NULL, &objectid_gen, sizeof(cid_objectid),
+	CID_OBJECTID_STRLEN, format_objectid, at_objectid,
+"1970-01-01T00:00:00.000Z .. 2106-02-07T06:28:15.999Z"};
+static kind_gen k_ksuid = {"KSUID", next_ksuid, NULL, NULL, sizeof(cid_ksuid), CID_KSUID_STRLEN,
+	format_ksuid, at_ksuid, "2014-05-13T16:53:20.000Z .. 2150-06-19T23:21:35.999Z"};
 
 static int
 kind_fill(const kind_gen *k, uint8_t *out, size_t n)
@@ -1381,43 +1430,37 @@ bounds_pair(napi_env env, napi_value min, napi_value max)
 	return obj;
 }
 
-static const uint8_t all_ones[10] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+static const uint8_t all_ones[16] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
 
 /*
- * The smallest and largest UUIDv7 (data NULL) or ULID (data non-NULL) of
- * the millisecond of a time.
+ * The smallest and largest ID of a kind (data) in the unit of a time: the
+ * millisecond (UUIDv7, ULID, UUIDv6), the second (ObjectId, KSUID).
  */
 static napi_value
-bounds16(napi_env env, napi_callback_info info)
+bounds_of(napi_env env, napi_callback_info info)
 {
 	napi_value	argv[1];
-	void	   *is_ulid;
+	kind_gen   *k;
 	int64_t		ms;
-	uint8_t		lo[16],
-				hi[16];
+	uint8_t		lo[32],
+				hi[32];
+	char		text[CID_UUID_STRLEN + 1];
+	napi_value	min;
 	int			rc;
 
-	if (!args(env, info, 1, argv, &is_ulid) || !cid_node_get_time(env, argv[0], &ms))
+	if (!args(env, info, 1, argv, (void **) &k) || !cid_node_get_time(env, argv[0], &ms))
 		return NULL;
-	if (is_ulid)
-	{
-		rc = cid_ulid_from_ms((cid_ulid *) lo, ms, NULL);
-		if (rc == CID_OK)
-			rc = cid_ulid_from_ms((cid_ulid *) hi, ms, all_ones);
-	}
-	else
-	{
-		rc = cid_uuidv7_from_ms((cid_uuid *) lo, ms, NULL);
-		if (rc == CID_OK)
-			rc = cid_uuidv7_from_ms((cid_uuid *) hi, ms, all_ones);
-	}
+	rc = k->at(lo, ms, NULL);
+	if (rc == CID_OK)
+		rc = k->at(hi, ms, all_ones);
 	if (rc != CID_OK)
-		return cid_node_throw(env, rc, true,
-							  "time %lld ms is outside what a %s can hold (0 .. 281474976710655 Unix ms)",
-							  (long long) ms, is_ulid ? "ULID" : "UUIDv7");
-	if (is_ulid)
-		return bounds_pair(env, ulid_string(env, (cid_ulid *) lo), ulid_string(env, (cid_ulid *) hi));
-	return bounds_pair(env, uuid_string(env, (cid_uuid *) lo), uuid_string(env, (cid_uuid *) hi));
+		return cid_node_throw(env, rc, true, "time %lld ms is outside what a %s can hold (%s)",
+							  (long long) ms, k->what, k->span);
+	k->format(text, lo);
+	min = latin1(env, text, k->text_len);
+	k->format(text, hi);
+	return bounds_pair(env, min, latin1(env, text, k->text_len));
 }
 
 static napi_value
@@ -1528,8 +1571,11 @@ init(napi_env env, napi_value exports)
 		def_fn(env, exports, "typeidToUuid", typeid_to_uuid, NULL) &&
 		def_fn(env, exports, "parseTypeid", typeid_parse, NULL) &&
 		def_fn(env, exports, "inspect", inspect, NULL) &&
-		def_fn(env, exports, "uuidv7Bounds", bounds16, NULL) &&
-		def_fn(env, exports, "ulidBounds", bounds16, (void *) "ulid") &&
+		def_fn(env, exports, "uuidv7Bounds", bounds_of, &k_uuidv7) &&
+		def_fn(env, exports, "ulidBounds", bounds_of, &k_ulid) &&
+		def_fn(env, exports, "uuidv6Bounds", bounds_of, &k_uuidv6) &&
+		def_fn(env, exports, "objectidBounds", bounds_of, &k_objectid) &&
+		def_fn(env, exports, "ksuidBounds", bounds_of, &k_ksuid) &&
 		def_fn(env, exports, "snowflakeBounds", snowflake_bounds, NULL) &&
 		def_fn(env, exports, "layout", layout_info, NULL) &&
 		def_fn(env, exports, "claimDir", claim_dir, NULL) &&

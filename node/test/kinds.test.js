@@ -1,7 +1,8 @@
 // kinds.test.js — UUIDv6, MongoDB ObjectId and KSUID generators and the
 // UUID v1 <-> v6 conversion: forms, time round trips through inspect(),
 // order and uniqueness in batches, RFC 9562's vectors (tests/vectors.md),
-// and bad input refused with the value named.
+// time -> ID range bounds on the specifications' examples, and bad input
+// refused with the value named.
 'use strict';
 
 const test = require('node:test');
@@ -144,6 +145,38 @@ test('conversion of another version, variant or form throws, naming the UUID', (
   throwsCode(() => cid.uuidv1ToV6(Buffer.alloc(15)), Error, 'CHRONOID_ELENGTH', '16 bytes, got 15');
   throwsCode(() => cid.uuidv1ToV6(42), TypeError, 'ERR_INVALID_ARG_TYPE', 'got a number');
   throwsCode(() => cid.uuidv6ToV1(), TypeError, 'ERR_INVALID_ARG_TYPE', 'got undefined');
+});
+
+test('bounds: the first and last ID of the millisecond (UUIDv6) or second (ObjectId, KSUID)', () => {
+  const v6 = cid.uuidv6Bounds(VECTOR_MS);
+  assert.deepEqual(v6, { min: '1ec9414c-232a-6b00-8000-000000000000', max: '1ec9414c-232d-620f-bfff-ffffffffffff' });
+  assert.ok(v6.min <= V6 && V6 <= v6.max);
+  assert.equal(cid.inspect(v6.max).unixMs, VECTOR_MS);
+  assert.equal(cid.uuidv6Bounds(-12219292800000).min, '00000000-0000-6000-8000-000000000000');
+  for (const u of cid.uuidv6Batch(100)) {
+    const b = cid.uuidv6Bounds(cid.inspect(u).unixMs);
+    assert.ok(b.min <= u && u <= b.max, `${u} in ${b.min} .. ${b.max}`);
+  }
+  // The manual's ObjectId, 2012-10-17T21:13:27Z, inside its second.
+  assert.deepEqual(cid.objectidBounds('2012-10-17T21:13:27.500Z'),
+    { min: '507f1f770000000000000000', max: '507f1f77ffffffffffffffff' });
+  assert.deepEqual(cid.objectidBounds(0), { min: '000000000000000000000000', max: '00000000ffffffffffffffff' });
+  // The reference's README KSUID, Unix 1507608047.
+  const k = cid.ksuidBounds(new Date(1507608047999));
+  assert.ok(k.min < '0ujtsYcgvSTl8PAuAdqWYSMnLOv' && '0ujtsYcgvSTl8PAuAdqWYSMnLOv' < k.max, JSON.stringify(k));
+  assert.equal(cid.inspect(k.min).bytes.toString('hex'), '0669f7ef' + '00'.repeat(16));
+  assert.equal(cid.inspect(k.max).bytes.toString('hex'), '0669f7ef' + 'ff'.repeat(16));
+  assert.equal(cid.ksuidBounds(1400000000000).min, '000000000000000000000000000');
+  for (const id of cid.ksuidBatch(100).concat(cid.objectidBatch(100))) {
+    const b = (id.length === 24 ? cid.objectidBounds : cid.ksuidBounds)(cid.inspect(id).time);
+    assert.ok(b.min <= id && id <= b.max, `${id} in ${b.min} .. ${b.max}`);
+  }
+  throwsCode(() => cid.uuidv6Bounds(-12219292800001), RangeError, 'CHRONOID_ETIME_RANGE', '-12219292800001', 'UUIDv6', '1582-10-15');
+  throwsCode(() => cid.objectidBounds(-1), RangeError, 'CHRONOID_ETIME_RANGE', 'time -1 ms', 'ObjectId', '2106-02-07');
+  throwsCode(() => cid.objectidBounds(2 ** 32 * 1000), RangeError, 'CHRONOID_ETIME_RANGE', String(2 ** 32 * 1000));
+  throwsCode(() => cid.ksuidBounds(1399999999999), RangeError, 'CHRONOID_ETIME_RANGE', '1399999999999', 'KSUID', '2014-05-13');
+  throwsCode(() => cid.ksuidBounds('soon'), Error, 'CHRONOID_ESYNTAX', '"soon"');
+  throwsCode(() => cid.objectidBounds({}), TypeError, 'ERR_INVALID_ARG_TYPE', 'time');
 });
 
 test('bad batch sizes throw, naming the value', () => {
