@@ -360,6 +360,7 @@ b_next_async(napi_env env, napi_callback_info info)
 
 	if (h == NULL)
 		return NULL;
+	st.in_hand = 0;
 	if (h->blk != NULL)
 		cid_block_get_stats(h->blk, &st);
 	if (h->blk == NULL || st.in_hand > 0)
