@@ -169,6 +169,57 @@ export class LeasedSnowflake {
   inspect(id: string | bigint): IdInfo;
 }
 
+export interface BlockAllocatorOptions {
+  /** libpq conninfo or URI; default: the PG* environment variables. */
+  conninfo?: string;
+  /** How long a block should last at the rate values are taken (default 60000; 10 .. 86400000). */
+  targetMs?: number;
+  /** Bounds of the adaptive block size (default 16 .. 1000000; 1 <= minSize <= maxSize <= 1000000000). */
+  minSize?: number;
+  maxSize?: number;
+  /** The first block (default 0 = 1000, within the bounds). */
+  initialSize?: number;
+  /** Fetch the next block once this share of the current one is used (default 10; 0 .. 99). */
+  prefetchPct?: number;
+  /** How long next() waits when no value is in hand (default 10000; 0: fail at once). */
+  waitMs?: number;
+  /** Bound on connecting and on each statement (default 10000; >= 100). */
+  timeoutMs?: number;
+}
+
+export interface BlockAllocatorStats {
+  /** Values handed out. */
+  issued: number;
+  /** Blocks reserved: one round trip each. */
+  blocks: number;
+  /** Reservations that failed (and were retried). */
+  failures: number;
+  /** next() calls that found no value in hand. */
+  waits: number;
+  /** Values held: the rest of the current block and the next one. */
+  inHand: number;
+  /** The size the next reservation asks for. */
+  size: number;
+}
+
+/** Values of a PostgreSQL sequence reserved a block at a time (libchronoid_lease's cid_block_*; docs/block.md). */
+export class BlockAllocator {
+  private constructor();
+  /**
+   * Connect, check the sequence (schema-qualified, e.g. "public.order_ids") and reserve the first block.
+   * Rejects with TypeError / RangeError for bad options, CHRONOID_EBLOCK_DB when the server refuses.
+   */
+  static open(sequence: string, options?: BlockAllocatorOptions): Promise<BlockAllocator>;
+  /** The next value; waits, holding up the event loop, only when no value is in hand (at most waitMs). */
+  readonly next: () => bigint;
+  /** The next value: from the block in hand at once, else waited for on libuv's thread pool. */
+  readonly nextAsync: () => Promise<bigint>;
+  /** Stop the prefetching thread and disconnect; the values in hand are lost (gaps). */
+  readonly close: () => Promise<void>;
+  readonly sequence: string;
+  stats(): BlockAllocatorStats;
+}
+
 /** Lease the lowest free node number of [lo, hi] (rejects with CHRONOID_ELEASE_* codes). */
 export function leaseSnowflake(options?: LeaseOptions): Promise<LeasedSnowflake>;
 /** Create the lease table if missing. */
@@ -192,10 +243,33 @@ export function monotonicUlid(): string;
 export function monotonicUlidBytes(): Buffer;
 export function monotonicUlidBuffer(n: number): Buffer;
 export function monotonicUlidBatch(n: number): string[];
+/** A version 6 UUID (RFC 9562 §5.6): time in 100-ns steps, strictly increasing in this process; random clock sequence and node. */
+export function uuidv6(): string;
+export function uuidv6Bytes(): Buffer;
+export function uuidv6Buffer(n: number): Buffer;
+export function uuidv6Batch(n: number): string[];
+/** A MongoDB ObjectId, 24 lower-case hex digits: the second, 5 bytes per process, a counter that steps by one (and wraps). */
+export function objectid(): string;
+/** 12 bytes. */
+export function objectidBytes(): Buffer;
+/** n ObjectIds, 12 bytes each. */
+export function objectidBuffer(n: number): Buffer;
+export function objectidBatch(n: number): string[];
+/** A KSUID, 27 base62 characters: the second and 16 random bytes (no order within a second). */
+export function ksuid(): string;
+/** 20 bytes. */
+export function ksuidBytes(): Buffer;
+/** n KSUIDs, 20 bytes each. */
+export function ksuidBuffer(n: number): Buffer;
+export function ksuidBatch(n: number): string[];
 
 export function inspect(id: string | bigint | Uint8Array, options?: { layout?: LayoutInput }): IdInfo;
 export function uuidToUlid(uuid: Id128Input): string;
 export function ulidToUuid(ulid: Id128Input): string;
+/** A version 1 UUID rewritten as version 6 (same time, clock sequence, node); another version throws CHRONOID_EINVAL. */
+export function uuidv1ToV6(uuid: Id128Input): string;
+/** A version 6 UUID rewritten as version 1; another version throws CHRONOID_EINVAL. */
+export function uuidv6ToV1(uuid: Id128Input): string;
 
 /** A TypeID's parts: its prefix ('' for none) and its UUID in canonical text. */
 export interface TypeIdParts {
@@ -211,6 +285,12 @@ export function typeidToUuid(typeid: string, expectedPrefix?: string): string;
 export function parseTypeid(typeid: string): TypeIdParts;
 export function uuidv7Bounds(time: TimeInput): Bounds<string>;
 export function ulidBounds(time: TimeInput): Bounds<string>;
+/** The smallest and largest UUIDv6 of the millisecond of time (1582-10-15 .. 5236). */
+export function uuidv6Bounds(time: TimeInput): Bounds<string>;
+/** The smallest and largest ObjectId of the second of time (1970 .. 2106-02-07). */
+export function objectidBounds(time: TimeInput): Bounds<string>;
+/** The smallest and largest KSUID of the second of time (2014-05-13 .. 2150-06-19). */
+export function ksuidBounds(time: TimeInput): Bounds<string>;
 export function snowflakeBounds(time: TimeInput, layout?: LayoutInput): Bounds<bigint>;
 export function layout(spec?: LayoutInput): Layout;
 export function claimDir(): string;

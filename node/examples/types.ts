@@ -8,14 +8,18 @@ import {
   ulid, ulidBytes, ulidBuffer, ulidBatch, monotonicUlid, monotonicUlidBytes, monotonicUlidBuffer,
   monotonicUlidBatch, inspect, uuidToUlid, ulidToUuid, uuidv7Bounds, ulidBounds, snowflakeBounds, layout,
   claimDir, presets, version, maxBatch, LeasedSnowflake, leaseSnowflake, leaseSetup, hasLease,
-  typeid, typeidFromUuid, typeidToUuid, parseTypeid,
+  typeid, typeidFromUuid, typeidToUuid, parseTypeid, uuidv6, uuidv6Bytes, uuidv6Buffer, uuidv6Batch,
+  objectid, objectidBytes, objectidBuffer, objectidBatch, ksuid, ksuidBytes, ksuidBuffer, ksuidBatch,
+  uuidv1ToV6, uuidv6ToV1, BlockAllocator, uuidv6Bounds, objectidBounds, ksuidBounds,
 } from 'chronoid';
-import type { Bounds, ChronoidError, IdInfo, Layout, LeaseOptions, SnowflakeInfo, SnowflakeOptions, TimeInput, TypeIdParts } from 'chronoid';
+import type { BlockAllocatorOptions, BlockAllocatorStats, Bounds, ChronoidError, IdInfo, Layout, LeaseOptions, SnowflakeInfo, SnowflakeOptions, TimeInput, TypeIdParts } from 'chronoid';
 
 const strings: string[] = [uuidv7(), uuidv4(), ulid(), monotonicUlid(), ...uuidv7Batch(2), ...uuidv4Batch(2),
-  ...ulidBatch(2), ...monotonicUlidBatch(2)];
+  ...ulidBatch(2), ...monotonicUlidBatch(2), uuidv6(), objectid(), ksuid(), ...uuidv6Batch(2),
+  ...objectidBatch(2), ...ksuidBatch(2), uuidv6ToV1(uuidv1ToV6('c232ab00-9414-11ec-b3c8-9f6bdeced846'))];
 const buffers: Buffer[] = [uuidv7Bytes(), uuidv4Bytes(), ulidBytes(), monotonicUlidBytes(), uuidv7Buffer(2),
-  uuidv4Buffer(2), ulidBuffer(2), monotonicUlidBuffer(2)];
+  uuidv4Buffer(2), ulidBuffer(2), monotonicUlidBuffer(2), uuidv6Bytes(), objectidBytes(), ksuidBytes(),
+  uuidv6Buffer(2), objectidBuffer(2), ksuidBuffer(2)];
 
 const options: SnowflakeOptions = {
   node: 7, layout: 'pgedge', scope: 'types-example', claim: true, claimDir: claimDir(),
@@ -42,6 +46,7 @@ sf.close();
 const when: TimeInput = '2025-01-01T00:00:00Z';
 const u: Bounds<string> = uuidv7Bounds(when);
 const v: Bounds<string> = ulidBounds(Date.now());
+const kindBounds: Bounds<string>[] = [uuidv6Bounds(when), objectidBounds(new Date()), ksuidBounds(Date.now())];
 const w: Bounds<bigint> = snowflakeBounds(new Date(), 'twitter');
 const info: IdInfo = inspect(uuidv7(), { layout: 'pgedge' });
 const fromBytes: IdInfo = inspect(uuidv7Bytes());
@@ -69,6 +74,20 @@ async function useLease(): Promise<bigint> {
   return first;
 }
 const leaseUser: () => Promise<bigint> = useLease;
+
+// Block allocators talk to PostgreSQL too: node/test/pg/block.test.js calls them.
+const blockOptions: BlockAllocatorOptions = { conninfo: 'postgresql:///app', targetMs: 60000, minSize: 16,
+  maxSize: 1000000, initialSize: 1000, prefetchPct: 10, waitMs: 10000, timeoutMs: 10000 };
+async function useBlocks(): Promise<bigint> {
+  const ids: BlockAllocator = await BlockAllocator.open('public.order_ids', blockOptions);
+  const first: bigint = ids.next();
+  const second: bigint = await ids.nextAsync();
+  const st: BlockAllocatorStats = ids.stats();
+  console.log(ids.sequence, st.issued, st.blocks, st.failures, st.waits, st.inHand, st.size);
+  await ids.close();
+  return first + second;
+}
+const blockUser: () => Promise<bigint> = useBlocks;
 const leaseBuilt: boolean = hasLease;
 
 try {
@@ -79,5 +98,5 @@ try {
 }
 
 console.log(strings.length, buffers.length, text, batch.length, batchText, range, l.name, claimed, nodeNumber,
-  scope, u, v, w, info.kind, fromBytes.kind, converted, typed, parts.prefix, bare, layouts.length, v2, most, version, typeof leaseUser,
-  leaseBuilt);
+  scope, u, v, w, kindBounds.length, info.kind, fromBytes.kind, converted, typed, parts.prefix, bare, layouts.length, v2, most, version, typeof leaseUser,
+  leaseBuilt, typeof blockUser);

@@ -159,43 +159,99 @@ async function leaseSetup(options) {
   await leaseCall(0, options);
 }
 
+const BLOCK_OPTIONS = new Set(['conninfo', 'targetMs', 'minSize', 'maxSize', 'initialSize', 'prefetchPct',
+  'waitMs', 'timeoutMs']);
+const BLOCK_OPENING = Symbol('BlockAllocator.open');
+
+/**
+ * Values of a PostgreSQL sequence reserved a block at a time
+ * (libchronoid_lease's allocator, docs/block.md): the next block is
+ * prefetched by a background thread and sized to last targetMs at the rate
+ * values are taken.  No value is ever handed out twice, across allocators
+ * and processes; one allocator's values increase.
+ */
+class BlockAllocator {
+  #stats;
+
+  constructor(opening, b) {
+    if (opening !== BLOCK_OPENING)
+      throw typeError('a BlockAllocator is made by `await BlockAllocator.open(sequence, options)`');
+    /** Next value as a BigInt; waits (holding up the event loop) only when no block is in hand. */
+    this.next = b.next;
+    /** Next value as a Promise: from the block in hand at once, else waited for on the thread pool. */
+    this.nextAsync = b.nextAsync;
+    /** Stop the prefetching thread and disconnect (a Promise); the values in hand are lost (gaps). */
+    this.close = b.close;
+    this.sequence = b.sequence;
+    this.#stats = b.stats;
+    Object.freeze(this);
+  }
+
+  /** Connect, check the sequence, reserve the first block: resolves to a BlockAllocator. */
+  static async open(sequence, options = {}) {
+    if (options === null || typeof options !== 'object')
+      throw typeError(`BlockAllocator options must be an object, got ${options === null ? 'null' : typeof options}`);
+    for (const key of Object.keys(options))
+      if (!BLOCK_OPTIONS.has(key))
+        throw typeError(`unknown BlockAllocator option ${JSON.stringify(key)}: expected ${[...BLOCK_OPTIONS].join(', ')}`);
+    const b = await native.blockOpen(sequence, options.conninfo, options.targetMs, options.minSize, options.maxSize,
+      options.initialSize, options.prefetchPct, options.waitMs, options.timeoutMs);
+    return new BlockAllocator(BLOCK_OPENING, b);
+  }
+
+  /** Values issued, blocks reserved (round trips), failed reservations, waits, values in hand, next size. */
+  stats() {
+    return this.#stats();
+  }
+}
+
 function inspect(id, options) {
   if (options !== undefined && (options === null || typeof options !== 'object'))
     throw typeError(`inspect options must be an object, got ${options === null ? 'null' : typeof options}`);
   return native.inspect(id, options?.layout);
 }
 
+// The four shapes of a generated kind: text, its bytes, a Buffer of n,
+// n texts (uuidv7, uuidv7Bytes, uuidv7Buffer, uuidv7Batch, ...).
+function shapes(name, size) {
+  const into = native[`${name}Into`];
+  const linesOf = native[`${name}Lines`];
+  return {
+    [name]: native[name],
+    [`${name}Bytes`]: () => into(Buffer.allocUnsafe(size)),
+    [`${name}Buffer`]: native[`${name}Buffer`],
+    [`${name}Batch`]: (n) => lines(linesOf(n)),
+  };
+}
+
 module.exports = {
-  uuidv7: native.uuidv7,
-  uuidv7Bytes: () => native.uuidv7Into(Buffer.allocUnsafe(16)),
-  uuidv7Buffer: native.uuidv7Buffer,
-  uuidv7Batch: (n) => lines(native.uuidv7Lines(n)),
-  uuidv4: native.uuidv4,
-  uuidv4Bytes: () => native.uuidv4Into(Buffer.allocUnsafe(16)),
-  uuidv4Buffer: native.uuidv4Buffer,
-  uuidv4Batch: (n) => lines(native.uuidv4Lines(n)),
-  ulid: native.ulid,
-  ulidBytes: () => native.ulidInto(Buffer.allocUnsafe(16)),
-  ulidBuffer: native.ulidBuffer,
-  ulidBatch: (n) => lines(native.ulidLines(n)),
-  monotonicUlid: native.monotonicUlid,
-  monotonicUlidBytes: () => native.monotonicUlidInto(Buffer.allocUnsafe(16)),
-  monotonicUlidBuffer: native.monotonicUlidBuffer,
-  monotonicUlidBatch: (n) => lines(native.monotonicUlidLines(n)),
+  ...shapes('uuidv7', 16),
+  ...shapes('uuidv4', 16),
+  ...shapes('ulid', 16),
+  ...shapes('monotonicUlid', 16),
+  ...shapes('uuidv6', 16),
+  ...shapes('objectid', 12),
+  ...shapes('ksuid', 20),
   Snowflake,
   LeasedSnowflake,
   leaseSnowflake,
   leaseSetup,
   hasLease: native.hasLease,
+  BlockAllocator,
   inspect,
   uuidToUlid: native.uuidToUlid,
   ulidToUuid: native.ulidToUuid,
+  uuidv1ToV6: native.uuidv1ToV6,
+  uuidv6ToV1: native.uuidv6ToV1,
   typeid: native.typeid,
   typeidFromUuid: native.typeidFromUuid,
   typeidToUuid: native.typeidToUuid,
   parseTypeid: native.parseTypeid,
   uuidv7Bounds: native.uuidv7Bounds,
   ulidBounds: native.ulidBounds,
+  uuidv6Bounds: native.uuidv6Bounds,
+  objectidBounds: native.objectidBounds,
+  ksuidBounds: native.ksuidBounds,
   snowflakeBounds: (time, layout) => native.snowflakeBounds(time, layout),
   layout: (spec) => native.layout(spec),
   claimDir: native.claimDir,

@@ -5,11 +5,11 @@
 // package's install script and needs a C compiler and the Node-API headers:
 // those of the running node (<prefix>/include/node) or, when the
 // installation has none, the npm package node-api-headers.  Nothing is
-// downloaded here.  Where libpq's header is (libpq-dev), node leases are
-// compiled in from libchronoid_lease's own sources (db/lease, db/pq) and
-// the addon links libpq.  Environment: CC (default cc), CFLAGS (default
-// -O2), CHRONOID_WERROR=1 (warnings as errors), CHRONOID_SAN (e.g.
-// address), CHRONOID_NO_LEASE=1 (build without leases).
+// downloaded here.  Where libpq's header is (libpq-dev), node leases and
+// block allocators are compiled in from libchronoid_lease's own sources
+// (db/lease, db/pq) and the addon links libpq.  Environment: CC (default
+// cc), CFLAGS (default -O2), CHRONOID_WERROR=1 (warnings as errors),
+// CHRONOID_SAN (e.g. address), CHRONOID_NO_LEASE=1 (build without leases).
 'use strict';
 
 const fs = require('node:fs');
@@ -98,9 +98,9 @@ async function main() {
       coreSrcs.push(...fs.readdirSync(d).filter((f) => f.endsWith('.c')).sort().map((f) => path.join(d, f)));
   }
   const libs = pq ? ['-lpq'] : [];
-  const glueSrcs = ['addon.c', 'snowflake.c', 'lease.c'].map((f) => path.join(pkg, 'src', f));
+  const glueSrcs = ['addon.c', 'snowflake.c', 'lease.c', 'block.c'].map((f) => path.join(pkg, 'src', f));
   const headersDeps = [path.join(core, 'include', 'chronoid.h'), path.join(pkg, 'src', 'addon.h'),
-    ...(pq ? [path.join(core, 'include', 'chronoid_lease.h')] : []),
+    ...(pq ? [path.join(core, 'include', 'chronoid_lease.h'), path.join(core, 'db', 'lease', 'block_internal.h')] : []),
     ...fs.readdirSync(path.join(core, 'src')).filter((f) => f.endsWith('.h'))
       .map((f) => path.join(core, 'src', f))];
   const stamp = path.join(out, 'flags');

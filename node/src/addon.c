@@ -19,6 +19,8 @@
 static cid_uuidv7_gen uuidv7_gen;
 static cid_ulid_gen ulid_plain_gen;
 static cid_ulid_gen ulid_mono_gen;
+static cid_uuidv6_gen uuidv6_gen;
+static cid_objectid_gen objectid_gen;
 static pthread_once_t gens_once = PTHREAD_ONCE_INIT;
 static int	gens_status = CID_OK;
 
@@ -32,6 +34,10 @@ init_gens(void)
 		rc = cid_ulid_init(&ulid_plain_gen, false, NULL);
 	if (rc == CID_OK)
 		rc = cid_ulid_init(&ulid_mono_gen, true, NULL);
+	if (rc == CID_OK)
+		rc = cid_uuidv6_init(&uuidv6_gen, NULL);
+	if (rc == CID_OK)
+		rc = cid_objectid_init(&objectid_gen, NULL);
 	gens_status = rc;
 }
 
@@ -377,6 +383,23 @@ cid_node_get_opt_text(napi_env env, napi_value v, const char *what, char *buf, s
 }
 
 bool
+cid_node_dup_text(napi_env env, napi_value v, const char *what, char **out)
+{
+	char		buf[4096];
+	const char *text;
+
+	*out = NULL;
+	if (!cid_node_get_opt_text(env, v, what, buf, sizeof(buf), &text))
+		return false;
+	if (text == NULL)
+		return true;
+	*out = strdup(text);
+	if (*out == NULL)
+		cid_node_throw(env, CID_EINVAL, false, "out of memory");
+	return *out != NULL;
+}
+
+bool
 cid_node_get_layout(napi_env env, napi_value v, cid_layout *layout)
 {
 	napi_valuetype t;
@@ -429,8 +452,8 @@ latin1(napi_env env, const char *s, size_t len)
 	return v;
 }
 
-static napi_value
-number(napi_env env, double d)
+napi_value
+cid_node_number(napi_env env, double d)
 {
 	napi_value	v = NULL;
 
@@ -519,16 +542,16 @@ cid_node_layout_object(napi_env env, const cid_layout *layout)
 		spec[0] = '\0';
 	if (!set(env, obj, "name", latin1(env, layout->name, strlen(layout->name))) ||
 		!set(env, obj, "spec", latin1(env, spec, strlen(spec))) ||
-		!set(env, obj, "bits", number(env, total)) ||
-		!set(env, obj, "timeBits", number(env, layout->bits[CID_FIELD_TIME])) ||
-		!set(env, obj, "nodeBits", number(env, layout->bits[CID_FIELD_NODE])) ||
-		!set(env, obj, "sequenceBits", number(env, layout->bits[CID_FIELD_SEQ])) ||
-		!set(env, obj, "reservedBits", number(env, layout->bits[CID_FIELD_RESERVED])) ||
-		!set(env, obj, "tickMs", number(env, layout->tick_ms)) ||
+		!set(env, obj, "bits", cid_node_number(env, total)) ||
+		!set(env, obj, "timeBits", cid_node_number(env, layout->bits[CID_FIELD_TIME])) ||
+		!set(env, obj, "nodeBits", cid_node_number(env, layout->bits[CID_FIELD_NODE])) ||
+		!set(env, obj, "sequenceBits", cid_node_number(env, layout->bits[CID_FIELD_SEQ])) ||
+		!set(env, obj, "reservedBits", cid_node_number(env, layout->bits[CID_FIELD_RESERVED])) ||
+		!set(env, obj, "tickMs", cid_node_number(env, layout->tick_ms)) ||
 		!set(env, obj, "epoch", date(env, layout->epoch_ms)) ||
-		!set(env, obj, "epochMs", number(env, (double) layout->epoch_ms)) ||
-		!set(env, obj, "maxNode", number(env, (double) cid_layout_max_node(layout))) ||
-		!set(env, obj, "maxMs", number(env, (double) cid_layout_max_ms(layout))))
+		!set(env, obj, "epochMs", cid_node_number(env, (double) layout->epoch_ms)) ||
+		!set(env, obj, "maxNode", cid_node_number(env, (double) cid_layout_max_node(layout))) ||
+		!set(env, obj, "maxMs", cid_node_number(env, (double) cid_layout_max_ms(layout))))
 		return cid_node_napi_failed(env, "cannot build the layout object");
 	return obj;
 }
@@ -544,6 +567,25 @@ cid_node_def_method(napi_env env, napi_value obj, const char *name, napi_callbac
 		return false;
 	(*refs)++;
 	return napi_set_named_property(env, obj, name, fn) == napi_ok;
+}
+
+napi_value
+cid_node_promise_work(napi_env env, const char *name, napi_async_execute_callback execute,
+					  napi_async_complete_callback complete, void *data,
+					  napi_deferred *deferred, napi_async_work *work)
+{
+	napi_value	promise,
+				resource;
+
+	if (napi_create_string_utf8(env, name, NAPI_AUTO_LENGTH, &resource) != napi_ok ||
+		napi_create_async_work(env, NULL, resource, execute, complete, data, work) != napi_ok)
+		return cid_node_napi_failed(env, "cannot create the work for the thread pool");
+	if (napi_create_promise(env, deferred, &promise) != napi_ok)
+	{
+		napi_delete_async_work(env, *work);
+		return cid_node_napi_failed(env, "cannot create a Promise");
+	}
+	return promise;
 }
 
 napi_value
@@ -624,19 +666,20 @@ gen_failed(napi_env env, int rc, const char *what)
 }
 
 /* ------------------------------------------------------------------------
- * UUIDv7, UUIDv4, ULID: one, as bytes, batches
+ * UUIDv7, UUIDv4, ULID, UUIDv6, ObjectId, KSUID: one, as bytes, batches
  * ------------------------------------------------------------------------ */
 
 /*
- * One ID of the kind into 16 bytes, and n of them (cid_*_fill: one clock
- * reading and one reservation for the whole batch); data says which
- * generator.
+ * One ID of the kind into its bytes, and n of them (cid_*_fill where the
+ * core has one: one clock reading and one reservation for the whole
+ * batch); data says which generator.
  */
-typedef int (*next16_fn) (void *gen, uint8_t out[16]);
-typedef int (*fill16_fn) (void *gen, uint8_t *out, size_t n);
+typedef int (*next_fn) (void *gen, uint8_t *out);
+typedef int (*fill_fn) (void *gen, uint8_t *out, size_t n);
+typedef void (*format_fn) (char *out, const uint8_t *bytes);
 
 static int
-next_uuidv7(void *gen, uint8_t out[16])
+next_uuidv7(void *gen, uint8_t *out)
 {
 	return cid_uuidv7_next(gen, (cid_uuid *) out);
 }
@@ -648,7 +691,7 @@ fill_uuidv7(void *gen, uint8_t *out, size_t n)
 }
 
 static int
-next_ulid(void *gen, uint8_t out[16])
+next_ulid(void *gen, uint8_t *out)
 {
 	return cid_ulid_next(gen, (cid_ulid *) out);
 }
@@ -660,18 +703,136 @@ fill_ulid(void *gen, uint8_t *out, size_t n)
 }
 
 static int
-next_uuidv4(void *gen, uint8_t out[16])
+next_uuidv4(void *gen, uint8_t *out)
 {
 	(void) gen;
 	return cid_uuidv4_new((cid_uuid *) out, NULL);
 }
 
 static int
-fill_uuidv4(void *gen, uint8_t *out, size_t n)
+next_uuidv6(void *gen, uint8_t *out)
 {
+	return cid_uuidv6_next(gen, (cid_uuid *) out);
+}
+
+static int
+next_objectid(void *gen, uint8_t *out)
+{
+	return cid_objectid_next(gen, (cid_objectid *) out);
+}
+
+static int
+next_ksuid(void *gen, uint8_t *out)
+{
+	(void) gen;
+	return cid_ksuid_new((cid_ksuid *) out, NULL);
+}
+
+static void
+format_uuid(char *out, const uint8_t *bytes)
+{
+	cid_uuid_format(out, (const cid_uuid *) bytes);
+}
+
+static void
+format_ulid(char *out, const uint8_t *bytes)
+{
+	cid_ulid_format(out, (const cid_ulid *) bytes);
+}
+
+static void
+format_objectid(char *out, const uint8_t *bytes)
+{
+	cid_objectid_format(out, (const cid_objectid *) bytes);
+}
+
+static void
+format_ksuid(char *out, const uint8_t *bytes)
+{
+	cid_ksuid_format(out, (const cid_ksuid *) bytes);
+}
+
+/*
+ * The smallest (rest NULL) or largest (rest all ones) ID of the time unit
+ * holding ms: the core's from_ms steps, the pure halves of the generators.
+ */
+typedef int (*at_fn) (uint8_t *out, int64_t ms, const uint8_t *rest);
+
+static int
+at_uuidv7(uint8_t *out, int64_t ms, const uint8_t *rest)
+{
+	return cid_uuidv7_from_ms((cid_uuid *) out, ms, rest);
+}
+
+static int
+at_ulid(uint8_t *out, int64_t ms, const uint8_t *rest)
+{
+	return cid_ulid_from_ms((cid_ulid *) out, ms, rest);
+}
+
+/* v6 counts 100 ns from 1582-10-15: the ms's first or last tick. */
+static int
+at_uuidv6(uint8_t *out, int64_t ms, const uint8_t *rest)
+{
+	/* Outside this the ticks do not fit 60 bits (nor the product 64). */
+	if (ms < -CID_UUID_GREGORIAN_OFFSET / 10000 || ms > (INT64_C(1) << 60) / 10000)
+		return CID_ETIME_RANGE;
+	return cid_uuidv6_from_ticks((cid_uuid *) out, (uint64_t) (ms * 10000 + CID_UUID_GREGORIAN_OFFSET) +
+								 (rest != NULL ? 9999 : 0), rest);
+}
+
+static int
+at_objectid(uint8_t *out, int64_t ms, const uint8_t *rest)
+{
+	return cid_objectid_from_ms((cid_objectid *) out, ms, rest);
+}
+
+static int
+at_ksuid(uint8_t *out, int64_t ms, const uint8_t *rest)
+{
+	return cid_ksuid_from_ms((cid_ksuid *) out, ms, rest);
+}
+
+typedef struct kind_gen
+{
+	const char *what;			/* for messages */
+	next_fn		next;
+	fill_fn		fill;			/* NULL: next() n times */
+	void	   *gen;
+	size_t		size;			/* bytes of one ID */
+	size_t		text_len;		/* characters of its text */
+	format_fn	format;
+	at_fn		at;				/* NULL: no bounds (no time) */
+	const char *span;			/* the times it holds, for messages */
+} kind_gen;
+
+#define UUIDV7_SPAN "1970-01-01T00:00:00.000Z .. 10889-08-02T05:31:50.655Z"
+#define KIND_UUID(what, nx, fl, gen, at, span) \
+	{what, nx, fl, gen, 16, CID_UUID_STRLEN, format_uuid, at, span}
+#define KIND_ULID(what, gen) {what, next_ulid, fill_ulid, gen, 16, CID_ULID_STRLEN, format_ulid, \
+	at_ulid, UUIDV7_SPAN}
+
+static kind_gen k_uuidv7 = KIND_UUID("UUIDv7", next_uuidv7, fill_uuidv7, &uuidv7_gen, at_uuidv7,
+									 UUIDV7_SPAN);
+static kind_gen k_uuidv4 = KIND_UUID("UUIDv4", next_uuidv4, NULL, NULL, NULL, NULL);
+static kind_gen k_uuidv6 = KIND_UUID("UUIDv6", next_uuidv6, NULL, &uuidv6_gen, at_uuidv6,
+									 "1582-10-15T00:00:00.000Z .. 5236-03-31T21:21:00.684Z");
+static kind_gen k_ulid = KIND_ULID("ULID", &ulid_plain_gen);
+static kind_gen k_ulid_mono = KIND_ULID("monotonic ULID", &ulid_mono_gen);
+static kind_gen k_objectid = {"ObjectId", next_objectid, NULL, &objectid_gen, sizeof(cid_objectid),
+	CID_OBJECTID_STRLEN, format_objectid, at_objectid,
+"1970-01-01T00:00:00.000Z .. 2106-02-07T06:28:15.999Z"};
+static kind_gen k_ksuid = {"KSUID", next_ksuid, NULL, NULL, sizeof(cid_ksuid), CID_KSUID_STRLEN,
+	format_ksuid, at_ksuid, "2014-05-13T16:53:20.000Z .. 2150-06-19T23:21:35.999Z"};
+
+static int
+kind_fill(const kind_gen *k, uint8_t *out, size_t n)
+{
+	if (k->fill != NULL)
+		return k->fill(k->gen, out, n);
 	for (size_t i = 0; i < n; i++)
 	{
-		int			rc = next_uuidv4(gen, out + 16 * i);
+		int			rc = k->next(k->gen, out + k->size * i);
 
 		if (rc < 0)
 			return rc;
@@ -679,32 +840,12 @@ fill_uuidv4(void *gen, uint8_t *out, size_t n)
 	return CID_OK;
 }
 
-typedef struct kind16
-{
-	const char *what;			/* for messages */
-	next16_fn	next;
-	fill16_fn	fill;
-	void	   *gen;
-	bool		ulid_text;		/* Crockford text, else UUID text */
-} kind16;
-
-static kind16 k_uuidv7 = {"uuidv7", next_uuidv7, fill_uuidv7, &uuidv7_gen, false};
-static kind16 k_uuidv4 = {"uuidv4", next_uuidv4, fill_uuidv4, NULL, false};
-static kind16 k_ulid = {"ulid", next_ulid, fill_ulid, &ulid_plain_gen, true};
-static kind16 k_ulid_mono = {"monotonic ulid", next_ulid, fill_ulid, &ulid_mono_gen, true};
-
-static napi_value
-text16(napi_env env, const kind16 *k, const uint8_t bytes[16])
-{
-	return k->ulid_text ? ulid_string(env, (const cid_ulid *) bytes)
-		: uuid_string(env, (const cid_uuid *) bytes);
-}
-
 static napi_value
 id_string(napi_env env, napi_callback_info info)
 {
-	kind16	   *k;
-	uint8_t		b[16];
+	kind_gen   *k;
+	uint8_t		b[32];			/* the largest kind, KSUID, has 20 */
+	char		text[CID_UUID_STRLEN + 1];	/* the longest text */
 	int			rc;
 
 	if (napi_get_cb_info(env, info, NULL, NULL, NULL, (void **) &k) != napi_ok)
@@ -712,11 +853,12 @@ id_string(napi_env env, napi_callback_info info)
 	rc = k->next(k->gen, b);
 	if (rc < 0)
 		return gen_failed(env, rc, k->what);
-	return text16(env, k, b);
+	k->format(text, b);
+	return latin1(env, text, k->text_len);
 }
 
 /*
- * One ID into a Uint8Array of 16 bytes made by the JavaScript layer
+ * One ID into a Uint8Array of its size made by the JavaScript layer
  * (Buffer.allocUnsafe takes it from Node's pool: a Buffer made here costs
  * ten times the ID).
  */
@@ -724,7 +866,7 @@ static napi_value
 id_into(napi_env env, napi_callback_info info)
 {
 	napi_value	argv[1];
-	kind16	   *k;
+	kind_gen   *k;
 	napi_typedarray_type tt;
 	size_t		len = 0;
 	void	   *data = NULL;
@@ -735,31 +877,36 @@ id_into(napi_env env, napi_callback_info info)
 		return NULL;
 	if (napi_is_typedarray(env, argv[0], &is) != napi_ok || !is ||
 		napi_get_typedarray_info(env, argv[0], &tt, &len, &data, NULL, NULL) != napi_ok ||
-		tt != napi_uint8_array || len != 16)
-		return cid_node_type_error(env, argv[0], "target", "a Uint8Array of 16 bytes");
+		tt != napi_uint8_array || len != k->size)
+	{
+		char		expected[48];
+
+		snprintf(expected, sizeof(expected), "a Uint8Array of %zu bytes", k->size);
+		return cid_node_type_error(env, argv[0], "target", expected);
+	}
 	rc = k->next(k->gen, data);
 	if (rc < 0)
 		return gen_failed(env, rc, k->what);
 	return argv[0];
 }
 
-/* n IDs as one Buffer of n * 16 bytes. */
+/* n IDs as one Buffer of n * size bytes. */
 static napi_value
 id_buffer(napi_env env, napi_callback_info info)
 {
 	napi_value	argv[1];
 	napi_value	buf;
-	kind16	   *k;
+	kind_gen   *k;
 	uint8_t    *data;
 	size_t		n;
 
 	if (!args(env, info, 1, argv, (void **) &k) || !cid_node_get_count(env, argv[0], &n))
 		return NULL;
-	if (napi_create_buffer(env, n * 16, (void **) &data, &buf) != napi_ok)
+	if (napi_create_buffer(env, n * k->size, (void **) &data, &buf) != napi_ok)
 		return cid_node_napi_failed(env, "cannot create a Buffer");
 	if (n > 0)
 	{
-		int			rc = k->fill(k->gen, data, n);
+		int			rc = kind_fill(k, data, n);
 
 		if (rc < 0)
 			return gen_failed(env, rc, k->what);
@@ -777,7 +924,7 @@ id_lines(napi_env env, napi_callback_info info)
 {
 	napi_value	argv[1];
 	napi_value	v;
-	kind16	   *k;
+	kind_gen   *k;
 	size_t		n;
 	size_t		w;
 	uint8_t    *bytes;
@@ -786,25 +933,31 @@ id_lines(napi_env env, napi_callback_info info)
 
 	if (!args(env, info, 1, argv, (void **) &k) || !cid_node_get_count(env, argv[0], &n))
 		return NULL;
-	w = (k->ulid_text ? CID_ULID_STRLEN : CID_UUID_STRLEN) + 1;
+	w = k->text_len + 1;
 	if (n == 0)
 		return latin1(env, "", 0);
-	/* The IDs go in first, the text after them. */
-	bytes = malloc(n * 16 + n * w + 1);
+	/* The IDs go in first, the text after them (one byte more: the NUL). */
+	bytes = malloc(n * k->size + n * w + 1);
 	if (bytes == NULL)
 		return cid_node_throw(env, CID_EINVAL, true, "batch of %zu: out of memory", n);
-	text = (char *) bytes + n * 16;
-	rc = k->fill(k->gen, bytes, n);
+	text = (char *) bytes + n * k->size;
+	rc = kind_fill(k, bytes, n);
 	if (rc < 0)
 	{
 		free(bytes);
 		return gen_failed(env, rc, k->what);
 	}
-	/* One pass of the core's batch text, a newline after each ID. */
-	if (k->ulid_text)
+	/* The core's batch text where it has one, a newline after each ID. */
+	if (k->format == format_ulid)
 		cid_ulid_format_many(text, (const cid_ulid *) bytes, n, '\n');
-	else
+	else if (k->format == format_uuid)
 		cid_uuid_format_many(text, (const cid_uuid *) bytes, n, '\n');
+	else
+		for (size_t i = 0; i < n; i++)
+		{
+			k->format(text + w * i, bytes + k->size * i);
+			text[w * i + k->text_len] = '\n';
+		}
 	v = latin1(env, text, n * w - 1);
 	free(bytes);
 	return v;
@@ -924,6 +1077,39 @@ ulid_to_uuid(napi_env env, napi_callback_info info)
 		return NULL;
 	cid_ulid_to_uuid(&u, &l);
 	return uuid_string(env, &u);
+}
+
+/*
+ * uuidv1ToV6(uuid) (data non-NULL) and uuidv6ToV1(uuid): RFC 9562 section
+ * 5.6's reordering of the same timestamp, by the core; text or 16 bytes
+ * in, text out.
+ */
+static napi_value
+uuid_v1_v6(napi_env env, napi_callback_info info)
+{
+	napi_value	argv[1];
+	void	   *to_v6;
+	cid_uuid	in,
+				out;
+	int			rc;
+
+	if (!args(env, info, 1, argv, &to_v6) || !get_id16(env, argv[0], false, in.bytes))
+		return NULL;
+	rc = to_v6 ? cid_uuid_v1_to_v6(&out, &in) : cid_uuid_v6_to_v1(&out, &in);
+	if (rc != CID_OK)
+	{
+		char		text[CID_UUID_STRLEN + 1];
+		int			version = cid_uuid_version(&in);
+
+		cid_uuid_format(text, &in);
+		if (version < 0)
+			return cid_node_throw(env, rc, false, "UUID \"%s\" is not a version %d UUID: "
+								  "its variant is not RFC 9562's", text, to_v6 ? 1 : 6);
+		return cid_node_throw(env, rc, false, "UUID \"%s\" is version %d, not %d (expected a "
+							  "version %d UUID of RFC 9562's variant)", text, version,
+							  to_v6 ? 1 : 6, to_v6 ? 1 : 6);
+	}
+	return uuid_string(env, &out);
 }
 
 /* ------------------------------------------------------------------------
@@ -1084,10 +1270,10 @@ info_object(napi_env env, const cid_id_info *ci, const cid_layout *layout)
 	kind = cid_kind_name(ci->kind);
 	ok = set(env, obj, "kind", latin1(env, kind, strlen(kind))) &&
 		set(env, obj, "time", ci->has_time ? date(env, ci->unix_ms) : null) &&
-		set(env, obj, "unixMs", ci->has_time ? number(env, (double) ci->unix_ms) : null);
+		set(env, obj, "unixMs", ci->has_time ? cid_node_number(env, (double) ci->unix_ms) : null);
 	if (ok && ci->kind == CID_KIND_UUID)
 		ok = set(env, obj, "id", uuid_string(env, (const cid_uuid *) ci->bytes)) &&
-			set(env, obj, "version", ci->version >= 0 ? number(env, ci->version) : null) &&
+			set(env, obj, "version", ci->version >= 0 ? cid_node_number(env, ci->version) : null) &&
 			set(env, obj, "bytes", buffer_of(env, ci->bytes, 16));
 	else if (ok && ci->kind == CID_KIND_ULID)
 		ok = set(env, obj, "id", ulid_string(env, (const cid_ulid *) ci->bytes)) &&
@@ -1119,8 +1305,8 @@ info_object(napi_env env, const cid_id_info *ci, const cid_layout *layout)
 		snprintf(dec, sizeof(dec), "%lld", (long long) (int64_t) ci->snowflake);
 		ok = set(env, obj, "id", latin1(env, dec, strlen(dec))) &&
 			set(env, obj, "value", cid_node_bigint(env, ci->snowflake)) &&
-			set(env, obj, "node", ci->has_node ? number(env, (double) ci->node) : null) &&
-			set(env, obj, "sequence", number(env, (double) ci->sequence)) &&
+			set(env, obj, "node", ci->has_node ? cid_node_number(env, (double) ci->node) : null) &&
+			set(env, obj, "sequence", cid_node_number(env, (double) ci->sequence)) &&
 			set(env, obj, "layout", latin1(env, layout->name, strlen(layout->name)));
 	}
 	if (!ok)
@@ -1244,43 +1430,37 @@ bounds_pair(napi_env env, napi_value min, napi_value max)
 	return obj;
 }
 
-static const uint8_t all_ones[10] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+static const uint8_t all_ones[16] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
 
 /*
- * The smallest and largest UUIDv7 (data NULL) or ULID (data non-NULL) of
- * the millisecond of a time.
+ * The smallest and largest ID of a kind (data) in the unit of a time: the
+ * millisecond (UUIDv7, ULID, UUIDv6), the second (ObjectId, KSUID).
  */
 static napi_value
-bounds16(napi_env env, napi_callback_info info)
+bounds_of(napi_env env, napi_callback_info info)
 {
 	napi_value	argv[1];
-	void	   *is_ulid;
+	kind_gen   *k;
 	int64_t		ms;
-	uint8_t		lo[16],
-				hi[16];
+	uint8_t		lo[32],
+				hi[32];
+	char		text[CID_UUID_STRLEN + 1];
+	napi_value	min;
 	int			rc;
 
-	if (!args(env, info, 1, argv, &is_ulid) || !cid_node_get_time(env, argv[0], &ms))
+	if (!args(env, info, 1, argv, (void **) &k) || !cid_node_get_time(env, argv[0], &ms))
 		return NULL;
-	if (is_ulid)
-	{
-		rc = cid_ulid_from_ms((cid_ulid *) lo, ms, NULL);
-		if (rc == CID_OK)
-			rc = cid_ulid_from_ms((cid_ulid *) hi, ms, all_ones);
-	}
-	else
-	{
-		rc = cid_uuidv7_from_ms((cid_uuid *) lo, ms, NULL);
-		if (rc == CID_OK)
-			rc = cid_uuidv7_from_ms((cid_uuid *) hi, ms, all_ones);
-	}
+	rc = k->at(lo, ms, NULL);
+	if (rc == CID_OK)
+		rc = k->at(hi, ms, all_ones);
 	if (rc != CID_OK)
-		return cid_node_throw(env, rc, true,
-							  "time %lld ms is outside what a %s can hold (0 .. 281474976710655 Unix ms)",
-							  (long long) ms, is_ulid ? "ULID" : "UUIDv7");
-	if (is_ulid)
-		return bounds_pair(env, ulid_string(env, (cid_ulid *) lo), ulid_string(env, (cid_ulid *) hi));
-	return bounds_pair(env, uuid_string(env, (cid_uuid *) lo), uuid_string(env, (cid_uuid *) hi));
+		return cid_node_throw(env, rc, true, "time %lld ms is outside what a %s can hold (%s)",
+							  (long long) ms, k->what, k->span);
+	k->format(text, lo);
+	min = latin1(env, text, k->text_len);
+	k->format(text, hi);
+	return bounds_pair(env, min, latin1(env, text, k->text_len));
 }
 
 static napi_value
@@ -1362,9 +1542,10 @@ init(napi_env env, napi_value exports)
 	static const struct
 	{
 		const char *prefix;
-		kind16	   *k;
+		kind_gen   *k;
 	}			kinds[] = {{"uuidv7", &k_uuidv7}, {"uuidv4", &k_uuidv4}, {"ulid", &k_ulid},
-	{"monotonicUlid", &k_ulid_mono}};
+	{"monotonicUlid", &k_ulid_mono}, {"uuidv6", &k_uuidv6}, {"objectid", &k_objectid},
+	{"ksuid", &k_ksuid}};
 	napi_value	presets;
 	bool		ok = true;
 
@@ -1383,18 +1564,24 @@ init(napi_env env, napi_value exports)
 		}
 	ok = ok && def_fn(env, exports, "uuidToUlid", uuid_to_ulid, NULL) &&
 		def_fn(env, exports, "ulidToUuid", ulid_to_uuid, NULL) &&
+		def_fn(env, exports, "uuidv1ToV6", uuid_v1_v6, (void *) "v1") &&
+		def_fn(env, exports, "uuidv6ToV1", uuid_v1_v6, NULL) &&
 		def_fn(env, exports, "typeid", typeid_new, NULL) &&
 		def_fn(env, exports, "typeidFromUuid", typeid_from_uuid, NULL) &&
 		def_fn(env, exports, "typeidToUuid", typeid_to_uuid, NULL) &&
 		def_fn(env, exports, "parseTypeid", typeid_parse, NULL) &&
 		def_fn(env, exports, "inspect", inspect, NULL) &&
-		def_fn(env, exports, "uuidv7Bounds", bounds16, NULL) &&
-		def_fn(env, exports, "ulidBounds", bounds16, (void *) "ulid") &&
+		def_fn(env, exports, "uuidv7Bounds", bounds_of, &k_uuidv7) &&
+		def_fn(env, exports, "ulidBounds", bounds_of, &k_ulid) &&
+		def_fn(env, exports, "uuidv6Bounds", bounds_of, &k_uuidv6) &&
+		def_fn(env, exports, "objectidBounds", bounds_of, &k_objectid) &&
+		def_fn(env, exports, "ksuidBounds", bounds_of, &k_ksuid) &&
 		def_fn(env, exports, "snowflakeBounds", snowflake_bounds, NULL) &&
 		def_fn(env, exports, "layout", layout_info, NULL) &&
 		def_fn(env, exports, "claimDir", claim_dir, NULL) &&
 		cid_node_snowflake_init(env, exports) &&
-		cid_node_lease_init(env, exports);
+		cid_node_lease_init(env, exports) &&
+		cid_node_block_init(env, exports);
 	if (!ok)
 		return cid_node_napi_failed(env, "chronoid: cannot define the functions");
 
@@ -1406,7 +1593,7 @@ init(napi_env env, napi_value exports)
 										   strlen(cid_layout_preset_names[i]))) == napi_ok;
 	ok = ok && set(env, exports, "presets", presets) &&
 		set(env, exports, "version", latin1(env, cid_version(), strlen(cid_version()))) &&
-		set(env, exports, "maxBatch", number(env, CID_NODE_MAX_BATCH));
+		set(env, exports, "maxBatch", cid_node_number(env, CID_NODE_MAX_BATCH));
 	if (!ok)
 		return cid_node_napi_failed(env, "chronoid: cannot define the constants");
 	return exports;

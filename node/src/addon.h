@@ -73,6 +73,9 @@ bool		cid_node_get_layout(napi_env env, napi_value v, cid_layout *layout);
 /* JavaScript object of a layout: name, spec, bits, maxNode, epoch ... */
 napi_value	cid_node_layout_object(napi_env env, const cid_layout *layout);
 
+/* A Number (NULL when it cannot be made: the caller's set then fails). */
+napi_value	cid_node_number(napi_env env, double d);
+
 /* BigInt of a Snowflake, signed as PostgreSQL's bigint reads it. */
 napi_value	cid_node_bigint(napi_env env, uint64_t id);
 
@@ -91,6 +94,34 @@ bool		cid_node_get_limit(napi_env env, napi_value v, const char *what, int64_t *
  */
 bool		cid_node_get_opt_text(napi_env env, napi_value v, const char *what,
 								  char *buf, size_t cap, const char **out);
+
+/*
+ * An optional string argument copied with malloc (*out NULL when undefined
+ * or null); false after throwing.
+ */
+bool		cid_node_dup_text(napi_env env, napi_value v, const char *what, char **out);
+
+/*
+ * A Promise (its deferred in *deferred) and async work (*work, not yet
+ * queued) that runs execute on libuv's thread pool and complete on the
+ * JavaScript thread.  NULL after throwing.
+ */
+napi_value	cid_node_promise_work(napi_env env, const char *name,
+								  napi_async_execute_callback execute,
+								  napi_async_complete_callback complete, void *data,
+								  napi_deferred *deferred, napi_async_work *work);
+
+/*
+ * An Error object (not thrown) whose code names a libchronoid_lease status
+ * (CHRONOID_ELEASE_*, CHRONOID_EBLOCK_*) or a core one (lease.c).
+ */
+napi_value	cid_node_lease_error(napi_env env, int status, const char *msg);
+
+/*
+ * A Promise rejected with CHRONOID_ENOLEASE: this build has no libpq, so
+ * what (plural: "node leases") cannot work (lease.c).
+ */
+napi_value	cid_node_no_lease(napi_env env, const char *what);
 
 /*
  * What next() and batch() need from a kind of Snowflake generator object
@@ -124,5 +155,8 @@ bool		cid_node_snowflake_init(napi_env env, napi_value exports);
 
 /* Define lease() and hasLease (lease.c) on exports. */
 bool		cid_node_lease_init(napi_env env, napi_value exports);
+
+/* Define blockOpen() (block.c) on exports. */
+bool		cid_node_block_init(napi_env env, napi_value exports);
 
 #endif							/* CID_NODE_ADDON_H */

@@ -92,12 +92,18 @@ lease_code(int status)
 			return "CHRONOID_ELEASE_CLOCK";
 		case CID_ELEASE_RELEASED:
 			return "CHRONOID_ELEASE_RELEASED";
+		case CID_EBLOCK_DB:
+			return "CHRONOID_EBLOCK_DB";
+		case CID_EBLOCK_EXHAUSTED:
+			return "CHRONOID_EBLOCK_EXHAUSTED";
+		case CID_EBLOCK_FORKED:
+			return "CHRONOID_EBLOCK_FORKED";
 	}
 	return cid_node_code(status);
 }
 
-static napi_value
-make_error(napi_env env, int status, const char *msg)
+napi_value
+cid_node_lease_error(napi_env env, int status, const char *msg)
 {
 	napi_value	code,
 				text,
@@ -116,7 +122,7 @@ throw_lease(napi_env env, int status, const char *what, const lease_handle *h)
 
 	snprintf(msg, sizeof(msg), "%s (leased node %" PRIu64 "): %s", what,
 			 h->lease ? cid_lease_node(h->lease) : 0, cid_lease_strerror(status));
-	napi_throw(env, make_error(env, status, msg));
+	napi_throw(env, cid_node_lease_error(env, status, msg));
 	return NULL;
 }
 
@@ -133,7 +139,7 @@ handle_of(napi_env env, napi_callback_info info)
 		return cid_node_napi_failed(env, "cannot read the arguments"), NULL;
 	if (data != NULL && ((lease_handle *) data)->lease == NULL)
 	{
-		napi_throw(env, make_error(env, CID_ELEASE_RELEASED, "this lease was released"));
+		napi_throw(env, cid_node_lease_error(env, CID_ELEASE_RELEASED, "this lease was released"));
 		return NULL;
 	}
 	return data;
@@ -145,7 +151,7 @@ l_open(napi_env env, void *data)
 	lease_handle *h = data;
 
 	if (h->lease == NULL)
-		napi_throw(env, make_error(env, CID_ELEASE_RELEASED, "this lease was released"));
+		napi_throw(env, cid_node_lease_error(env, CID_ELEASE_RELEASED, "this lease was released"));
 	return h->lease;
 }
 
@@ -275,7 +281,7 @@ lease_object(napi_env env, cid_lease *lease, const cid_layout *layout)
 	if (h == NULL)
 	{
 		cid_lease_free(lease);
-		return make_error(env, CID_EINVAL, "out of memory");
+		return cid_node_lease_error(env, CID_EINVAL, "out of memory");
 	}
 	h->minter = &lease_minter;
 	h->lease = lease;
@@ -284,7 +290,7 @@ lease_object(napi_env env, cid_lease *lease, const cid_layout *layout)
 	{
 		cid_lease_free(lease);
 		free(h);
-		return make_error(env, CID_EINVAL, "cannot create an object");
+		return cid_node_lease_error(env, CID_EINVAL, "cannot create an object");
 	}
 	if (!cid_node_def_method(env, obj, "next", cid_node_mint_next, h, fn_finalize, &h->fn_refs) ||
 		!cid_node_def_method(env, obj, "batch", cid_node_mint_batch, h, fn_finalize, &h->fn_refs) ||
@@ -296,7 +302,7 @@ lease_object(napi_env env, cid_lease *lease, const cid_layout *layout)
 			cid_lease_free(lease);
 			free(h);
 		}
-		return make_error(env, CID_EINVAL, "cannot define the lease's functions");
+		return cid_node_lease_error(env, CID_EINVAL, "cannot define the lease's functions");
 	}
 	napi_create_bigint_uint64(env, cid_lease_node(lease), &v);
 	napi_set_named_property(env, obj, "node", v);
@@ -322,7 +328,7 @@ work_complete(napi_env env, napi_status st, void *data)
 		snprintf(msg, sizeof(msg), "%s: %s%s%s",
 				 w->op == OP_SETUP ? "lease setup" : w->op == OP_ACQUIRE ? "lease" : "lease release",
 				 cid_lease_strerror(w->status), w->err[0] ? ": " : "", w->err);
-		v = make_error(env, w->status, msg);
+		v = cid_node_lease_error(env, w->status, msg);
 		napi_reject_deferred(env, w->deferred, v);
 	}
 	else
@@ -355,17 +361,18 @@ work_complete(napi_env env, napi_status st, void *data)
 static napi_value
 queue(napi_env env, lease_work *w)
 {
-	napi_value	promise,
-				name;
+	napi_value	promise = cid_node_promise_work(env, "chronoid.lease", work_execute, work_complete, w,
+												&w->deferred, &w->work);
 
-	if (napi_create_promise(env, &w->deferred, &promise) != napi_ok ||
-		napi_create_string_utf8(env, "chronoid.lease", NAPI_AUTO_LENGTH, &name) != napi_ok ||
-		napi_create_async_work(env, NULL, name, work_execute, work_complete, w, &w->work) != napi_ok ||
-		napi_queue_async_work(env, w->work) != napi_ok)
+	if (promise != NULL && napi_queue_async_work(env, w->work) != napi_ok)
+	{
+		napi_delete_async_work(env, w->work);
+		promise = cid_node_napi_failed(env, "cannot queue the lease's work");
+	}
+	if (promise == NULL)
 	{
 		args_free(&w->a);
 		free(w);
-		return cid_node_napi_failed(env, "cannot queue the lease's work");
 	}
 	return promise;
 }
@@ -386,24 +393,6 @@ l_release(napi_env env, napi_callback_info info)
 	w->lease = h->lease;
 	h->lease = NULL;
 	return queue(env, w);
-}
-
-/* An optional string argument, copied (NULL when undefined or null). */
-static bool
-dup_text(napi_env env, napi_value v, const char *what, char **out)
-{
-	char		buf[4096];
-	const char *text;
-
-	*out = NULL;
-	if (!cid_node_get_opt_text(env, v, what, buf, sizeof(buf), &text))
-		return false;
-	if (text == NULL)
-		return true;
-	*out = strdup(text);
-	if (*out == NULL)
-		cid_node_throw(env, CID_EINVAL, false, "out of memory");
-	return *out != NULL;
 }
 
 /*
@@ -440,9 +429,9 @@ lease_start(napi_env env, napi_callback_info info)
 	cid_snowflake_opts_default(&w->a.sf_opts);
 	borrow = (int64_t) w->a.sf_opts.max_borrow_ticks;
 	if (!cid_node_get_layout(env, argv[1], &w->a.layout) ||
-		!dup_text(env, argv[2], "conninfo", &w->a.conninfo) ||
-		!dup_text(env, argv[3], "schema", &w->a.schema) ||
-		!dup_text(env, argv[4], "owner", &w->a.owner) ||
+		!cid_node_dup_text(env, argv[2], "conninfo", &w->a.conninfo) ||
+		!cid_node_dup_text(env, argv[3], "schema", &w->a.schema) ||
+		!cid_node_dup_text(env, argv[4], "owner", &w->a.owner) ||
 		!cid_node_get_limit(env, argv[5], "ttlMs", &w->a.ttl_ms) ||
 		!cid_node_get_limit(env, argv[6], "graceMs", &w->a.grace_ms) ||
 		!cid_node_get_limit(env, argv[7], "clockWaitMs", &w->a.clock_wait_ms) ||
@@ -473,24 +462,32 @@ lease_start(napi_env env, napi_callback_info info)
 static napi_value
 lease_start(napi_env env, napi_callback_info info)
 {
+	(void) info;
+	return cid_node_no_lease(env, "node leases");
+}
+
+#endif
+
+napi_value
+cid_node_no_lease(napi_env env, const char *what)
+{
 	napi_value	promise,
 				code,
 				text,
 				err;
 	napi_deferred d;
+	char		msg[256];
 
-	(void) info;
-	napi_create_promise(env, &d, &promise);
-	napi_create_string_utf8(env, "CHRONOID_ENOLEASE", NAPI_AUTO_LENGTH, &code);
-	napi_create_string_utf8(env, "chronoid was built without libpq: node leases need libpq's "
-							"header when the addon is built (Debian: libpq-dev)",
-							NAPI_AUTO_LENGTH, &text);
-	napi_create_error(env, code, text, &err);
+	snprintf(msg, sizeof(msg), "chronoid was built without libpq: %s need libpq's header "
+			 "when the addon is built (Debian: libpq-dev)", what);
+	if (napi_create_promise(env, &d, &promise) != napi_ok ||
+		napi_create_string_utf8(env, "CHRONOID_ENOLEASE", NAPI_AUTO_LENGTH, &code) != napi_ok ||
+		napi_create_string_utf8(env, msg, NAPI_AUTO_LENGTH, &text) != napi_ok ||
+		napi_create_error(env, code, text, &err) != napi_ok)
+		return cid_node_napi_failed(env, "cannot create the error");
 	napi_reject_deferred(env, d, err);
 	return promise;
 }
-
-#endif
 
 bool
 cid_node_lease_init(napi_env env, napi_value exports)

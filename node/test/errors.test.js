@@ -127,12 +127,14 @@ test('fuzz: random text through every parser gives an ID or a chronoid Error', (
   const next = rng(seed);
   const alphabet = '0123456789abcdefABCDEFGHJKMNPQRSTVWXYZilou-{}: .T_\u00e9\ud800\u0000';
   const valid = [cid.uuidv7(), cid.monotonicUlid(), new cid.Snowflake({ node: 21, scope: 'fuzz', claim: false }).nextString(),
-    cid.typeid('user')];
+    cid.typeid('user'), cid.uuidv6(), cid.uuidv6ToV1(cid.uuidv6()), cid.objectid(), cid.ksuid()];
   const parsers = [
     (s) => cid.inspect(s),
     (s) => cid.inspect(s, { layout: 'sonyflake' }),
     (s) => cid.uuidToUlid(s),
     (s) => cid.ulidToUuid(s),
+    (s) => cid.uuidv1ToV6(s),
+    (s) => cid.uuidv6ToV1(s),
     (s) => cid.uuidv7Bounds(s),
     (s) => cid.layout(s),
     (s) => cid.parseTypeid(s),
@@ -168,6 +170,8 @@ test('fuzz: random text through every parser gives an ID or a chronoid Error', (
         // What a parser accepts it gives back the same way.
         if (p === parsers[2])
           assert.equal(cid.ulidToUuid(r), cid.inspect(s).id);
+        if (p === parsers[4])
+          assert.equal(cid.uuidv6ToV1(r), cid.inspect(s).id);
       } catch (e) {
         assert.ok(e instanceof Error, `seed ${seed}, input ${JSON.stringify(s)}: threw ${e}`);
         assert.ok(/^(CHRONOID_E|ERR_INVALID_ARG_TYPE)/.test(e.code ?? ''),

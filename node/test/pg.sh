@@ -3,8 +3,8 @@
 # (scripts/pgcluster.sh), the chronoid extension created in it (installed
 # first, under the shared lock, only when the server has none), then
 # node --test on test/pg/: node-postgres (from node/node_modules, which
-# scripts/setup.sh fills) and node leases (libchronoid_lease in the
-# addon).  Prints TAP.
+# scripts/setup.sh fills), node leases and block allocators
+# (libchronoid_lease in the addon).  Prints TAP.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . scripts/tap.bash
