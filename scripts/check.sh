@@ -268,21 +268,45 @@ job_python() {
 # (migrate_privilege.sh: without and with chronoid preloaded).
 job_scenario() { [ -x "$1" ] && run_tap scenario "$1"; }
 
-# The regression suites, each mode on a server of its own.
-job_sql() { [ -x pg/test/run.sh ] && CHRONOID_MODES=plain run_tap sql pg/test/run.sh; }
-job_sql_preload() { [ -x pg/test/run.sh ] && CHRONOID_MODES=preload run_tap sql-preload pg/test/run.sh; }
+# The regression suites and their scenarios, each mode on servers of its
+# own: the suites with the short scenarios, and the longest scenarios
+# (sql_long) as jobs of their own.
+sql_long=(statemachine "snowflake_review snowflake_concurrency" "snowflake_attacks fault_load")
+sql_short() {
+    local s out=() long=" ${sql_long[*]} "
+    for s in pg/test/scenarios/*.sh; do
+        s=$(basename "$s" .sh)
+        [[ $long == *" $s "* ]] || out+=("$s")
+    done
+    echo "${out[*]}"
+}
+job_sql() {
+    [ -x pg/test/run.sh ] || return 0
+    CHRONOID_MODES=$1 CHRONOID_SCENARIOS="$(sql_short)" run_tap "sql-$1" pg/test/run.sh
+}
+job_sql_scenarios() {
+    [ -x pg/test/run.sh ] || return 0
+    CHRONOID_MODES=$1 CHRONOID_SUITES=none CHRONOID_SCENARIOS="$2" run_tap "sql-$1" pg/test/run.sh
+}
 
 # The queue, longest first (docs/benchmarks.md "The test suites"), so that
-# the last job to start is a short one.
-queue=(job_sql job_sql_preload "job_scenario tests/scenarios/migrate_privilege.sh" job_lint job_fuzz job_asan job_python
-       job_node job_cluster "job_scenario tests/scenarios/migrate_live.sh")
+# the last job to start is a short one.  migrate_from_extension.sh waits
+# for migrate_privilege.sh's stand-ins: it starts late.
+queue=("job_scenario tests/scenarios/migrate_privilege.sh" "job_sql plain" "job_sql preload"
+       job_python job_node "job_scenario tests/scenarios/migrate_live.sh")
+for mode in plain preload; do
+    for scen in "${sql_long[@]}"; do
+        queue+=("job_sql_scenarios $mode \"$scen\"")
+    done
+done
+queue+=(job_lint job_cluster job_fuzz job_asan)
 for extra in tests/scenarios/*.sh; do
     case $extra in
-        */debian.sh | */migrate_privilege.sh | */migrate_live.sh) ;;
+        */debian.sh | */migrate_privilege.sh | */migrate_live.sh | */migrate_from_extension.sh) ;;
         *) queue+=("job_scenario $extra") ;;
     esac
 done
-queue+=(job_tsan job_portable job_unit)
+queue+=("job_scenario tests/scenarios/migrate_from_extension.sh" job_tsan job_portable job_unit)
 
 # worker N: take the next job off the queue until it is empty.  The
 # counts travel back through a file; the log is the worker's own and
@@ -298,7 +322,7 @@ worker() {
         i=$(flock "$work_dir/queue.lock" bash -c 'i=$(cat "$1"); echo $((i + 1)) >"$1"; echo "$i"' _ "$work_dir/next")
         [ "$i" -lt "${#queue[@]}" ] || break
         job=${queue[$i]}
-        $job
+        eval "$job"
     done
     echo "$passed $failed $skipped" >"$work_dir/$me.counts"
 }
