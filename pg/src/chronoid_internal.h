@@ -72,6 +72,20 @@ _Noreturn void cid_pg_report(int status, const char *what);
 int			cid_pg_sqlstate(int status);
 
 /*
+ * How an input error names the character at byte pos of s (which must be
+ * inside s): 'Character "z"', a multibyte character whole ('Character
+ * "é"'), a control byte as 'Byte 0x09'.  *charpos gets its position,
+ * counted in characters of the server encoding from 1, as users count.
+ */
+char	   *cid_pg_char_at(const char *s, size_t pos, int *charpos);
+
+/*
+ * ERROR for TypeID text cid_typeid_parse() refused with status rc and
+ * byte position pos (typeid_funcs.c; chronoid_inspect() shares it).
+ */
+_Noreturn void cid_pg_typeid_error(const char *s, size_t len, int rc, size_t pos);
+
+/*
  * PostgreSQL timestamps count microseconds since 2000-01-01 00:00 UTC;
  * the core counts Unix milliseconds.  To Unix ms floors (negative values
  * included) and raises 22008 for -infinity and infinity, naming the value

@@ -7,6 +7,7 @@
 
 #include <time.h>
 
+#include "mb/pg_wchar.h"
 #include "miscadmin.h"
 #include "port.h"
 #include "utils/builtins.h"
@@ -115,6 +116,19 @@ cid_pg_report(int status, const char *what)
 			(errcode(cid_pg_sqlstate(status)),
 			 errmsg("%s: %s", what, cid_strerror(status))));
 	pg_unreachable();
+}
+
+char *
+cid_pg_char_at(const char *s, size_t pos, int *charpos)
+{
+	unsigned char c = (unsigned char) s[pos];
+
+	*charpos = pg_mbstrlen_with_len(s, (int) pos) + 1;
+	if (IS_HIGHBIT_SET(c))
+		return psprintf("Character \"%.*s\"", pg_mblen(s + pos), s + pos);
+	if (c < 0x20 || c == 0x7f)
+		return psprintf("Byte 0x%02X", c);
+	return psprintf("Character \"%c\"", c);
 }
 
 /* The value as PostgreSQL prints it (DateStyle, TimeZone). */

@@ -60,4 +60,18 @@ RETURNS record
 AS 'MODULE_PATHNAME', 'chronoid_inspect'
 LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@.chronoid_inspect(pg_catalog.text) IS
-'kind (uuid, ulid, snowflake under the pgedge layout, objectid, ksuid), UUID version and creation time of an ID given as text, to the microsecond where the ID holds it; error naming the bad character and its position';
+'kind (uuid, ulid, snowflake under the pgedge layout, objectid, ksuid, typeid), UUID version (a TypeID''s UUID''s) and creation time of an ID given as text, to the microsecond where the ID holds it; error naming the bad character and its position';
+
+CREATE FUNCTION @extschema@.objectid_is_valid(pg_catalog.text)
+RETURNS pg_catalog.bool
+AS 'MODULE_PATHNAME', 'chronoid_objectid_is_valid'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.objectid_is_valid(pg_catalog.text) IS
+'whether the text is a MongoDB ObjectId (24 hex digits, either case), without raising an error';
+
+CREATE FUNCTION @extschema@.ksuid_is_valid(pg_catalog.text)
+RETURNS pg_catalog.bool
+AS 'MODULE_PATHNAME', 'chronoid_ksuid_is_valid'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.ksuid_is_valid(pg_catalog.text) IS
+'whether the text is a KSUID (27 base62 characters, at most aWgEPTl1tmebfsQzFP4bxwgy80V), without raising an error';

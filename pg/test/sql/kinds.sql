@@ -1,7 +1,8 @@
 -- The IDs already in people's databases: MongoDB ObjectId and KSUID time
 -- (tests/vectors.md), UUID v1 <-> v6 (RFC 9562 A.1 and A.5), the 100-ns
 -- time of v1/v6 to the microsecond, chronoid_inspect(), the generators by
--- their properties, errors naming the character and position, flags.
+-- their properties, errors naming the character and position, validity
+-- tests, flags.
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS chronoid;
 RESET client_min_messages;
@@ -75,9 +76,36 @@ SELECT count(*) AS n,
 FROM (SELECT u, lag(u) OVER (ORDER BY i) AS prev
       FROM (SELECT i, uuidv6() AS u FROM generate_series(1, 1000) AS i) AS s) AS w;
 
+-- Validity without an error: the same verdict as the parsers' errors,
+-- for CHECK constraints and filters.
+CREATE TEMP TABLE candidates (t text);
+INSERT INTO candidates VALUES ('507f1f77bcf86cd799439011'), ('507F1F77BCF86CD799439011'),
+	('507f1f77bcf86cd79943901z'), ('507f1f77bcf86cd79943901'), ('507f1f77bcf86cd7994390é'),
+	('0ujtsYcgvSTl8PAuAdqWYSMnLOv'), ('0UJTSYCGVSTL8PAUADQWYSMNLOV'),
+	('aWgEPTl1tmebfsQzFP4bxwgy80V'), ('aWgEPTl1tmebfsQzFP4bxwgy80W'),
+	('0ujtsYcgvSTl8PAuAdqWYSMnLO!'), (''), (repeat('0', 1048576));
+CREATE FUNCTION pg_temp.raises(q text) RETURNS bool LANGUAGE plpgsql AS $$
+BEGIN
+	EXECUTE q;
+	RETURN false;
+EXCEPTION WHEN OTHERS THEN
+	RETURN true;
+END $$;
+SELECT left(t, 30) AS t, objectid_is_valid(t) AS oid_valid, ksuid_is_valid(t) AS ksuid_valid,
+       objectid_is_valid(t) = NOT pg_temp.raises(format('SELECT objectid_time(%L)', t)) AS oid_agrees,
+       ksuid_is_valid(t) = NOT pg_temp.raises(format('SELECT ksuid_time(%L)', t)) AS ksuid_agrees
+FROM candidates;
+CREATE TEMP TABLE mongo_rows (id text PRIMARY KEY CHECK (objectid_is_valid(id)));
+INSERT INTO mongo_rows VALUES ('507f1f77bcf86cd799439011');
+SELECT regress.err($$INSERT INTO mongo_rows VALUES ('507f1f77bcf86cd79943901z')$$);
+SELECT objectid_is_valid(NULL) IS NULL AS strict_oid, ksuid_is_valid(NULL) IS NULL AS strict_ksuid;
+
+DROP TABLE candidates, mongo_rows;
+
 -- Flags: decoders immutable and strict, generators volatile; all parallel safe.
 SELECT p.proname, p.provolatile, p.proisstrict, p.proparallel
 FROM pg_proc p
 WHERE p.proname IN ('objectid_time', 'ksuid_time', 'objectid_generate', 'ksuid_generate',
-	'uuidv1_to_v6', 'uuidv6_to_v1', 'uuidv6', 'chronoid_inspect')
-ORDER BY p.proname;
+	'uuidv1_to_v6', 'uuidv6_to_v1', 'uuidv6', 'chronoid_inspect', 'objectid_is_valid',
+	'ksuid_is_valid')
+ORDER BY p.oid::regprocedure::text;
