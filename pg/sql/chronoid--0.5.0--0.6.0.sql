@@ -315,8 +315,8 @@ COMMENT ON FUNCTION @extschema@.typeid_is_valid(pg_catalog.text, pg_catalog.text
 'whether the text is a TypeID with prefix expected_prefix, without raising an error';
 
 -- The IDs already in people's databases (issue 27): ObjectId and KSUID
--- time, validity and generation, UUID v1 <-> v6 and a v6 generator,
--- chronoid_inspect();
+-- time, validity, generation and range boundaries, UUID v1 <-> v6, a v6
+-- generator and range boundary, chronoid_inspect();
 -- uuid_extract_timestamp() gives versions 1 and 6 to the microsecond (the
 -- C function changed; its comments say so).
 COMMENT ON FUNCTION @extschema@.uuid_extract_timestamp(pg_catalog.uuid) IS
@@ -400,6 +400,51 @@ AS 'MODULE_PATHNAME', 'chronoid_ksuid_is_valid'
 LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@.ksuid_is_valid(pg_catalog.text) IS
 'whether the text is a KSUID (27 base62 characters, at most aWgEPTl1tmebfsQzFP4bxwgy80V), without raising an error';
+
+-- Range boundaries: the smallest ID of a time, for WHERE id >= ... AND
+-- id < ... on the key's index.  ObjectIds and KSUIDs are text, whose
+-- byte order (COLLATE "C") is their time order.
+CREATE FUNCTION @extschema@.uuidv6_boundary(pg_catalog.timestamptz)
+RETURNS pg_catalog.uuid
+AS 'MODULE_PATHNAME', 'chronoid_uuidv6_boundary_tz'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.uuidv6_boundary(pg_catalog.timestamptz) IS
+'the smallest UUIDv6 of the instant''s microsecond (zero clock sequence and node): for WHERE id >= uuidv6_boundary(...)';
+
+CREATE FUNCTION @extschema@.uuidv6_boundary(pg_catalog.timestamp)
+RETURNS pg_catalog.uuid
+AS 'MODULE_PATHNAME', 'chronoid_uuidv6_boundary'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.uuidv6_boundary(pg_catalog.timestamp) IS
+'the smallest UUIDv6 of the UTC timestamp''s microsecond (zero clock sequence and node)';
+
+CREATE FUNCTION @extschema@.objectid_boundary(pg_catalog.timestamptz)
+RETURNS pg_catalog.text
+AS 'MODULE_PATHNAME', 'chronoid_objectid_boundary_tz'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.objectid_boundary(pg_catalog.timestamptz) IS
+'the smallest ObjectId of the instant''s second (zeros after the time), lower-case hex: for WHERE id >= objectid_boundary(...) under COLLATE "C"';
+
+CREATE FUNCTION @extschema@.objectid_boundary(pg_catalog.timestamp)
+RETURNS pg_catalog.text
+AS 'MODULE_PATHNAME', 'chronoid_objectid_boundary'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.objectid_boundary(pg_catalog.timestamp) IS
+'the smallest ObjectId of the UTC timestamp''s second (zeros after the time), lower-case hex';
+
+CREATE FUNCTION @extschema@.ksuid_boundary(pg_catalog.timestamptz)
+RETURNS pg_catalog.text
+AS 'MODULE_PATHNAME', 'chronoid_ksuid_boundary_tz'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.ksuid_boundary(pg_catalog.timestamptz) IS
+'the smallest KSUID of the instant''s second (zero payload): for WHERE id >= ksuid_boundary(...) under COLLATE "C"';
+
+CREATE FUNCTION @extschema@.ksuid_boundary(pg_catalog.timestamp)
+RETURNS pg_catalog.text
+AS 'MODULE_PATHNAME', 'chronoid_ksuid_boundary'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.ksuid_boundary(pg_catalog.timestamp) IS
+'the smallest KSUID of the UTC timestamp''s second (zero payload)';
 
 -- Block allocation from a sequence (docs/block.md): n consecutive values
 -- in one call, WAL-logged and flushed before they are returned, never

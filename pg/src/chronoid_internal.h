@@ -93,9 +93,19 @@ _Noreturn void cid_pg_typeid_error(const char *s, size_t len, int rc, size_t pos
  */
 int64		cid_pg_ts_to_unix_ms(TimestampTz ts, bool with_tz, const char *target);
 
-/* 22008 for a finite timestamp the target format cannot hold. */
+/* The same in Unix µs, exact (every finite timestamp fits). */
+int64		cid_pg_ts_to_unix_us(TimestampTz ts, bool with_tz, const char *target);
+
+/* 22008 for a finite timestamp the 48-bit millisecond formats cannot hold. */
 _Noreturn void cid_pg_ts_range_error(TimestampTz ts, bool with_tz,
 									 const char *target);
+
+/*
+ * 22008 naming the timestamp and target, for formats of other ranges:
+ * detail says the range ("A KSUID holds times from ... to ... UTC.").
+ */
+_Noreturn void cid_pg_ts_out_of_range(TimestampTz ts, bool with_tz,
+									  const char *target, const char *detail);
 
 /*
  * Unix ms to a PostgreSQL timestamp (exact: ms * 1000 µs).  Every value

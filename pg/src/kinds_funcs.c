@@ -1,13 +1,15 @@
 /*
  * kinds_funcs.c — SQL functions for the IDs already in people's databases:
- * MongoDB ObjectIds and KSUIDs as text (time, validity, generation), UUID
- * v1 <-> v6 and the v6 generator, and chronoid_inspect(), which tells any
- * ID's kind and time.  All ID logic is the core's (include/chronoid.h).
+ * MongoDB ObjectIds and KSUIDs as text (time, validity, generation, range
+ * boundaries), UUID v1 <-> v6, the v6 generator and its range boundary,
+ * and chronoid_inspect(), which tells any ID's kind and time.  All ID
+ * logic is the core's (include/chronoid.h).
  */
 #include "chronoid_internal.h"
 #include "typeid_internal.h"	/* cid_typeid_shaped: the core's rule */
 
 #include "access/htup_details.h"
+#include "common/int.h"
 #include "fmgr.h"
 #include "funcapi.h"
 #include "mb/pg_wchar.h"
@@ -22,6 +24,12 @@ PG_FUNCTION_INFO_V1(chronoid_objectid_time);
 PG_FUNCTION_INFO_V1(chronoid_ksuid_time);
 PG_FUNCTION_INFO_V1(chronoid_objectid_is_valid);
 PG_FUNCTION_INFO_V1(chronoid_ksuid_is_valid);
+PG_FUNCTION_INFO_V1(chronoid_objectid_boundary_tz);
+PG_FUNCTION_INFO_V1(chronoid_objectid_boundary);
+PG_FUNCTION_INFO_V1(chronoid_ksuid_boundary_tz);
+PG_FUNCTION_INFO_V1(chronoid_ksuid_boundary);
+PG_FUNCTION_INFO_V1(chronoid_uuidv6_boundary_tz);
+PG_FUNCTION_INFO_V1(chronoid_uuidv6_boundary);
 PG_FUNCTION_INFO_V1(chronoid_objectid_generate);
 PG_FUNCTION_INFO_V1(chronoid_ksuid_generate);
 PG_FUNCTION_INFO_V1(chronoid_uuidv1_to_v6);
@@ -149,6 +157,61 @@ chronoid_ksuid_is_valid(PG_FUNCTION_ARGS)
 }
 
 /*
+ * The smallest ObjectId (KSUID) of the second holding ts, as text: zero
+ * after the seconds, the core's range boundary.  Both write fixed-width
+ * text whose byte order is the value's, so under the "C" collation
+ * WHERE id >= objectid_boundary(t) is a time range on a text column.
+ */
+static Datum
+text_boundary(TimestampTz ts, bool with_tz, bool ksuid)
+{
+	const char *target = ksuid ? "a KSUID" : "an ObjectId";
+	int64		ms = cid_pg_ts_to_unix_ms(ts, with_tz, target);
+	char		buf[CID_KSUID_STRLEN + 1];
+	cid_objectid o;
+	cid_ksuid	k;
+	int			rc = ksuid ? cid_ksuid_from_ms(&k, ms, NULL) : cid_objectid_from_ms(&o, ms, NULL);
+
+	if (rc == CID_ETIME_RANGE)
+		cid_pg_ts_out_of_range(ts, with_tz, target, ksuid ?
+							   "A KSUID's 32-bit seconds hold times from 2014-05-13 16:53:20 "
+							   "to 2150-06-19 23:21:35 UTC." :
+							   "An ObjectId's 32-bit seconds hold times from 1970-01-01 00:00:00 "
+							   "to 2106-02-07 06:28:15 UTC.");
+	if (rc < 0)
+		cid_pg_report(rc, ksuid ? "could not build a KSUID" : "could not build an ObjectId");
+	if (ksuid)
+		cid_ksuid_format(buf, &k);
+	else
+		cid_objectid_format(buf, &o);
+	return PointerGetDatum(cstring_to_text(buf));
+}
+
+Datum
+chronoid_objectid_boundary_tz(PG_FUNCTION_ARGS)
+{
+	return text_boundary(PG_GETARG_TIMESTAMPTZ(0), true, false);
+}
+
+Datum
+chronoid_objectid_boundary(PG_FUNCTION_ARGS)
+{
+	return text_boundary(PG_GETARG_TIMESTAMP(0), false, false);
+}
+
+Datum
+chronoid_ksuid_boundary_tz(PG_FUNCTION_ARGS)
+{
+	return text_boundary(PG_GETARG_TIMESTAMPTZ(0), true, true);
+}
+
+Datum
+chronoid_ksuid_boundary(PG_FUNCTION_ARGS)
+{
+	return text_boundary(PG_GETARG_TIMESTAMP(0), false, true);
+}
+
+/*
  * One ObjectId generator per backend, made on first use (after the fork
  * from the postmaster): its 5 process bytes are this backend's, as the
  * BSON ObjectID specification has them per process.
@@ -228,6 +291,45 @@ Datum
 chronoid_uuidv6_to_v1(PG_FUNCTION_ARGS)
 {
 	return convert_uuid(fcinfo, 6);
+}
+
+/*
+ * The smallest v6 UUID of ts's microsecond: its first 100-ns tick
+ * (RFC 9562 section 5.1: counted from 1582-10-15 00:00 UTC), clock
+ * sequence and node zero, as cid_uuidv6_from_ticks() makes a range
+ * boundary.  v6 UUIDs sort by time as bytes, so WHERE id >=
+ * uuidv6_boundary(t) is a time range on a uuid column.
+ */
+static Datum
+v6_boundary(TimestampTz ts, bool with_tz)
+{
+	int64		us = cid_pg_ts_to_unix_us(ts, with_tz, "a UUIDv6");
+	int64		ticks;
+	pg_uuid_t  *out;
+	cid_uuid	u;
+
+	/* int64 overflows only far beyond the 60-bit field, which ends in 5236 */
+	if (pg_mul_s64_overflow(us, 10, &ticks) ||
+		pg_add_s64_overflow(ticks, CID_UUID_GREGORIAN_OFFSET, &ticks) ||
+		ticks < 0 || cid_uuidv6_from_ticks(&u, (uint64_t) ticks, NULL) != CID_OK)
+		cid_pg_ts_out_of_range(ts, with_tz, "a UUIDv6",
+							   "UUID version 6 holds times from 1582-10-15 00:00:00 "
+							   "to 5236-03-31 21:21:00.684697 UTC.");
+	out = (pg_uuid_t *) palloc(sizeof(pg_uuid_t));
+	memcpy(out->data, u.bytes, sizeof(u.bytes));
+	PG_RETURN_UUID_P(out);
+}
+
+Datum
+chronoid_uuidv6_boundary_tz(PG_FUNCTION_ARGS)
+{
+	return v6_boundary(PG_GETARG_TIMESTAMPTZ(0), true);
+}
+
+Datum
+chronoid_uuidv6_boundary(PG_FUNCTION_ARGS)
+{
+	return v6_boundary(PG_GETARG_TIMESTAMP(0), false);
 }
 
 /* One v6 generator per backend: strictly increasing within the session. */

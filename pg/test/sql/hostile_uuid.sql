@@ -161,7 +161,8 @@ INSERT INTO hostile (fn, label, q, expect, needle) VALUES
 
 -- The text kinds' every refusal (issue 27): empty, 1 MB, characters
 -- outside ASCII, control bytes, case variants; the validity tests that
--- answer the same without an error.
+-- answer the same without an error; the v6, ObjectId and KSUID range
+-- boundaries at their ranges' edges.
 INSERT INTO hostile (fn, label, q, expect, needle) VALUES
 ('typeid_to_uuid(text)', 'typeid: empty', $q$SELECT typeid_to_uuid('')::text$q$, '22P02', 'has 0 characters, not 26'),
 ('typeid_to_uuid(text)', 'typeid: 1 MB, no prefix', $q$SELECT typeid_to_uuid(repeat('0', 1048576))::text$q$, '22P02', 'has 1048576 characters, not 26'),
@@ -230,7 +231,40 @@ INSERT INTO hostile (fn, label, q, expect, needle) VALUES
 ('chronoid_inspect(text)', 'inspect: TypeID', $q$SELECT chronoid_inspect('user_01h455vb4pex5vsknk084sn02q')::text$q$, '(typeid,7,"2023-06-30 03:34:18.518+00")', NULL),
 ('chronoid_inspect(text)', 'inspect: TypeID, upper-case digit', $q$SELECT chronoid_inspect('user_01h455vb4pex5vsknk084sn02Q')::text$q$, '22P02', '"Q" at position 31'),
 ('chronoid_inspect(text)', 'inspect: TypeID, non-ASCII prefix', $q$SELECT chronoid_inspect('üser_01h455vb4pex5vsknk084sn02q')::text$q$, '22P02', '"ü" at position 1'),
-('chronoid_inspect(text)', 'inspect: UUID, hyphen out of place', $q$SELECT chronoid_inspect('017F22E279-B0-7CC3-98C4-DC0C0C07398F')::text$q$, '22P02', 'position 9');
+('chronoid_inspect(text)', 'inspect: UUID, hyphen out of place', $q$SELECT chronoid_inspect('017F22E279-B0-7CC3-98C4-DC0C0C07398F')::text$q$, '22P02', 'position 9'),
+('uuidv6_boundary(timestamp with time zone)', 'v6 boundary tz: NULL', $q$SELECT uuidv6_boundary(NULL::timestamptz)::text$q$, 'null', NULL),
+('uuidv6_boundary(timestamp with time zone)', 'v6 boundary tz: 1582-10-15', $q$SELECT uuidv6_boundary('1582-10-15 00:00:00+00'::timestamptz)::text$q$, '00000000-0000-6000-8000-000000000000', NULL),
+('uuidv6_boundary(timestamp with time zone)', 'v6 boundary tz: 1 us before 1582-10-15', $q$SELECT uuidv6_boundary('1582-10-14 23:59:59.999999+00'::timestamptz)::text$q$, '22008', '"1582-10-14 23:59:59.999999+00"'),
+('uuidv6_boundary(timestamp with time zone)', 'v6 boundary tz: RFC 9562 A.5 time', $q$SELECT uuidv6_boundary('2022-02-22 19:22:22+00'::timestamptz)::text$q$, '1ec9414c-232a-6b00-8000-000000000000', NULL),
+('uuidv6_boundary(timestamp with time zone)', 'v6 boundary tz: epoch 0', $q$SELECT uuidv6_boundary('1970-01-01 00:00:00+00'::timestamptz)::text$q$, '1b21dd21-3814-6000-8000-000000000000', NULL),
+('uuidv6_boundary(timestamp with time zone)', 'v6 boundary tz: last us', $q$SELECT uuidv6_boundary('5236-03-31 21:21:00.684697+00'::timestamptz)::text$q$, 'ffffffff-ffff-6ffa-8000-000000000000', NULL),
+('uuidv6_boundary(timestamp with time zone)', 'v6 boundary tz: 1 us past the end', $q$SELECT uuidv6_boundary('5236-03-31 21:21:00.684698+00'::timestamptz)::text$q$, '22008', '"5236-03-31 21:21:00.684698+00"'),
+('uuidv6_boundary(timestamp with time zone)', 'v6 boundary tz: infinity', $q$SELECT uuidv6_boundary('infinity'::timestamptz)::text$q$, '22008', '"infinity"'),
+('uuidv6_boundary(timestamp with time zone)', 'v6 boundary tz: -infinity', $q$SELECT uuidv6_boundary('-infinity'::timestamptz)::text$q$, '22008', '"-infinity"'),
+('uuidv6_boundary(timestamp with time zone)', 'v6 boundary tz: year 294276', $q$SELECT uuidv6_boundary('294276-12-31 23:59:59.999999+00'::timestamptz)::text$q$, '22008', '"294276-12-31 23:59:59.999999+00"'),
+('uuidv6_boundary(timestamp without time zone)', 'v6 boundary ts: NULL', $q$SELECT uuidv6_boundary(NULL::timestamp)::text$q$, 'null', NULL),
+('uuidv6_boundary(timestamp without time zone)', 'v6 boundary ts: 4713 BC', $q$SELECT uuidv6_boundary('4713-01-01 00:00:00 BC'::timestamp)::text$q$, '22008', '"4713-01-01 00:00:00 BC"'),
+('uuidv6_boundary(timestamp without time zone)', 'v6 boundary ts: infinity', $q$SELECT uuidv6_boundary('infinity'::timestamp)::text$q$, '22008', '"infinity"'),
+('uuidv6_boundary(timestamp without time zone)', 'v6 boundary ts: 1 us after 1582-10-15', $q$SELECT uuidv6_boundary('1582-10-15 00:00:00.000001'::timestamp)::text$q$, '00000000-0000-600a-8000-000000000000', NULL),
+('objectid_boundary(timestamp with time zone)', 'oid boundary tz: NULL', $q$SELECT objectid_boundary(NULL::timestamptz)$q$, 'null', NULL),
+('objectid_boundary(timestamp with time zone)', 'oid boundary tz: epoch 0', $q$SELECT objectid_boundary('1970-01-01 00:00:00+00'::timestamptz)$q$, '000000000000000000000000', NULL),
+('objectid_boundary(timestamp with time zone)', 'oid boundary tz: 1 us before epoch', $q$SELECT objectid_boundary('1969-12-31 23:59:59.999999+00'::timestamptz)$q$, '22008', '"1969-12-31 23:59:59.999999+00"'),
+('objectid_boundary(timestamp with time zone)', 'oid boundary tz: within a second', $q$SELECT objectid_boundary('2012-10-17 21:13:27.999999+00'::timestamptz)$q$, '507f1f770000000000000000', NULL),
+('objectid_boundary(timestamp with time zone)', 'oid boundary tz: last us', $q$SELECT objectid_boundary('2106-02-07 06:28:15.999999+00'::timestamptz)$q$, 'ffffffff0000000000000000', NULL),
+('objectid_boundary(timestamp with time zone)', 'oid boundary tz: past the end', $q$SELECT objectid_boundary('2106-02-07 06:28:16+00'::timestamptz)$q$, '22008', '"2106-02-07 06:28:16+00"'),
+('objectid_boundary(timestamp with time zone)', 'oid boundary tz: infinity', $q$SELECT objectid_boundary('infinity'::timestamptz)$q$, '22008', '"infinity"'),
+('objectid_boundary(timestamp without time zone)', 'oid boundary ts: NULL', $q$SELECT objectid_boundary(NULL::timestamp)$q$, 'null', NULL),
+('objectid_boundary(timestamp without time zone)', 'oid boundary ts: the manual''s second', $q$SELECT objectid_boundary('2012-10-17 21:13:27'::timestamp)$q$, '507f1f770000000000000000', NULL),
+('objectid_boundary(timestamp without time zone)', 'oid boundary ts: -infinity', $q$SELECT objectid_boundary('-infinity'::timestamp)$q$, '22008', '"-infinity"'),
+('ksuid_boundary(timestamp with time zone)', 'ksuid boundary tz: NULL', $q$SELECT ksuid_boundary(NULL::timestamptz)$q$, 'null', NULL),
+('ksuid_boundary(timestamp with time zone)', 'ksuid boundary tz: the KSUID epoch', $q$SELECT ksuid_boundary('2014-05-13 16:53:20+00'::timestamptz)$q$, '000000000000000000000000000', NULL),
+('ksuid_boundary(timestamp with time zone)', 'ksuid boundary tz: 1 us before', $q$SELECT ksuid_boundary('2014-05-13 16:53:19.999999+00'::timestamptz)$q$, '22008', '"2014-05-13 16:53:19.999999+00"'),
+('ksuid_boundary(timestamp with time zone)', 'ksuid boundary tz: last us', $q$SELECT ksuid_boundary('2150-06-19 23:21:35.999999+00'::timestamptz)$q$, 'aWgEPLxxrZOFaOlDVFHTB3ZiQOO', NULL),
+('ksuid_boundary(timestamp with time zone)', 'ksuid boundary tz: past the end', $q$SELECT ksuid_boundary('2150-06-19 23:21:36+00'::timestamptz)$q$, '22008', '"2150-06-19 23:21:36+00"'),
+('ksuid_boundary(timestamp with time zone)', 'ksuid boundary tz: -infinity', $q$SELECT ksuid_boundary('-infinity'::timestamptz)$q$, '22008', '"-infinity"'),
+('ksuid_boundary(timestamp without time zone)', 'ksuid boundary ts: NULL', $q$SELECT ksuid_boundary(NULL::timestamp)$q$, 'null', NULL),
+('ksuid_boundary(timestamp without time zone)', 'ksuid boundary ts: the README''s second', $q$SELECT ksuid_boundary('2017-10-10 04:00:47'::timestamp)$q$, '0ujtsT5xN49RIv7vRkXBy3rhkHI', NULL),
+('ksuid_boundary(timestamp without time zone)', 'ksuid boundary ts: infinity', $q$SELECT ksuid_boundary('infinity'::timestamp)$q$, '22008', '"infinity"');
 
 -- Every case, one line each: label | expected | got | pass | whether the
 -- message names the value | message.  Then the totals: no case failed,

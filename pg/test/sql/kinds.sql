@@ -2,7 +2,7 @@
 -- (tests/vectors.md), UUID v1 <-> v6 (RFC 9562 A.1 and A.5), the 100-ns
 -- time of v1/v6 to the microsecond, chronoid_inspect(), the generators by
 -- their properties, errors naming the character and position, validity
--- tests, flags.
+-- tests, range boundaries on indexed keys, flags.
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS chronoid;
 RESET client_min_messages;
@@ -100,12 +100,96 @@ INSERT INTO mongo_rows VALUES ('507f1f77bcf86cd799439011');
 SELECT regress.err($$INSERT INTO mongo_rows VALUES ('507f1f77bcf86cd79943901z')$$);
 SELECT objectid_is_valid(NULL) IS NULL AS strict_oid, ksuid_is_valid(NULL) IS NULL AS strict_ksuid;
 
-DROP TABLE candidates, mongo_rows;
+-- The index condition of a query's plan: the boundary folded to a
+-- constant, whichever index scan the planner picks.
+CREATE FUNCTION pg_temp.index_cond(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
+DECLARE
+	line text;
+BEGIN
+	FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+		IF line ~ 'Index Cond' THEN
+			RETURN NEXT btrim(line);
+		END IF;
+	END LOOP;
+END $$;
+
+-- Range boundaries.  UUIDv6: the RFC's example lies between the
+-- boundaries of its microsecond and the next; the boundary of any time
+-- reads back as that time (to the microsecond), and boundaries sort as
+-- their times do.
+SELECT uuidv6_boundary('2022-02-22 19:22:22+00'::timestamptz) AS v6_from,
+       '1EC9414C-232A-6B00-B3C8-9F6BDECED846'::uuid >= uuidv6_boundary('2022-02-22 19:22:22+00'::timestamptz)
+       AND '1EC9414C-232A-6B00-B3C8-9F6BDECED846'::uuid < uuidv6_boundary('2022-02-22 19:22:22.000001+00'::timestamptz) AS rfc_inside,
+       uuidv6_boundary('2022-02-22 19:22:22'::timestamp) = uuidv6_boundary('2022-02-22 19:22:22+00'::timestamptz) AS ts_is_utc;
+SELECT count(*) AS times,
+       count(*) FILTER (WHERE chronoid_uuid_extract_timestamp(uuidv6_boundary(t)) = t) AS read_back,
+       count(*) FILTER (WHERE uuid_extract_version(uuidv6_boundary(t)) = 6) AS version_6,
+       bool_and(prev IS NULL OR uuidv6_boundary(prev) < uuidv6_boundary(t)) AS ordered
+FROM (SELECT t, lag(t) OVER (ORDER BY t) AS prev
+      FROM (SELECT DISTINCT timestamptz '1582-10-15 00:00:00+00'
+                   + make_interval(secs => ((i::numeric * 104729 * 2654435761) % 115000000000)::float8)
+                   + (i * 7919 % 1000000) * interval '1 microsecond' AS t
+            FROM generate_series(1, 1000) AS i) AS s) AS w;
+-- uuidv6() keys minted around a known time: a boundary taken between two
+-- batches (10 ms after the first, 10 ms before the second: the
+-- generator's steps ahead of the clock are 100 ns a key) splits them
+-- exactly, through the primary key's index.
+CREATE TEMP TABLE v6_rows (id uuid PRIMARY KEY, batch int NOT NULL);
+INSERT INTO v6_rows SELECT uuidv6(), 1 FROM generate_series(1, 500);
+SELECT pg_sleep(0.01);
+CREATE TEMP TABLE v6_mid AS SELECT clock_timestamp() AS t;
+SELECT pg_sleep(0.01);
+INSERT INTO v6_rows SELECT uuidv6(), 2 FROM generate_series(1, 500);
+SELECT count(*) FILTER (WHERE id >= uuidv6_boundary(t)) AS at_or_after,
+       count(*) FILTER (WHERE id >= uuidv6_boundary(t) AND batch = 2) AS second_batch,
+       count(*) FILTER (WHERE id < uuidv6_boundary(t) AND batch = 1) AS first_batch
+FROM v6_rows, v6_mid;
+ANALYZE v6_rows;
+SET enable_seqscan = off;
+SELECT pg_temp.index_cond($$SELECT count(*) FROM v6_rows WHERE id >= uuidv6_boundary('2024-01-09'::timestamptz)$$);
+RESET enable_seqscan;
+
+-- ObjectId and KSUID: text of fixed width whose byte order is time
+-- order, so a column under COLLATE "C" takes text boundaries.  The
+-- known IDs lie between the boundaries of their second and the next; a
+-- boundary reads back as its second.
+SELECT objectid_boundary('2012-10-17 21:13:27+00'::timestamptz) AS oid_from,
+       '507f1f77bcf86cd799439011' >= objectid_boundary('2012-10-17 21:13:27+00'::timestamptz)
+       AND '507f1f77bcf86cd799439011' < objectid_boundary('2012-10-17 21:13:28+00'::timestamptz) AS oid_inside,
+       ksuid_boundary('2017-10-10 04:00:47+00'::timestamptz) AS ksuid_from,
+       '0ujtsYcgvSTl8PAuAdqWYSMnLOv' COLLATE "C" >= ksuid_boundary('2017-10-10 04:00:47+00'::timestamptz)
+       AND '0ujtsYcgvSTl8PAuAdqWYSMnLOv' COLLATE "C" < ksuid_boundary('2017-10-10 04:00:48+00'::timestamptz) AS ksuid_inside;
+SELECT count(*) AS seconds,
+       count(*) FILTER (WHERE objectid_time(objectid_boundary(t)) = date_trunc('second', t)) AS oid_read_back,
+       count(*) FILTER (WHERE ksuid_time(ksuid_boundary(t)) = date_trunc('second', t)) AS ksuid_read_back,
+       bool_and(prev IS NULL OR (objectid_boundary(prev) COLLATE "C" < objectid_boundary(t)
+                                 AND ksuid_boundary(prev) COLLATE "C" < ksuid_boundary(t))) AS ordered
+FROM (SELECT t, lag(t) OVER (ORDER BY t) AS prev
+      FROM (SELECT DISTINCT timestamptz '2014-05-13 16:53:20+00'
+                   + make_interval(secs => ((i::numeric * 7919 * 2654435761) % 2890000000)::float8 + 0.5) AS t
+            FROM generate_series(1, 1000) AS i) AS s) AS w;
+CREATE TEMP TABLE text_rows (oid text COLLATE "C" PRIMARY KEY, ksuid text COLLATE "C" UNIQUE NOT NULL, batch int NOT NULL);
+INSERT INTO text_rows SELECT objectid_generate(), ksuid_generate(), 1 FROM generate_series(1, 300);
+-- The second batch starts at the next whole second, the boundary's.
+CREATE TEMP TABLE text_mid AS SELECT date_trunc('second', clock_timestamp()) + interval '1 second' AS t;
+SELECT pg_sleep(extract(epoch FROM t - clock_timestamp())::float8 + 0.01) FROM text_mid;
+INSERT INTO text_rows SELECT objectid_generate(), ksuid_generate(), 2 FROM generate_series(1, 300);
+SELECT count(*) FILTER (WHERE oid >= objectid_boundary(t)) AS oid_after,
+       count(*) FILTER (WHERE oid >= objectid_boundary(t) AND batch = 2) AS oid_second_batch,
+       count(*) FILTER (WHERE ksuid >= ksuid_boundary(t)) AS ksuid_after,
+       count(*) FILTER (WHERE ksuid >= ksuid_boundary(t) AND batch = 2) AS ksuid_second_batch
+FROM text_rows, text_mid;
+ANALYZE text_rows;
+SET enable_seqscan = off;
+SELECT pg_temp.index_cond($$SELECT count(*) FROM text_rows WHERE oid >= objectid_boundary('2024-01-09'::timestamptz)$$);
+SELECT pg_temp.index_cond($$SELECT count(*) FROM text_rows WHERE ksuid >= ksuid_boundary('2024-01-09'::timestamptz)$$);
+RESET enable_seqscan;
+DROP TABLE candidates, mongo_rows, v6_rows, v6_mid, text_rows, text_mid;
 
 -- Flags: decoders immutable and strict, generators volatile; all parallel safe.
 SELECT p.proname, p.provolatile, p.proisstrict, p.proparallel
 FROM pg_proc p
 WHERE p.proname IN ('objectid_time', 'ksuid_time', 'objectid_generate', 'ksuid_generate',
 	'uuidv1_to_v6', 'uuidv6_to_v1', 'uuidv6', 'chronoid_inspect', 'objectid_is_valid',
-	'ksuid_is_valid')
+	'ksuid_is_valid', 'uuidv6_boundary', 'objectid_boundary', 'ksuid_boundary')
 ORDER BY p.oid::regprocedure::text;
