@@ -100,6 +100,74 @@ INSERT INTO mongo_rows VALUES ('507f1f77bcf86cd799439011');
 SELECT regress.err($$INSERT INTO mongo_rows VALUES ('507f1f77bcf86cd79943901z')$$);
 SELECT objectid_is_valid(NULL) IS NULL AS strict_oid, ksuid_is_valid(NULL) IS NULL AS strict_ksuid;
 
+-- Mutants: the known IDs with one character replaced, inserted or
+-- deleted at random (a fixed seed), from digits, letters of both cases,
+-- "_", "-", braces, a space, a tab, DEL and multibyte characters.  Each
+-- function accepts the text or refuses it with 22P02 or 22003, a message
+-- naming the value and, where a character is at fault, a detail naming
+-- that very character at its position; each validity test agrees with
+-- its parser.  The counts of failures must be 0.
+CREATE FUNCTION pg_temp.mutants(base text, n int) RETURNS SETOF text LANGUAGE plpgsql AS $$
+DECLARE
+	pool text := '0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_-{} ' || chr(9) || chr(127) || 'é€';
+	pos int;
+	c text;
+	op float8;
+BEGIN
+	FOR i IN 1 .. n LOOP
+		pos := 1 + floor(random() * length(base))::int;
+		c := substr(pool, 1 + floor(random() * length(pool))::int, 1);
+		op := random();
+		IF op < 0.7 THEN
+			RETURN NEXT overlay(base PLACING c FROM pos FOR 1);
+		ELSIF op < 0.85 THEN
+			RETURN NEXT overlay(base PLACING c FROM pos FOR 0);
+		ELSE
+			RETURN NEXT overlay(base PLACING '' FROM pos FOR 1);
+		END IF;
+	END LOOP;
+END $$;
+CREATE FUNCTION pg_temp.try(fn text, t text, OUT accepted bool, OUT state text,
+							OUT named bool, OUT at int, OUT placed bool) LANGUAGE plpgsql AS $$
+DECLARE
+	msg text;
+	det text;
+	c text;
+BEGIN
+	EXECUTE format('SELECT %s(%L)', fn, t);
+	accepted := true;
+	named := true;
+	placed := true;
+EXCEPTION WHEN OTHERS THEN
+	GET STACKED DIAGNOSTICS state = RETURNED_SQLSTATE, msg = MESSAGE_TEXT, det = PG_EXCEPTION_DETAIL;
+	accepted := false;
+	named := strpos(msg, '"' || t || '"') > 0;
+	at := (regexp_match(det, 'at position (\d+)'))[1]::int;
+	c := substr(t, at, 1);
+	placed := at IS NULL
+		OR strpos(det, '"' || c || '" at position ' || at) > 0
+		OR strpos(det, 'Byte 0x' || upper(lpad(to_hex(ascii(c)), 2, '0')) || ' at position ' || at) > 0;
+END $$;
+SELECT setseed(0.27);
+CREATE TEMP TABLE mutant AS
+SELECT fn, t, (pg_temp.try(fn, t)).*
+FROM (VALUES ('objectid_time', '507f1f77bcf86cd799439011'), ('ksuid_time', '0ujtsYcgvSTl8PAuAdqWYSMnLOv'),
+	('typeid_to_uuid', 'user_01h455vb4pex5vsknk084sn02q'), ('chronoid_inspect', '507f1f77bcf86cd799439011'),
+	('chronoid_inspect', '0ujtsYcgvSTl8PAuAdqWYSMnLOv'), ('chronoid_inspect', 'user_01h455vb4pex5vsknk084sn02q'),
+	('chronoid_inspect', '017f22e2-79b0-7cc3-98c4-dc0c0c07398f'), ('chronoid_inspect', '01ARZ3NDEKTSV4RRFFQ69G5FAV'),
+	('chronoid_inspect', '104651375538868224')) AS b(fn, base),
+	LATERAL pg_temp.mutants(base, 300) AS t;
+SELECT fn, count(*) AS cases, count(*) FILTER (WHERE accepted) AS accepted,
+       count(*) FILTER (WHERE NOT accepted AND state NOT IN ('22P02', '22003')) AS other_state,
+       count(*) FILTER (WHERE NOT named) AS value_unnamed,
+       count(*) FILTER (WHERE at IS NOT NULL) AS with_position,
+       count(*) FILTER (WHERE NOT placed) AS character_misplaced,
+       count(*) FILTER (WHERE fn = 'objectid_time' AND objectid_is_valid(t) <> accepted
+                           OR fn = 'ksuid_time' AND ksuid_is_valid(t) <> accepted
+                           OR fn = 'typeid_to_uuid' AND typeid_is_valid(t) <> accepted) AS validity_disagrees
+FROM mutant GROUP BY fn ORDER BY fn;
+DROP TABLE mutant;
+
 -- The index condition of a query's plan: the boundary folded to a
 -- constant, whichever index scan the planner picks.
 CREATE FUNCTION pg_temp.index_cond(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
