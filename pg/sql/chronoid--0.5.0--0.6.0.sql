@@ -315,9 +315,10 @@ COMMENT ON FUNCTION @extschema@.typeid_is_valid(pg_catalog.text, pg_catalog.text
 'whether the text is a TypeID with prefix expected_prefix, without raising an error';
 
 -- The IDs already in people's databases (issue 27): ObjectId and KSUID
--- time and generation, UUID v1 <-> v6 and a v6 generator,
--- chronoid_inspect(); uuid_extract_timestamp() gives versions 1 and 6 to
--- the microsecond (the C function changed; its comments say so).
+-- time, validity, generation and range boundaries, UUID v1 <-> v6, a v6
+-- generator and range boundary, chronoid_inspect();
+-- uuid_extract_timestamp() gives versions 1 and 6 to the microsecond (the
+-- C function changed; its comments say so).
 COMMENT ON FUNCTION @extschema@.uuid_extract_timestamp(pg_catalog.uuid) IS
 'creation time of a version 1, 6 or 7 UUID (to the microsecond for 1 and 6, the millisecond for 7); NULL for other versions and variants';
 COMMENT ON FUNCTION @extschema@.chronoid_uuid_extract_timestamp(pg_catalog.uuid) IS
@@ -384,7 +385,66 @@ RETURNS record
 AS 'MODULE_PATHNAME', 'chronoid_inspect'
 LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@.chronoid_inspect(pg_catalog.text) IS
-'kind (uuid, ulid, snowflake under the pgedge layout, objectid, ksuid), UUID version and creation time of an ID given as text, to the microsecond where the ID holds it; error naming the bad character and its position';
+'kind (uuid, ulid, snowflake under the pgedge layout, objectid, ksuid, typeid), UUID version (a TypeID''s UUID''s) and creation time of an ID given as text, to the microsecond where the ID holds it; error naming the bad character and its position';
+
+CREATE FUNCTION @extschema@.objectid_is_valid(pg_catalog.text)
+RETURNS pg_catalog.bool
+AS 'MODULE_PATHNAME', 'chronoid_objectid_is_valid'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.objectid_is_valid(pg_catalog.text) IS
+'whether the text is a MongoDB ObjectId (24 hex digits, either case), without raising an error';
+
+CREATE FUNCTION @extschema@.ksuid_is_valid(pg_catalog.text)
+RETURNS pg_catalog.bool
+AS 'MODULE_PATHNAME', 'chronoid_ksuid_is_valid'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.ksuid_is_valid(pg_catalog.text) IS
+'whether the text is a KSUID (27 base62 characters, at most aWgEPTl1tmebfsQzFP4bxwgy80V), without raising an error';
+
+-- Range boundaries: the smallest ID of a time, for WHERE id >= ... AND
+-- id < ... on the key's index.  ObjectIds and KSUIDs are text, whose
+-- byte order (COLLATE "C") is their time order.
+CREATE FUNCTION @extschema@.uuidv6_boundary(pg_catalog.timestamptz)
+RETURNS pg_catalog.uuid
+AS 'MODULE_PATHNAME', 'chronoid_uuidv6_boundary_tz'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.uuidv6_boundary(pg_catalog.timestamptz) IS
+'the smallest UUIDv6 of the instant''s microsecond (zero clock sequence and node): for WHERE id >= uuidv6_boundary(...)';
+
+CREATE FUNCTION @extschema@.uuidv6_boundary(pg_catalog.timestamp)
+RETURNS pg_catalog.uuid
+AS 'MODULE_PATHNAME', 'chronoid_uuidv6_boundary'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.uuidv6_boundary(pg_catalog.timestamp) IS
+'the smallest UUIDv6 of the UTC timestamp''s microsecond (zero clock sequence and node)';
+
+CREATE FUNCTION @extschema@.objectid_boundary(pg_catalog.timestamptz)
+RETURNS pg_catalog.text
+AS 'MODULE_PATHNAME', 'chronoid_objectid_boundary_tz'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.objectid_boundary(pg_catalog.timestamptz) IS
+'the smallest ObjectId of the instant''s second (zeros after the time), lower-case hex: for WHERE id >= objectid_boundary(...) under COLLATE "C"';
+
+CREATE FUNCTION @extschema@.objectid_boundary(pg_catalog.timestamp)
+RETURNS pg_catalog.text
+AS 'MODULE_PATHNAME', 'chronoid_objectid_boundary'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.objectid_boundary(pg_catalog.timestamp) IS
+'the smallest ObjectId of the UTC timestamp''s second (zeros after the time), lower-case hex';
+
+CREATE FUNCTION @extschema@.ksuid_boundary(pg_catalog.timestamptz)
+RETURNS pg_catalog.text
+AS 'MODULE_PATHNAME', 'chronoid_ksuid_boundary_tz'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.ksuid_boundary(pg_catalog.timestamptz) IS
+'the smallest KSUID of the instant''s second (zero payload): for WHERE id >= ksuid_boundary(...) under COLLATE "C"';
+
+CREATE FUNCTION @extschema@.ksuid_boundary(pg_catalog.timestamp)
+RETURNS pg_catalog.text
+AS 'MODULE_PATHNAME', 'chronoid_ksuid_boundary'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.ksuid_boundary(pg_catalog.timestamp) IS
+'the smallest KSUID of the UTC timestamp''s second (zero payload)';
 
 -- Block allocation from a sequence (docs/block.md): n consecutive values
 -- in one call, WAL-logged and flushed before they are returned, never

@@ -72,6 +72,20 @@ _Noreturn void cid_pg_report(int status, const char *what);
 int			cid_pg_sqlstate(int status);
 
 /*
+ * How an input error names the character at byte pos of s (which must be
+ * inside s): 'Character "z"', a multibyte character whole ('Character
+ * "é"'), a control byte as 'Byte 0x09'.  *charpos gets its position,
+ * counted in characters of the server encoding from 1, as users count.
+ */
+char	   *cid_pg_char_at(const char *s, size_t pos, int *charpos);
+
+/*
+ * ERROR for TypeID text cid_typeid_parse() refused with status rc and
+ * byte position pos (typeid_funcs.c; chronoid_inspect() shares it).
+ */
+_Noreturn void cid_pg_typeid_error(const char *s, size_t len, int rc, size_t pos);
+
+/*
  * PostgreSQL timestamps count microseconds since 2000-01-01 00:00 UTC;
  * the core counts Unix milliseconds.  To Unix ms floors (negative values
  * included) and raises 22008 for -infinity and infinity, naming the value
@@ -79,9 +93,19 @@ int			cid_pg_sqlstate(int status);
  */
 int64		cid_pg_ts_to_unix_ms(TimestampTz ts, bool with_tz, const char *target);
 
-/* 22008 for a finite timestamp the target format cannot hold. */
+/* The same in Unix µs, exact (every finite timestamp fits). */
+int64		cid_pg_ts_to_unix_us(TimestampTz ts, bool with_tz, const char *target);
+
+/* 22008 for a finite timestamp the 48-bit millisecond formats cannot hold. */
 _Noreturn void cid_pg_ts_range_error(TimestampTz ts, bool with_tz,
 									 const char *target);
+
+/*
+ * 22008 naming the timestamp and target, for formats of other ranges:
+ * detail says the range ("A KSUID holds times from ... to ... UTC.").
+ */
+_Noreturn void cid_pg_ts_out_of_range(TimestampTz ts, bool with_tz,
+									  const char *target, const char *detail);
 
 /*
  * Unix ms to a PostgreSQL timestamp (exact: ms * 1000 µs).  Every value

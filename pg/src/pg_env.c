@@ -7,6 +7,7 @@
 
 #include <time.h>
 
+#include "mb/pg_wchar.h"
 #include "miscadmin.h"
 #include "port.h"
 #include "utils/builtins.h"
@@ -117,6 +118,19 @@ cid_pg_report(int status, const char *what)
 	pg_unreachable();
 }
 
+char *
+cid_pg_char_at(const char *s, size_t pos, int *charpos)
+{
+	unsigned char c = (unsigned char) s[pos];
+
+	*charpos = pg_mbstrlen_with_len(s, (int) pos) + 1;
+	if (IS_HIGHBIT_SET(c))
+		return psprintf("Character \"%.*s\"", pg_mblen(s + pos), s + pos);
+	if (c < 0x20 || c == 0x7f)
+		return psprintf("Byte 0x%02X", c);
+	return psprintf("Character \"%c\"", c);
+}
+
 /* The value as PostgreSQL prints it (DateStyle, TimeZone). */
 static char *
 ts_text(TimestampTz ts, bool with_tz)
@@ -131,33 +145,39 @@ ts_text(TimestampTz ts, bool with_tz)
 void
 cid_pg_ts_range_error(TimestampTz ts, bool with_tz, const char *target)
 {
+	cid_pg_ts_out_of_range(ts, with_tz, target,
+						   "The 48-bit millisecond field holds times from "
+						   "1970-01-01 00:00:00 to 10889-08-02 05:31:50.655 UTC.");
+}
+
+void
+cid_pg_ts_out_of_range(TimestampTz ts, bool with_tz, const char *target, const char *detail)
+{
 	ereport(ERROR,
 			(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
 			 errmsg("%s \"%s\" is out of range for %s",
 					with_tz ? "timestamp with time zone" : "timestamp",
 					ts_text(ts, with_tz), target),
-			 errdetail("The 48-bit millisecond field holds times from "
-					   "1970-01-01 00:00:00 to 10889-08-02 05:31:50.655 UTC.")));
+			 errdetail("%s", detail)));
 	pg_unreachable();
+}
+
+int64
+cid_pg_ts_to_unix_us(TimestampTz ts, bool with_tz, const char *target)
+{
+	if (TIMESTAMP_NOT_FINITE(ts))
+		cid_pg_ts_out_of_range(ts, with_tz, target,
+							   "Only finite timestamps can be converted.");
+	/* No overflow: PostgreSQL timestamps end in 294277, far below 2^63 µs. */
+	return ts + CID_PG_EPOCH_US;
 }
 
 int64
 cid_pg_ts_to_unix_ms(TimestampTz ts, bool with_tz, const char *target)
 {
-	int64		us;
-	int64		ms;
+	int64		us = cid_pg_ts_to_unix_us(ts, with_tz, target);
+	int64		ms = us / 1000;
 
-	if (TIMESTAMP_NOT_FINITE(ts))
-		ereport(ERROR,
-				(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
-				 errmsg("%s \"%s\" is out of range for %s",
-						with_tz ? "timestamp with time zone" : "timestamp",
-						ts_text(ts, with_tz), target),
-				 errdetail("Only finite timestamps can be converted.")));
-
-	/* No overflow: PostgreSQL timestamps end in 294277, far below 2^63 µs. */
-	us = ts + CID_PG_EPOCH_US;
-	ms = us / 1000;
 	if (us % 1000 < 0)
 		ms--;					/* C truncates toward zero; we want floor */
 	return ms;

@@ -25,33 +25,16 @@ PG_FUNCTION_INFO_V1(chronoid_typeid_is_valid);
 	"starting and ending with a letter."
 
 /*
- * The character at byte pos of s as a user reads it (a multibyte
- * character whole, a control byte as \xNN), and its position counted in
- * characters from 1.
+ * ERROR for a refused TypeID text: the value as the user gave it, the
+ * core's status and byte position; where the suffix starts tells a prefix
+ * problem from a suffix one.
  */
-static char *
-shown_char(const char *s, size_t pos, int *charpos)
-{
-	unsigned char c = (unsigned char) s[pos];
-
-	*charpos = pg_mbstrlen_with_len(s, (int) pos) + 1;
-	if (IS_HIGHBIT_SET(c))
-		return psprintf("%.*s", pg_mblen(s + pos), s + pos);
-	if (c < 0x20 || c == 0x7f)
-		return psprintf("\\x%02x", c);
-	return psprintf("%c", c);
-}
-
-/*
- * ERROR for a refused TypeID text: what (the value as the user gave it,
- * for the message), the core's status and byte position, and where the
- * suffix starts (to tell a prefix problem from a suffix one).
- */
-static _Noreturn void
-typeid_text_error(const char *s, size_t len, int rc, size_t pos)
+void
+cid_pg_typeid_error(const char *s, size_t len, int rc, size_t pos)
 {
 	size_t		at = 0;
 	int			charpos = 0;
+	int			suffix_chars;
 	char	   *c;
 
 	for (size_t i = len; i > 0; i--)
@@ -74,26 +57,35 @@ typeid_text_error(const char *s, size_t len, int rc, size_t pos)
 				 errdetail("The prefix has %d characters. " PREFIX_RULE,
 						   pg_mbstrlen_with_len(s, (int) at - 1))));
 	if (rc == CID_ELENGTH)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
-				 errmsg("invalid input syntax for a TypeID: \"%s\"", s),
-				 errdetail("The suffix after the last \"_\" has %d characters, not 26.",
-						   pg_mbstrlen_with_len(s + at, (int) (len - at)))));
-	if (rc != CID_ESYNTAX)
+	{
+		suffix_chars = pg_mbstrlen_with_len(s + at, (int) (len - at));
+		if (suffix_chars != CID_TYPEID_SUFFIX_LEN)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+					 errmsg("invalid input syntax for a TypeID: \"%s\"", s),
+					 errdetail("The suffix after the last \"_\" has %d characters, not %d.",
+							   suffix_chars, CID_TYPEID_SUFFIX_LEN)));
+		/* 26 characters in more bytes: the first multibyte one is wrong */
+		for (pos = at; pos < len && !IS_HIGHBIT_SET(s[pos]); pos++)
+			;
+		rc = CID_ESYNTAX;
+	}
+	if (rc != CID_ESYNTAX || pos >= len)
 		cid_pg_report(rc, "could not read a TypeID");
-	c = shown_char(s, pos, &charpos);
+	c = cid_pg_char_at(s, pos, &charpos);
 	if (pos < at)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
 				 errmsg("invalid input syntax for a TypeID: \"%s\"", s),
-				 errdetail("Character \"%s\" at position %d is not allowed there. " PREFIX_RULE,
+				 errdetail("%s at position %d is not allowed there. " PREFIX_RULE,
 						   c, charpos)));
 	ereport(ERROR,
 			(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
 			 errmsg("invalid input syntax for a TypeID: \"%s\"", s),
-			 errdetail("Character \"%s\" at position %d is not a TypeID suffix digit "
+			 errdetail("%s at position %d is not a TypeID suffix digit "
 					   "(0-9 and a-z without i, l, o, u; lower case only).",
 					   c, charpos)));
+	pg_unreachable();
 }
 
 /* The prefix argument of uuid_to_typeid(), typeid_generate(), ...: ERROR if bad. */
@@ -115,11 +107,11 @@ check_prefix(const char *p, size_t len)
 						   pg_mbstrlen_with_len(p, (int) len))));
 	if (rc != CID_ESYNTAX)
 		cid_pg_report(rc, "could not check a TypeID prefix");
-	c = shown_char(p, pos, &charpos);
+	c = cid_pg_char_at(p, pos, &charpos);
 	ereport(ERROR,
 			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 			 errmsg("invalid TypeID prefix \"%s\"", p),
-			 errdetail("Character \"%s\" at position %d is not allowed there. " PREFIX_RULE,
+			 errdetail("%s at position %d is not allowed there. " PREFIX_RULE,
 					   c, charpos)));
 }
 
@@ -133,7 +125,7 @@ parse_arg(text *t, cid_uuid *u, char **s, size_t *prefix_len)
 	*s = text_to_cstring(t);
 	rc = cid_typeid_parse(u, prefix_len, *s, strlen(*s), &pos);
 	if (rc != CID_OK)
-		typeid_text_error(*s, strlen(*s), rc, pos);
+		cid_pg_typeid_error(*s, strlen(*s), rc, pos);
 }
 
 static Datum
