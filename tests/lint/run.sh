@@ -22,6 +22,13 @@ pg_files=(pg/src/*.c)
 py_files=(python/src/*.c)
 py_inc=$(/usr/bin/python3 -c 'import sysconfig; print(sysconfig.get_paths()["include"])' 2>/dev/null)
 [ -n "$py_inc" ] && [ -f "$py_inc/Python.h" ] || py_inc=
+# The npm package's addon, where node-api's headers are (node's own, else
+# the node-api-headers package that scripts/setup.sh installs): clang-tidy.
+node_files=(node/src/*.c)
+node_inc=
+for d in /usr/include/node node/node_modules/node-api-headers/include; do
+    [ -f "$d/node_api.h" ] && { node_inc=$d; break; }
+done
 n=0
 echo "1..6"
 
@@ -63,21 +70,25 @@ else
                       -I"$pg_inc" -I"$pq_inc" ;;
             python/*) "$CLANG_TIDY" --quiet "$f" -- -std=gnu11 -Iinclude -Isrc -Ipython/src \
                       -I"$py_inc" -I"$pq_inc" -DCHRONOID_PY_LEASE=1 -pthread ;;
+            node/*) "$CLANG_TIDY" --quiet "$f" -- -std=gnu11 -Iinclude -Isrc -Inode/src -Idb/lease \
+                      -I"$node_inc" -I"$pq_inc" -DCHRONOID_NODE_LEASE -DCID_API= -pthread ;;
             *) "$CLANG_TIDY" --quiet "$f" -- -std=c11 -Iinclude -Isrc -Icli -Idb/pq \
                    -I"$(dirname "$f")" -I"$pq_inc" -pthread ;;
         esac
     }
     export -f tidy_one
-    export CLANG_TIDY pg_inc pq_inc py_inc
+    export CLANG_TIDY pg_inc pq_inc py_inc node_inc
     files=("${core_files[@]}")
     [ -n "$have_pg" ] && files+=("${pg_files[@]}")
     [ -n "$py_inc" ] && files+=("${py_files[@]}")
+    [ -n "$node_inc" ] && files+=("${node_files[@]}")
     out=$(printf '%s\n' "${files[@]}" | xargs -P "$jobs" -I{} bash -c 'tidy_one "$1" 2>&1' _ {})
     findings=$(grep -E '^[^ ]+:[0-9]+:[0-9]+: (warning|error): ' <<<"$out")
     count=$(grep -c . <<<"$findings")
     what="${#files[@]} files"
     [ -z "$have_pg" ] && what="$what (pg/src skipped: no server headers)"
     [ -z "$py_inc" ] && what="$what (python/src skipped: no Python.h)"
+    [ -z "$node_inc" ] && what="$what (node/src skipped: no node_api.h)"
     if [ "$count" -eq 0 ]; then
         echo "ok $n - lint/clang-tidy: $what, no findings"
     else
