@@ -12,6 +12,7 @@
 
 #include "fuzz.h"
 #include "cli_internal.h"
+#include "typeid_internal.h"
 
 int			LLVMFuzzerInitialize(int *argc, char ***argv);
 
@@ -50,7 +51,7 @@ refused(const char *s, size_t len, const cid_layout *layout)
 	cid_id_info info;
 	cid_uuid	u;
 
-	if (cli_typeid_text(s, len))
+	if (cid_typeid_shaped(s, len))
 		return cid_typeid_parse(&u, NULL, s, len, NULL) < 0;
 	return cid_inspect_id(&info, sizeof(info), s, len, layout, NULL) < 0;
 }
