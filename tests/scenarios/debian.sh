@@ -107,6 +107,14 @@ else
     not_ok "lintian: no errors or warnings" "$out"
 fi
 
+# From the install until the files are put back, the server's chronoid is
+# the package's, and for a moment none at all: hold the lock that every
+# suite installing the extension takes, so that none installs its build
+# over the package's, or loads a library that is not there.
+exec {pglock}>/tmp/chronoid-pg.lock
+flock -w "${CHRONOID_PG_LOCK_WAIT:-1800}" "$pglock" ||
+    bail "waited ${CHRONOID_PG_LOCK_WAIT:-1800} s for /tmp/chronoid-pg.lock (another suite installs the extension)"
+
 # Files the packages will replace, saved to be put back after the purge.
 dpkg-query -W -f='${Package}\n' | sort >"$work/before.list"
 for d in "${debs[@]}"; do
@@ -233,4 +241,5 @@ if [ -n "$saved" ]; then
 else
     skip "files the packages replaced are back" "the packages replaced none"
 fi
+flock -u "$pglock"
 tap_done
