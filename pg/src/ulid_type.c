@@ -85,7 +85,6 @@ chronoid_ulid_in(PG_FUNCTION_ARGS)
 	cid_ulid	u;
 	int			rc = cid_ulid_parse(&u, s, len, &pos);
 	int			nchars;
-	unsigned char c;
 
 	if (rc == CID_OK)
 		return ulid_datum(&u);
@@ -116,32 +115,16 @@ chronoid_ulid_in(PG_FUNCTION_ARGS)
 	}
 	if (rc == CID_ESYNTAX && pos < len)
 	{
-		c = (unsigned char) s[pos];
-		if (IS_HIGHBIT_SET(c))
-			ULID_INPUT_ERROR(fcinfo,
-							 (errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
-							  errmsg("invalid input syntax for type ulid: \"%s\": invalid character", s),
-							  errdetail("Character \"%.*s\" at position %d is not in the "
-										"Crockford base32 alphabet "
-										"(0-9 and A-Z without I, L, O, U).",
-										pg_mblen(s + pos), s + pos,
-										pg_mbstrlen_with_len(s, (int) pos) + 1)));
-		/* before a multibyte character, bytes and characters differ */
-		if (c >= 0x20 && c < 0x7f)
-			ULID_INPUT_ERROR(fcinfo,
-							 (errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
-							  errmsg("invalid input syntax for type ulid: \"%s\": invalid character", s),
-							  errdetail("Character \"%c\" at position %d is not in the "
-										"Crockford base32 alphabet "
-										"(0-9 and A-Z without I, L, O, U).",
-										c, pg_mbstrlen_with_len(s, (int) pos) + 1)));
+		int			charpos;
+		char	   *what = cid_pg_char_at(s, pos, &charpos);
+
 		ULID_INPUT_ERROR(fcinfo,
 						 (errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
 						  errmsg("invalid input syntax for type ulid: \"%s\": invalid character", s),
-						  errdetail("Byte 0x%02X at position %d is not in the "
+						  errdetail("%s at position %d is not in the "
 									"Crockford base32 alphabet "
 									"(0-9 and A-Z without I, L, O, U).",
-									c, pg_mbstrlen_with_len(s, (int) pos) + 1)));
+									what, charpos)));
 	}
 	ULID_INPUT_ERROR(fcinfo,
 					 (errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
