@@ -101,7 +101,7 @@ _pgc_conf() {
 # rewrites chronoid.so while another job's servers are loading it.
 pgc_install() {
     local pg_config=${PG_CONFIG:-pg_config}
-    if [ -n "${CHRONOID_PG_INSTALLED:-}" ] && [ "$CHRONOID_PG_INSTALLED" = "$pg_config" ]; then
+    if [ "${CHRONOID_PG_INSTALLED:-}" = "$pg_config" ]; then
         [ -f "$("$pg_config" --sharedir)/extension/chronoid.control" ] && return 0
         echo "pgcluster: CHRONOID_PG_INSTALLED=$pg_config, but its server has no chronoid.control" >&2
         return 1
