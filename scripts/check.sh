@@ -21,7 +21,8 @@ MAKE=${MAKE:-make}
 MAKEFLAGS_EXTRA=()
 [ -n "${WERROR:-}" ] && MAKEFLAGS_EXTRA+=(WERROR=1)
 
-# run_tap SUITE COMMAND...: run one TAP producer, add its counts.
+# run_tap SUITE COMMAND...: run one TAP producer, add its counts.  Its
+# summary line names the command's file, or TAP_NAME when that is set.
 run_tap() {
     local suite=$1; shift
     local out rc p=0 f=0 s=0 plan=0 n t0=$SECONDS
@@ -54,7 +55,7 @@ run_tap() {
              {d = ""}' <<<"$out")$'\n'
     fi
     # Each suite's own time, to see where a run's minutes go.
-    report+=$(printf '%-10s %-44s %4d passed, %d failed, %d skipped (%d s)' "$suite" "$(basename "$1")" "$p" "$f" "$s" \
+    report+=$(printf '%-10s %-44s %4d passed, %d failed, %d skipped (%d s)' "$suite" "${TAP_NAME:-$(basename "$1")}" "$p" "$f" "$s" \
         $((SECONDS - t0)))$'\n'
     printf '%s' "$report"
     passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + s))
@@ -186,7 +187,7 @@ fi
 build default all tests || { echo "${passed} passed, ${failed} failed, ${skipped} skipped"; exit 1; }
 if [ -x pg/test/run.sh ] && [ "$(id -u)" -eq 0 ] && [ -f "$(pg_config --pgxs 2>/dev/null)" ]; then
     # shellcheck disable=SC2016 # expanded by the inner shell
-    run_tap extension bash -c '. scripts/tap.bash
+    TAP_NAME="make -C pg install install-released" run_tap extension bash -c '. scripts/tap.bash
         run_ok "make -C pg install install-released (once, for every job)" \
             flock /tmp/chronoid-pg.lock make -s --no-print-directory -C pg install install-released
         tap_done' &&
@@ -282,11 +283,13 @@ sql_short() {
 }
 job_sql() {
     [ -x pg/test/run.sh ] || return 0
-    CHRONOID_MODES=$1 CHRONOID_SCENARIOS="$(sql_short)" run_tap "sql-$1" pg/test/run.sh
+    TAP_NAME="run.sh: the suites, short scenarios" CHRONOID_MODES=$1 CHRONOID_SCENARIOS="$(sql_short)" \
+        run_tap "sql-$1" pg/test/run.sh
 }
 job_sql_scenarios() {
     [ -x pg/test/run.sh ] || return 0
-    CHRONOID_MODES=$1 CHRONOID_SUITES=none CHRONOID_SCENARIOS="$2" run_tap "sql-$1" pg/test/run.sh
+    TAP_NAME="run.sh: $2" CHRONOID_MODES=$1 CHRONOID_SUITES=none CHRONOID_SCENARIOS="$2" \
+        run_tap "sql-$1" pg/test/run.sh
 }
 
 # The queue, longest first (docs/benchmarks.md "The test suites"), so that
