@@ -182,8 +182,8 @@ fi
 # job rewrites chronoid.so while another job's servers load it.  The jobs
 # below are independent of each other and run side by side, $workers at a
 # time (CHRONOID_CHECK_WORKERS, default the number of cores); what changes
-# the machine for everyone (debian.sh installs and purges packages) or
-# needs another job's build runs after them, alone.
+# the machine for everyone (debian.sh's install, which replaces the
+# server's chronoid and purges it again) runs after them, alone.
 build default all tests || { echo "${passed} passed, ${failed} failed, ${skipped} skipped"; exit 1; }
 if [ -x pg/test/run.sh ] && [ "$(id -u)" -eq 0 ] && [ -f "$(pg_config --pgxs 2>/dev/null)" ]; then
     # shellcheck disable=SC2016 # expanded by the inner shell
@@ -227,6 +227,10 @@ job_asan() {
             UBSAN_OPTIONS=print_stacktrace=1 run_tap asan "$t"
     done
     [ -x build/asan/chronoid ] && run_tap cli-asan tests/cli/run.sh build/asan/chronoid
+    # chronoid migrate's scenario again, its binaries under ASan and UBSan
+    # (leaks included).
+    [ -x build/asan/chronoid-migrate ] && BUILD=build/asan UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+        run_tap migrate-asan tests/scenarios/migrate.sh
 }
 job_tsan() {
     local t
@@ -269,6 +273,17 @@ job_python() {
 # (migrate_privilege.sh: without and with chronoid preloaded).
 job_scenario() { [ -x "$1" ] && run_tap scenario "$1"; }
 
+# The Debian packages, built and checked beside the other jobs into
+# $deb_dir; their install, which swaps the server's chronoid for the
+# package's, runs after the jobs (below).
+deb_dir=
+if [ -x tests/scenarios/debian.sh ] && [ "$(id -u)" -eq 0 ]; then
+    deb_dir=$(mktemp -d /tmp/chronoid-deb.XXXXXX) || deb_dir=
+fi
+job_debian_build() {
+    [ -n "$deb_dir" ] && TAP_NAME="debian.sh build" run_tap scenario tests/scenarios/debian.sh build "$deb_dir"
+}
+
 # The regression suites and their scenarios, each mode on servers of its
 # own: the suites with the short scenarios, and the longest scenarios
 # (sql_long) as jobs of their own.
@@ -302,7 +317,7 @@ for mode in plain preload; do
         queue+=("job_sql_scenarios $mode \"$scen\"")
     done
 done
-queue+=(job_lint job_cluster job_fuzz job_asan)
+queue+=(job_lint job_cluster job_fuzz job_asan job_debian_build)
 for extra in tests/scenarios/*.sh; do
     case $extra in
         */debian.sh | */migrate_privilege.sh | */migrate_live.sh | */migrate_from_extension.sh) ;;
@@ -351,11 +366,11 @@ for ((w = 1; w <= workers; w++)); do
 done
 
 # Alone, after the jobs: debian.sh installs the packages over the
-# extension and purges them again.
-[ -x tests/scenarios/debian.sh ] && run_tap scenario tests/scenarios/debian.sh
-# chronoid migrate again under ASan and UBSan (leaks included).
-[ -x build/asan/chronoid-migrate ] && BUILD=build/asan UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-    run_tap migrate-asan tests/scenarios/migrate.sh
+# extension and purges them again (and removes $deb_dir).
+if [ -n "$deb_dir" ]; then
+    TAP_NAME="debian.sh install" run_tap scenario tests/scenarios/debian.sh install "$deb_dir"
+    rm -rf "$deb_dir"
+fi
 
 # Last: the suites on newer servers already cached rebuild pg/ for them
 # (pg/.pg-build), which the suites above would otherwise undo.

@@ -8,6 +8,16 @@
 # and files the packages replace (a chronoid.so from `make install-ext`,
 # say) are saved first and put back, so that later suites still find them.
 # Root only (it installs packages).  Prints TAP.
+#
+#   debian.sh              build, check, install, use, purge
+#   debian.sh build DIR    build and check the packages into DIR (a new
+#                          directory /tmp/chronoid-deb.*), and keep it
+#   debian.sh install DIR  install, use and purge what `build DIR` left
+#                          there, then remove DIR
+#
+# make check runs the two halves apart: the build touches nothing outside
+# its directory and runs beside the other suites; only the install, which
+# swaps the server's chronoid for the package's, waits for them to end.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . scripts/tap.bash
@@ -24,7 +34,16 @@ if dpkg-query -W -f='${db:Status-Status} ${Package}\n' 'libchronoid*' chronoid '
     skip_all "chronoid packages are installed already; not touching them"
 fi
 
-work=$(mktemp -d /tmp/chronoid-deb.XXXXXX)
+phase=${1:-all}
+case $phase in
+    all) work=$(mktemp -d /tmp/chronoid-deb.XXXXXX) ;;
+    build | install)
+        work=${2:-}
+        if [[ $work != /tmp/chronoid-deb.* ]] || [ ! -d "$work" ]; then
+            bail "debian.sh $phase DIR: DIR is a directory /tmp/chronoid-deb.* (got '$work')"
+        fi ;;
+    *) bail "usage: debian.sh [build DIR | install DIR]" ;;
+esac
 chmod 755 "$work"
 apt_opts=(-y -q -o DPkg::Lock::Timeout=300 -o APT::Sandbox::User=root)
 installed=()   # what to purge: our packages and what they pulled in
@@ -46,27 +65,30 @@ restore_saved() {
 cleanup() {
     purge_all
     restore_saved
-    rm -rf "$work"
+    [ "$phase" = build ] || rm -rf "$work"
 }
 trap cleanup EXIT
 
-# The tree as it is (uncommitted changes too), without build products.
-mkdir "$work/src"
-if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
-    git ls-files -z -co --exclude-standard | tar --null -cf - -T - | tar -xf - -C "$work/src"
-else
-    tar --exclude=./build -cf - . | tar -xf - -C "$work/src"
-fi
+# build: dpkg-buildpackage on a copy of the tree, into $work.
+build() {
+    # The tree as it is (uncommitted changes too), without build products.
+    mkdir "$work/src"
+    if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+        git ls-files -z -co --exclude-standard | tar --null -cf - -T - | tar -xf - -C "$work/src"
+    else
+        tar --exclude=./build -cf - . | tar -xf - -C "$work/src"
+    fi
 
-# The unit tests are make check's own suites, and the debug symbols
-# packages are not needed here: both left out to keep this under 3 minutes.
-start=$SECONDS
-if (cd "$work/src" && DEB_BUILD_OPTIONS="nocheck noddebs parallel=$(nproc)" \
-        dpkg-buildpackage -us -uc -b) >"$work/build.log" 2>&1; then
-    ok "dpkg-buildpackage -us -uc -b ($((SECONDS - start)) s)"
-else
-    bail "dpkg-buildpackage -us -uc -b" "$(tail -n 30 "$work/build.log")"
-fi
+    # The unit tests are make check's own suites, and the debug symbols
+    # packages are not needed here: both left out to keep this under 3 minutes.
+    start=$SECONDS
+    if (cd "$work/src" && DEB_BUILD_OPTIONS="nocheck noddebs parallel=$(nproc)" \
+            dpkg-buildpackage -us -uc -b) >"$work/build.log" 2>&1; then
+        ok "dpkg-buildpackage -us -uc -b ($((SECONDS - start)) s)"
+    else
+        bail "dpkg-buildpackage -us -uc -b" "$(tail -n 30 "$work/build.log")"
+    fi
+}
 
 pgv=$(pg_config --version | sed -nE 's/^PostgreSQL ([0-9]+).*/\1/p')
 version=$(dpkg-parsechangelog -l "$top/debian/changelog" -S Version)
@@ -75,36 +97,52 @@ debs=()
 for p in "${want[@]}"; do
     debs+=("$work/${p}_${version}_$(dpkg --print-architecture).deb")
 done
-ok_if "the packages are built: ${want[*]}" 'ls "${debs[@]}" >/dev/null 2>&1' "$(ls "$work")"
-
 # contains DEB PATH: the package holds PATH.
 contains() { dpkg-deb -c "$1" | awk '{print $6}' | grep -qx "./${2#/}"; }
 multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
-ok_if "libchronoid1 holds the library under its soname (libchronoid.so.1)" \
-    'contains "${debs[0]}" "/usr/lib/$multiarch/libchronoid.so.1" &&
-     objdump -p "$work/src/debian/libchronoid1/usr/lib/$multiarch/libchronoid.so.1" | grep -q "SONAME *libchronoid.so.1$"'
-ok_if "chronoid holds the command, its man page and the database tools" \
-    'contains "${debs[3]}" /usr/bin/chronoid && contains "${debs[3]}" /usr/share/man/man1/chronoid.1.gz &&
-     contains "${debs[3]}" /usr/libexec/chronoid/chronoid-lease'
-ok_if "postgresql-$pgv-chronoid holds the module and the control file where pg_config says" \
-    'contains "${debs[4]}" "$(pg_config --pkglibdir)/chronoid.so" &&
-     contains "${debs[4]}" "$(pg_config --sharedir)/extension/chronoid.control"'
 
-pymod=$(dpkg-deb -c "${debs[5]}" 2>/dev/null | awk '{print $6}' | grep -E '/dist-packages/chronoid/_chronoid\..*\.so$' | sed 's|^\.||')
-ok_if "python3-chronoid holds the extension module, the package and its stubs (PEP 561)" \
-    '[ -n "$pymod" ] && contains "${debs[5]}" /usr/lib/python3/dist-packages/chronoid/__init__.py &&
-     contains "${debs[5]}" /usr/lib/python3/dist-packages/chronoid/_chronoid.pyi &&
-     contains "${debs[5]}" /usr/lib/python3/dist-packages/chronoid/py.typed' "$(dpkg-deb -c "${debs[5]}")"
+# check_built: what the packages hold, and lintian.
+check_built() {
+    ok_if "the packages are built: ${want[*]}" 'ls "${debs[@]}" >/dev/null 2>&1' "$(ls "$work")"
 
-# Errors and warnings fail; every override is explained in
-# debian/lintian-overrides.common.  lintian need not run as root.
-chmod -R a+rX "$work"
-start=$SECONDS
-# (from $work: nobody cannot enter a clone that sits in a private directory)
-if out=$(cd "$work" && runuser -u nobody -- env HOME="$work" lintian --fail-on error,warning "$work"/*.changes 2>&1); then
-    ok "lintian: no errors or warnings ($((SECONDS - start)) s)"
+    ok_if "libchronoid1 holds the library under its soname (libchronoid.so.1)" \
+        'contains "${debs[0]}" "/usr/lib/$multiarch/libchronoid.so.1" &&
+         objdump -p "$work/src/debian/libchronoid1/usr/lib/$multiarch/libchronoid.so.1" | grep -q "SONAME *libchronoid.so.1$"'
+    ok_if "chronoid holds the command, its man page and the database tools" \
+        'contains "${debs[3]}" /usr/bin/chronoid && contains "${debs[3]}" /usr/share/man/man1/chronoid.1.gz &&
+         contains "${debs[3]}" /usr/libexec/chronoid/chronoid-lease'
+    ok_if "postgresql-$pgv-chronoid holds the module and the control file where pg_config says" \
+        'contains "${debs[4]}" "$(pg_config --pkglibdir)/chronoid.so" &&
+         contains "${debs[4]}" "$(pg_config --sharedir)/extension/chronoid.control"'
+
+    ok_if "python3-chronoid holds the extension module, the package and its stubs (PEP 561)" \
+        '[ -n "$pymod" ] && contains "${debs[5]}" /usr/lib/python3/dist-packages/chronoid/__init__.py &&
+         contains "${debs[5]}" /usr/lib/python3/dist-packages/chronoid/_chronoid.pyi &&
+         contains "${debs[5]}" /usr/lib/python3/dist-packages/chronoid/py.typed' "$(dpkg-deb -c "${debs[5]}")"
+
+    # Errors and warnings fail; every override is explained in
+    # debian/lintian-overrides.common.  lintian need not run as root.
+    chmod -R a+rX "$work"
+    start=$SECONDS
+    # (from $work: nobody cannot enter a clone that sits in a private directory)
+    if out=$(cd "$work" && runuser -u nobody -- env HOME="$work" lintian --fail-on error,warning "$work"/*.changes 2>&1); then
+        ok "lintian: no errors or warnings ($((SECONDS - start)) s)"
+    else
+        not_ok "lintian: no errors or warnings" "$out"
+    fi
+}
+
+if [ "$phase" = install ]; then
+    ls "${debs[@]}" >/dev/null 2>&1 ||
+        bail "debian.sh install: no packages in $work (did debian.sh build $work run?)"
 else
-    not_ok "lintian: no errors or warnings" "$out"
+    build
+fi
+# the Python module's installed path, which has the interpreter's ABI tag
+pymod=$(dpkg-deb -c "${debs[5]}" 2>/dev/null | awk '{print $6}' | grep -E '/dist-packages/chronoid/_chronoid\..*\.so$' | sed 's|^\.||')
+if [ "$phase" != install ]; then
+    check_built
+    [ "$phase" = build ] && tap_done
 fi
 
 # From the install until the files are put back, the server's chronoid is
