@@ -16,50 +16,14 @@ log=build/check.log
 [ "${1:-}" = matrix ] && log=build/check-matrix.log
 : >"$log"
 jobs=$(nproc 2>/dev/null || echo 2)
-passed=0 failed=0 skipped=0
 MAKE=${MAKE:-make}
 MAKEFLAGS_EXTRA=()
 [ -n "${WERROR:-}" ] && MAKEFLAGS_EXTRA+=(WERROR=1)
 
-# run_tap SUITE COMMAND...: run one TAP producer, add its counts.  Its
-# summary line names the command's file, or TAP_NAME when that is set.
-run_tap() {
-    local suite=$1; shift
-    local out rc p=0 f=0 s=0 plan=0 n t0=$SECONDS
-    # A hung suite fails after CID_SUITE_TIMEOUT seconds instead of eating
-    # CI's whole budget.
-    out=$(timeout --kill-after=30 "${CID_SUITE_TIMEOUT:-1500}" "$@" 2>&1); rc=$?
-    [ "$rc" -eq 124 ] && out+=$'\n'"# timed out after ${CID_SUITE_TIMEOUT:-1500} s"
-    printf '=== %s: %s (exit %d)\n%s\n' "$suite" "$*" "$rc" "$out" >>"$log"
-    p=$(grep -cE '^ok [0-9]+' <<<"$out" | tr -d ' ')
-    s=$(grep -cE '^ok [0-9]+.*# *(SKIP|skip)' <<<"$out" | tr -d ' ')
-    f=$(grep -cE '^not ok [0-9]+' <<<"$out" | tr -d ' ')
-    p=$((p - s))
-    plan=$(sed -n 's/^1\.\.\([0-9][0-9]*\).*/\1/p' <<<"$out" | tail -n 1)
-    n=$((p + s + f))
-    # The suite's lines go out in one write: other jobs print beside it.
-    local report=
-    if [ -n "$plan" ] && [ "$plan" -gt "$n" ]; then
-        f=$((f + plan - n))
-        report+="  $suite: $* ran $n of $plan planned cases"$'\n'
-    fi
-    if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
-        f=$((f + 1))
-        report+="  $suite: $* exited $rc with no failed case reported:"$'\n'
-        report+=$(tail -n 20 <<<"$out" | sed 's/^/    /')$'\n'
-    fi
-    if [ "$f" -gt 0 ]; then
-        # Each failed case with the diagnostics printed before it.
-        report+=$(awk '/^#/ {d = d "    " $0 "\n"; next}
-             /^not ok/ {printf "  FAIL %s\n%s", $0, d; d = ""; next}
-             {d = ""}' <<<"$out")$'\n'
-    fi
-    # Each suite's own time, to see where a run's minutes go.
-    report+=$(printf '%-10s %-44s %4d passed, %d failed, %d skipped (%d s)' "$suite" "${TAP_NAME:-$(basename "$1")}" "$p" "$f" "$s" \
-        $((SECONDS - t0)))$'\n'
-    printf '%s' "$report"
-    passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + s))
-}
+# run_tap and run_queue (scripts/check_lib.bash): the counting and the
+# workers.
+# shellcheck source=scripts/check_lib.bash
+. scripts/check_lib.bash
 
 # The extension on each PostgreSQL version of the matrix (docs/testing.md):
 # 15 is Debian's (CHRONOID_PG15_CONFIG, default pg_config); 17 and 18 are
@@ -329,44 +293,7 @@ for extra in tests/scenarios/*.sh; do
 done
 queue+=("job_scenario tests/scenarios/migrate_from_extension.sh" job_tsan job_portable job_unit)
 
-# worker N: take the next job off the queue until it is empty.  The
-# counts travel back through a file; the log is the worker's own and
-# joins build/check.log at the end.  A suite's lines reach stdout as it
-# ends.
-work_dir=build/check-workers
-worker() {
-    local me=$1 i job
-    log=$work_dir/$me.log
-    : >"$log"
-    passed=0 failed=0 skipped=0
-    while :; do
-        i=$(flock "$work_dir/queue.lock" bash -c 'i=$(cat "$1"); echo $((i + 1)) >"$1"; echo "$i"' _ "$work_dir/next")
-        [ "$i" -lt "${#queue[@]}" ] || break
-        job=${queue[$i]}
-        eval "$job"
-    done
-    echo "$passed $failed $skipped" >"$work_dir/$me.counts"
-}
-
-workers=${CHRONOID_CHECK_WORKERS:-$jobs}
-rm -rf "$work_dir"
-mkdir -p "$work_dir"
-echo 0 >"$work_dir/next"
-pids=()
-for ((w = 1; w <= workers; w++)); do
-    worker "w$w" &
-    pids+=($!)
-done
-for ((w = 1; w <= workers; w++)); do
-    wait "${pids[$((w - 1))]}"
-    cat "$work_dir/w$w.log" >>"$log"
-    if read -r p f s <"$work_dir/w$w.counts" 2>/dev/null; then
-        passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + s))
-    else
-        echo "  FAIL check worker $w ended without its counts (see $work_dir/w$w.log)"
-        failed=$((failed + 1))
-    fi
-done
+run_queue build/check-workers "${CHRONOID_CHECK_WORKERS:-$jobs}"
 
 # Alone, after the jobs: debian.sh installs the packages over the
 # extension and purges them again (and removes $deb_dir).

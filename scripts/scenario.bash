@@ -43,7 +43,9 @@
 #                            the extensions `chronoid migrate from-extension`
 #                            replaces) into PG_CONFIG's server, removed
 #                            again at exit, holding /tmp/chronoid-standins.lock
-#                            from the first until then; source scripts/pgcluster.sh and
+#                            (CHRONOID_STANDINS_LOCK) from the first until
+#                            then, waiting CHRONOID_PG_LOCK_WAIT seconds
+#                            (1800) for it; source scripts/pgcluster.sh and
 #                            call pgc_mkdir first (its make output goes to
 #                            $PGC_DIR/standin_NAME.log; status 1 on failure)
 #   set_run_ahead 'ALTER SYSTEM ...' SHOWN
@@ -101,9 +103,10 @@ standin() {
     # uses them, from its first stand-in until it has removed them at
     # exit (the lock goes with the process).
     if [ ${#_standins[@]} -eq 0 ]; then
-        exec {_standin_lock}>/tmp/chronoid-standins.lock
+        local lock=${CHRONOID_STANDINS_LOCK:-/tmp/chronoid-standins.lock}
+        exec {_standin_lock}>"$lock"
         flock -w "${CHRONOID_PG_LOCK_WAIT:-1800}" "$_standin_lock" || {
-            echo "waited ${CHRONOID_PG_LOCK_WAIT:-1800} s for /tmp/chronoid-standins.lock" >"$PGC_DIR/standin_$s.log"
+            echo "waited ${CHRONOID_PG_LOCK_WAIT:-1800} s for $lock" >"$PGC_DIR/standin_$s.log"
             return 1
         }
     fi

@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# check_lib.sh — the counting that `make check`'s last line rests on
+# (scripts/check_lib.bash), and the stand-ins' lock (scripts/scenario.bash):
+# run_tap's counts for passes, skips, failures, a short plan, a crash and
+# a time-out; run_queue with one worker and with more workers than cores,
+# every job run exactly once; a worker killed mid-queue is a failure and
+# its jobs still run; standin() gives up after CHRONOID_PG_LOCK_WAIT
+# seconds on a lock someone holds.  Needs no server.  TAP.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+. scripts/tap.bash
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# counts SCRIPT: run SCRIPT (bash) after sourcing check_lib.bash, in a
+# subshell of its own; prints its stdout, then "counts: P F S".
+counts() {
+    (
+        log=$work/log
+        : >"$log"
+        # shellcheck source=scripts/check_lib.bash
+        . scripts/check_lib.bash
+        eval "$1"
+        echo "counts: $passed $failed $skipped"
+    ) 2>&1
+}
+
+# A producer printing the given TAP lines.
+producer() {
+    local f=$work/producer.$RANDOM
+    printf '%s\n' "$@" >"$f.txt"
+    printf '#!/bin/sh\ncat %s\n' "$f.txt" >"$f"
+    chmod +x "$f"
+    echo "$f"
+}
+
+p=$(producer "ok 1 - a" "ok 2 - b # SKIP not here" "not ok 3 - c" "# why c failed" "1..3")
+out=$(counts "run_tap unit $p")
+check "run_tap: a pass, a skip and a failure count as 1 passed, 1 failed, 1 skipped" \
+    "$(tail -n 1 <<<"$out")" "counts: 1 1 1"
+ok_if "... the failure is shown with the diagnostics after it (scripts/tap.bash's order)" \
+    '[[ $out == *"FAIL not ok 3 - c"$'"'"'\n'"'"'"    # why c failed"* ]]' "$out"
+p=$(producer "ok 1 - a" "#   failed at t.c:9: x == 1" "not ok 2 - b" "ok 3 - c" "# not about b" "1..3")
+out=$(counts "run_tap unit $p")
+ok_if "... and with those before it (tests/tap.h's order), not the next case's" \
+    '[[ $out == *"  FAIL not ok 2 - b"$'"'"'\n'"'"'"    #   failed at t.c:9: x == 1"* ]] && [[ $out != *"not about b"* ]]' "$out"
+
+p=$(producer "ok 1 - a" "ok 2 - b" "1..5")
+out=$(counts "run_tap unit $p")
+check "run_tap: 2 of 5 planned cases ran: the 3 missing ones are failures" "$(tail -n 1 <<<"$out")" "counts: 2 3 0"
+ok_if "... and it says so" '[[ $out == *"ran 2 of 5 planned cases"* ]]' "$out"
+
+out=$(counts "run_tap unit bash -c 'echo \"ok 1 - a\"; echo 1..1; exit 3'")
+check "run_tap: a suite that exits 3 after passing everything is one failure" "$(tail -n 1 <<<"$out")" "counts: 1 1 0"
+ok_if "... named with its exit status" '[[ $out == *"exited 3 with no failed case reported"* ]]' "$out"
+
+out=$(counts "CID_SUITE_TIMEOUT=1 run_tap unit bash -c 'echo \"ok 1 - a\"; sleep 20'")
+check "run_tap: a suite that hangs past CID_SUITE_TIMEOUT is stopped and fails" "$(tail -n 1 <<<"$out")" "counts: 1 1 0"
+ok_if "... and the log says it timed out" 'grep -q "timed out after 1 s" "$work/log"' "$(cat "$work/log")"
+
+out=$(counts "TAP_NAME='the name' run_tap unit $p")
+ok_if "run_tap: the summary line shows TAP_NAME" '[[ $out == *"unit       the name "* ]]' "$out"
+
+# Jobs for the queue: each records its name and passes one case.
+job() { echo "$1" >>"$work/ran"; run_tap job bash -c 'echo "ok 1 - job"; echo 1..1'; }
+export -f job
+queue_of() {
+    local i q=()
+    for ((i = 1; i <= $1; i++)); do q+=("job j$i"); done
+    declare -p q | sed 's/^declare -a q=/queue=/'
+}
+ran_once() { [ "$(sort "$work/ran" | uniq -u | wc -l)" -eq "$1" ] && [ "$(wc -l <"$work/ran")" -eq "$1" ]; }
+
+rm -f "$work/ran"
+out=$(counts "$(queue_of 5); run_queue $work/q1 1")
+check "run_queue, one worker: 5 jobs, 5 passed" "$(tail -n 1 <<<"$out")" "counts: 5 0 0"
+ok_if "... each job ran once, in the queue's order" \
+    '[ "$(tr "\n" " " <"$work/ran")" = "j1 j2 j3 j4 j5 " ]' "$(cat "$work/ran")"
+
+rm -f "$work/ran"
+out=$(counts "$(queue_of 9); run_queue $work/q4 4")
+check "run_queue, four workers: 9 jobs, 9 passed" "$(tail -n 1 <<<"$out")" "counts: 9 0 0"
+ok_if "... each job ran exactly once" 'ran_once 9' "$(sort "$work/ran" | tr "\n" " ")"
+ok_if "... and every worker's log joined the run's log" \
+    '[ "$(grep -c "^=== job" "$work/log")" -eq 9 ]' "$(grep "^===" "$work/log")"
+
+# A job that kills the worker running it (as the OOM killer would): that
+# worker leaves no counts, which is a failure; its jobs already counted
+# are lost with it, the rest of the queue still runs on the other worker.
+rm -f "$work/ran"
+out=$(counts "$(queue_of 6); queue[2]='echo killer >>$work/ran; kill -9 \$BASHPID'; run_queue $work/qk 2")
+ok_if "run_queue: a worker killed mid-queue is reported, and counted as a failure" \
+    '[[ $out == *"FAIL check worker "*" ended without its counts"* ]] && [[ $(tail -n 1 <<<"$out") == "counts: "*" 1 0" ]]' "$out"
+ok_if "... and the jobs after it still ran" \
+    'grep -qx j4 "$work/ran" && grep -qx j5 "$work/ran" && grep -qx j6 "$work/ran"' "$(cat "$work/ran")"
+
+# standin(): someone holds the stand-ins' lock; a script waiting for it
+# gives up after CHRONOID_PG_LOCK_WAIT seconds, building nothing.
+lock=$work/standins.lock
+(flock "$lock" bash -c "touch '$work/held'; sleep 15") &
+holder=$!
+for _ in $(seq 100); do [ -e "$work/held" ] && break; sleep 0.1; done
+mkdir "$work/pgc"
+start=$SECONDS
+out=$(
+    PGC_DIR=$work/pgc CHRONOID_STANDINS_LOCK=$lock CHRONOID_PG_LOCK_WAIT=1
+    # shellcheck source=scripts/scenario.bash
+    . scripts/scenario.bash
+    standin pgedge && echo "standin returned 0"
+    cat "$work/pgc/standin_pgedge.log"
+)
+took=$((SECONDS - start))
+kill "$holder" 2>/dev/null
+wait "$holder" 2>/dev/null
+check "standin: a held lock makes it give up after CHRONOID_PG_LOCK_WAIT" "$out" "waited 1 s for $lock"
+ok_if "... within a few seconds, not the default half hour" '[ "$took" -lt 10 ]' "took $took s"
+
+tap_done
