@@ -243,6 +243,8 @@ job_scenario() { [ -x "$1" ] && run_tap scenario "$1"; }
 deb_dir=
 if [ -x tests/scenarios/debian.sh ] && [ "$(id -u)" -eq 0 ]; then
     deb_dir=$(mktemp -d /tmp/chronoid-deb.XXXXXX) || deb_dir=
+    # shellcheck disable=SC2064 # the directory is known now
+    [ -n "$deb_dir" ] && trap "rm -rf '$deb_dir'" EXIT
 fi
 job_debian_build() {
     [ -n "$deb_dir" ] && TAP_NAME="debian.sh build" run_tap scenario tests/scenarios/debian.sh build "$deb_dir"
@@ -299,7 +301,6 @@ run_queue build/check-workers "${CHRONOID_CHECK_WORKERS:-$jobs}"
 # extension and purges them again (and removes $deb_dir).
 if [ -n "$deb_dir" ]; then
     TAP_NAME="debian.sh install" run_tap scenario tests/scenarios/debian.sh install "$deb_dir"
-    rm -rf "$deb_dir"
 fi
 
 # Last: the suites on newer servers already cached rebuild pg/ for them
