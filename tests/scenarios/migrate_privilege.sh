@@ -228,8 +228,8 @@ fill() {
 # SELECT is "select".
 newdb() {
     local db=$1 line name on sql ns
-    dropdb --if-exists "$db" >/dev/null 2>&1
-    createdb -O dbo "$db" || return 1
+    "$PGC_BIN/dropdb" --if-exists "$db" >/dev/null 2>&1
+    "$PGC_BIN/createdb" -O dbo "$db" || return 1
     q -d "$db" <<SQL >"$work/newdb.log" || { cat "$work/newdb.log"; return 1; }
 CREATE SCHEMA pub;
 GRANT USAGE ON SCHEMA pub TO PUBLIC;
@@ -494,7 +494,7 @@ noselect_case() {
     done
     check "noselect: nothing changed" \
         "$(q -d "$db" -c "SELECT count(*) FROM pg_attribute WHERE attrelid IN ('shop.o'::regclass, 'shop.i'::regclass) AND attnum > 0")" "$before"
-    dropdb "$db" >/dev/null 2>&1
+    "$PGC_BIN/dropdb" "$db" >/dev/null 2>&1
 }
 
 # --- from-extension -------------------------------------------------------------
@@ -555,7 +555,7 @@ SQL
         sup=$(awk -F'|' -v h="$name" '($2 == h || $2 == "cursor:" h) && $6 == "t" {print $7}' "$work/$db.hooks" 2>/dev/null | sort | uniq -c | sed 's/^ *//' | tr '\n' ' ')
         if [ -z "$sup" ]; then ok "fx/$src/$name: never ran as a superuser"; else not_ok "fx/$src/$name: ran as a superuser: $sup"; fi
     done
-    dropdb "$db" >/dev/null 2>&1
+    "$PGC_BIN/dropdb" "$db" >/dev/null 2>&1
 }
 
 # --- issue 21's reproductions, as written ----------------------------------------
@@ -592,7 +592,7 @@ repro() {
         "$(q -c "SELECT rolsuper FROM pg_roles WHERE rolname = 'kid'")" f
     [ -n "$out2" ] && diag "#2 kid's statements said: $out2"
     roles_reset
-    dropdb "$db" >/dev/null 2>&1
+    "$PGC_BIN/dropdb" "$db" >/dev/null 2>&1
     # 3. from-extension on pgx_ulid with a CHECK that calls evil's function.
     db=priv_repro3
     newdb "$db" >/dev/null && q -d "$db" -c "CREATE EXTENSION ulid SCHEMA public; CREATE SCHEMA evil AUTHORIZATION evil" >/dev/null
@@ -608,7 +608,7 @@ repro() {
         "$(q -c "SELECT rolsuper FROM pg_roles WHERE rolname = 'evil'")" f
     diag "#3 from-extension said: $(tail -n 1 <<<"$out")"
     roles_reset
-    dropdb "$db" >/dev/null 2>&1
+    "$PGC_BIN/dropdb" "$db" >/dev/null 2>&1
 }
 
 # --- a database whose owner sets the sessions' role ---------------------------------
@@ -627,7 +627,7 @@ dborole_case() {
         [ $rc -ne 0 ] && diag "dborole: $sub: exit $rc: $(tail -n 2 <<<"$out")"
     done
     check "dborole: every row still there" "$(q -d "$db" -c "SELECT count(*) FROM shop.o_r")" 12
-    dropdb "$db" >/dev/null 2>&1
+    "$PGC_BIN/dropdb" "$db" >/dev/null 2>&1
 }
 
 # --- both modes ----------------------------------------------------------------------
@@ -667,7 +667,7 @@ for mode in $modes; do
             serial_case "$db" evil moved
         fi
         expect_db_rows "$db" "$to"
-        dropdb "$db" >/dev/null 2>&1
+        "$PGC_BIN/dropdb" "$db" >/dev/null 2>&1
     done
     fx_case pg_uuidv7
     fx_case pgx_ulid
