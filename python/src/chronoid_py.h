@@ -31,8 +31,24 @@ extern PyObject *cpy_WouldWait;
  */
 extern uint64_t cpy_fork_generation;
 
-/* Largest n of a batch call: 2^24 IDs, 256 MiB of UUIDs. */
+/* Largest n of a batch call: 2^24 IDs, 256 MiB of UUIDs, 320 of KSUIDs. */
 #define CPY_BATCH_MAX ((Py_ssize_t) 1 << 24)
+
+/* n IDs, one after the other, into out, from the generator gen. */
+typedef int (*cpy_fill_fn) (void *gen, uint8_t *out, Py_ssize_t n);
+
+/*
+ * The batch calls (module.c): arg is the count (cpy_count's checks and
+ * messages), each ID size bytes, made by fill, which runs without the GIL
+ * from 4096 IDs on (so it and gen must be thread-safe).  what names the
+ * call ("uuid7_batch()") in a generator failure's message.  n = 0 gives
+ * b"" or [].  cpy_batch_bytes returns one bytes object of size * n,
+ * cpy_batch_list a list of make(each ID's bytes).  NULL with an exception.
+ */
+PyObject   *cpy_batch_bytes(cpy_fill_fn fill, void *gen, Py_ssize_t size, PyObject *arg,
+							const char *what);
+PyObject   *cpy_batch_list(cpy_fill_fn fill, void *gen, Py_ssize_t size, PyObject *arg,
+						   const char *what, PyObject *(*make) (const uint8_t *));
 
 /*
  * Raise the class that fits status (a negative CID_E* code) with a message

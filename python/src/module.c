@@ -110,9 +110,6 @@ py_uuid7_bytes(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
 	return PyBytes_FromStringAndSize((const char *) u.bytes, 16);
 }
 
-/* n IDs of 16 bytes into out, from one of the module's generators. */
-typedef int (*fill16_fn) (void *gen, uint8_t *out, Py_ssize_t n);
-
 /*
  * The core's batch fills: one clock reading and one random request per
  * batch.  On failure the IDs issued so far are valid but unused; they are
@@ -131,7 +128,7 @@ fill_ulid(void *gen, uint8_t *out, Py_ssize_t n)
 }
 
 static int
-run_fill(fill16_fn fill, void *gen, uint8_t *out, Py_ssize_t n)
+run_fill(cpy_fill_fn fill, void *gen, uint8_t *out, Py_ssize_t n)
 {
 	int			st;
 
@@ -143,9 +140,8 @@ run_fill(fill16_fn fill, void *gen, uint8_t *out, Py_ssize_t n)
 		return st;
 }
 
-/* n IDs as one bytes object of 16 * n bytes. */
-static PyObject *
-batch_bytes(fill16_fn fill, void *gen, PyObject *arg, const char *what)
+PyObject *
+cpy_batch_bytes(cpy_fill_fn fill, void *gen, Py_ssize_t size, PyObject *arg, const char *what)
 {
 	Py_ssize_t	n;
 	PyObject   *b;
@@ -153,7 +149,7 @@ batch_bytes(fill16_fn fill, void *gen, PyObject *arg, const char *what)
 
 	if (cpy_count(arg, &n) < 0)
 		return NULL;
-	b = PyBytes_FromStringAndSize(NULL, 16 * n);
+	b = PyBytes_FromStringAndSize(NULL, size * n);
 	if (b == NULL)
 		return NULL;
 	st = run_fill(fill, gen, (uint8_t *) PyBytes_AS_STRING(b), n);
@@ -165,10 +161,9 @@ batch_bytes(fill16_fn fill, void *gen, PyObject *arg, const char *what)
 	return b;
 }
 
-/* n IDs as a list of make(16 bytes). */
-static PyObject *
-batch_list(fill16_fn fill, void *gen, PyObject *arg, const char *what,
-		   PyObject *(*make) (const uint8_t *))
+PyObject *
+cpy_batch_list(cpy_fill_fn fill, void *gen, Py_ssize_t size, PyObject *arg, const char *what,
+			   PyObject *(*make) (const uint8_t *))
 {
 	Py_ssize_t	n,
 				i;
@@ -178,7 +173,7 @@ batch_list(fill16_fn fill, void *gen, PyObject *arg, const char *what,
 
 	if (cpy_count(arg, &n) < 0)
 		return NULL;
-	buf = PyMem_Malloc(n > 0 ? 16 * (size_t) n : 1);
+	buf = PyMem_Malloc(n > 0 ? (size_t) size * (size_t) n : 1);
 	if (buf == NULL)
 		return PyErr_NoMemory();
 	st = run_fill(fill, gen, buf, n);
@@ -192,7 +187,7 @@ batch_list(fill16_fn fill, void *gen, PyObject *arg, const char *what,
 	{
 		for (i = 0; i < n; i++)
 		{
-			PyObject   *item = make(buf + 16 * i);
+			PyObject   *item = make(buf + size * i);
 
 			if (item == NULL)
 			{
@@ -209,13 +204,13 @@ batch_list(fill16_fn fill, void *gen, PyObject *arg, const char *what,
 static PyObject *
 py_uuid7_batch(PyObject *mod, PyObject *arg)
 {
-	return batch_list(fill_uuidv7, &g_uuidv7, arg, "uuid7_batch()", cpy_uuid_new);
+	return cpy_batch_list(fill_uuidv7, &g_uuidv7, 16, arg, "uuid7_batch()", cpy_uuid_new);
 }
 
 static PyObject *
 py_uuid7_batch_bytes(PyObject *mod, PyObject *arg)
 {
-	return batch_bytes(fill_uuidv7, &g_uuidv7, arg, "uuid7_batch_bytes()");
+	return cpy_batch_bytes(fill_uuidv7, &g_uuidv7, 16, arg, "uuid7_batch_bytes()");
 }
 
 static PyObject *
@@ -285,25 +280,25 @@ py_ulid_monotonic_bytes(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
 static PyObject *
 py_ulid_batch(PyObject *mod, PyObject *arg)
 {
-	return batch_list(fill_ulid, &g_ulid, arg, "ulid_batch()", ulid_text);
+	return cpy_batch_list(fill_ulid, &g_ulid, 16, arg, "ulid_batch()", ulid_text);
 }
 
 static PyObject *
 py_ulid_monotonic_batch(PyObject *mod, PyObject *arg)
 {
-	return batch_list(fill_ulid, &g_ulid_mono, arg, "ulid_monotonic_batch()", ulid_text);
+	return cpy_batch_list(fill_ulid, &g_ulid_mono, 16, arg, "ulid_monotonic_batch()", ulid_text);
 }
 
 static PyObject *
 py_ulid_batch_bytes(PyObject *mod, PyObject *arg)
 {
-	return batch_bytes(fill_ulid, &g_ulid, arg, "ulid_batch_bytes()");
+	return cpy_batch_bytes(fill_ulid, &g_ulid, 16, arg, "ulid_batch_bytes()");
 }
 
 static PyObject *
 py_ulid_monotonic_batch_bytes(PyObject *mod, PyObject *arg)
 {
-	return batch_bytes(fill_ulid, &g_ulid_mono, arg, "ulid_monotonic_batch_bytes()");
+	return cpy_batch_bytes(fill_ulid, &g_ulid_mono, 16, arg, "ulid_monotonic_batch_bytes()");
 }
 
 /* ---- conversion ------------------------------------------------------ */
