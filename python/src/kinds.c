@@ -8,7 +8,9 @@
  * forks.  KSUIDs have no state (16 random bytes each).  The v6 generator
  * keeps only the last tick; its clock sequence and node are random per
  * UUID, so a child that goes on from its parent's tick mints other UUIDs.
- * None of them waits: they run with the GIL held.
+ * None of them waits: they run with the GIL held, and their batches
+ * (the core's single step n times) give it up from 4096 IDs on, as the
+ * UUIDv7 and ULID batches do: the core's steps are thread-safe.
  */
 #include "chronoid_py.h"
 
@@ -54,60 +56,137 @@ ksuid_text(const uint8_t *bytes)
 	return cpy_ascii(text, CID_KSUID_STRLEN);
 }
 
+/* A kind: its maker, an ID's size and its Python form (text or UUID). */
+typedef struct kind
+{
+	make_fn		make;
+	Py_ssize_t	size;
+	PyObject   *(*as_object) (const uint8_t *);
+} kind;
+
+static kind k_objectid = {make_objectid, sizeof(cid_objectid), objectid_text};
+static kind k_ksuid = {make_ksuid, sizeof(cid_ksuid), ksuid_text};
+static kind k_uuid6 = {make_uuid6, sizeof(cid_uuid), cpy_uuid_new};
+
 /*
- * what() for every maker: one ID of size bytes from make, as the object
- * as_object builds, or as bytes when as_object is NULL.
+ * what() for every kind: one new ID, as its Python form or, as_bytes, its
+ * bytes.
  */
 static PyObject *
-make_one(Py_ssize_t nargs, const char *what, make_fn make, Py_ssize_t size,
-		 PyObject *(*as_object) (const uint8_t *))
+make_one(Py_ssize_t nargs, const char *what, const kind *k, bool as_bytes)
 {
-	uint8_t		id[20];
+	uint8_t		id[sizeof(cid_ksuid)];	/* the largest */
 	int			st;
 
 	if (cpy_no_args(what, nargs) < 0)
 		return NULL;
-	if ((st = make(id)) < 0)
+	if ((st = k->make(id)) < 0)
 		return cpy_raise_status(st, "%s failed", what);
-	if (as_object == NULL)
-		return PyBytes_FromStringAndSize((const char *) id, size);
-	return as_object(id);
+	if (as_bytes)
+		return PyBytes_FromStringAndSize((const char *) id, k->size);
+	return k->as_object(id);
+}
+
+/*
+ * A batch of the kind gen points to: the core has no fill for these, so
+ * its single step n times.  Each step is the single call's (thread-safe,
+ * fork-safe), so a batch orders and separates its IDs as that many single
+ * calls would; when the batch runs without the GIL another thread's IDs
+ * may fall between them.  On failure the IDs so far are dropped.
+ */
+static int
+fill_steps(void *gen, uint8_t *out, Py_ssize_t n)
+{
+	const kind *k = gen;
+
+	for (Py_ssize_t i = 0; i < n; i++)
+	{
+		int			st = k->make(out + k->size * i);
+
+		if (st < 0)
+			return st;
+	}
+	return CID_OK;
+}
+
+static PyObject *
+batch(PyObject *arg, const char *what, kind *k, bool as_bytes)
+{
+	if (as_bytes)
+		return cpy_batch_bytes(fill_steps, k, k->size, arg, what);
+	return cpy_batch_list(fill_steps, k, k->size, arg, what, k->as_object);
 }
 
 static PyObject *
 py_objectid(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
 {
-	return make_one(nargs, "objectid()", make_objectid, 12, objectid_text);
+	return make_one(nargs, "objectid()", &k_objectid, false);
 }
 
 static PyObject *
 py_objectid_bytes(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
 {
-	return make_one(nargs, "objectid_bytes()", make_objectid, 12, NULL);
+	return make_one(nargs, "objectid_bytes()", &k_objectid, true);
+}
+
+static PyObject *
+py_objectid_batch(PyObject *mod, PyObject *arg)
+{
+	return batch(arg, "objectid_batch()", &k_objectid, false);
+}
+
+static PyObject *
+py_objectid_batch_bytes(PyObject *mod, PyObject *arg)
+{
+	return batch(arg, "objectid_batch_bytes()", &k_objectid, true);
 }
 
 static PyObject *
 py_ksuid(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
 {
-	return make_one(nargs, "ksuid()", make_ksuid, 20, ksuid_text);
+	return make_one(nargs, "ksuid()", &k_ksuid, false);
 }
 
 static PyObject *
 py_ksuid_bytes(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
 {
-	return make_one(nargs, "ksuid_bytes()", make_ksuid, 20, NULL);
+	return make_one(nargs, "ksuid_bytes()", &k_ksuid, true);
+}
+
+static PyObject *
+py_ksuid_batch(PyObject *mod, PyObject *arg)
+{
+	return batch(arg, "ksuid_batch()", &k_ksuid, false);
+}
+
+static PyObject *
+py_ksuid_batch_bytes(PyObject *mod, PyObject *arg)
+{
+	return batch(arg, "ksuid_batch_bytes()", &k_ksuid, true);
 }
 
 static PyObject *
 py_uuid6(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
 {
-	return make_one(nargs, "uuid6()", make_uuid6, 16, cpy_uuid_new);
+	return make_one(nargs, "uuid6()", &k_uuid6, false);
 }
 
 static PyObject *
 py_uuid6_bytes(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
 {
-	return make_one(nargs, "uuid6_bytes()", make_uuid6, 16, NULL);
+	return make_one(nargs, "uuid6_bytes()", &k_uuid6, true);
+}
+
+static PyObject *
+py_uuid6_batch(PyObject *mod, PyObject *arg)
+{
+	return batch(arg, "uuid6_batch()", &k_uuid6, false);
+}
+
+static PyObject *
+py_uuid6_batch_bytes(PyObject *mod, PyObject *arg)
+{
+	return batch(arg, "uuid6_batch_bytes()", &k_uuid6, true);
 }
 
 /*
@@ -157,13 +236,24 @@ static PyMethodDef kinds_methods[] = {
 	"objectid() -> str: a new MongoDB ObjectId, 24 lower-case hex digits."},
 	{"objectid_bytes", CPY_FN(py_objectid_bytes), METH_FASTCALL,
 	"objectid_bytes() -> bytes: a new ObjectId's 12 bytes."},
+	{"objectid_batch", py_objectid_batch, METH_O,
+	"objectid_batch(n) -> list[str]: n new ObjectIds."},
+	{"objectid_batch_bytes", py_objectid_batch_bytes, METH_O,
+	"objectid_batch_bytes(n) -> bytes: n new ObjectIds, 12 bytes each."},
 	{"ksuid", CPY_FN(py_ksuid), METH_FASTCALL, "ksuid() -> str: a new KSUID, 27 base62 characters."},
 	{"ksuid_bytes", CPY_FN(py_ksuid_bytes), METH_FASTCALL,
 	"ksuid_bytes() -> bytes: a new KSUID's 20 bytes."},
+	{"ksuid_batch", py_ksuid_batch, METH_O,
+	"ksuid_batch(n) -> list[str]: n new KSUIDs (random order within a second)."},
+	{"ksuid_batch_bytes", py_ksuid_batch_bytes, METH_O,
+	"ksuid_batch_bytes(n) -> bytes: n new KSUIDs, 20 bytes each."},
 	{"uuid6", CPY_FN(py_uuid6), METH_FASTCALL,
 	"uuid6() -> uuid.UUID: a new UUIDv6, above every one this process made before."},
 	{"uuid6_bytes", CPY_FN(py_uuid6_bytes), METH_FASTCALL,
 	"uuid6_bytes() -> bytes: a new UUIDv6's 16 bytes."},
+	{"uuid6_batch", py_uuid6_batch, METH_O, "uuid6_batch(n) -> list[uuid.UUID]: n increasing UUIDv6s."},
+	{"uuid6_batch_bytes", py_uuid6_batch_bytes, METH_O,
+	"uuid6_batch_bytes(n) -> bytes: n increasing UUIDv6s, 16 bytes each."},
 	{"uuid1_to_uuid6", py_uuid1_to_uuid6, METH_O,
 	"uuid1_to_uuid6(uuid) -> uuid.UUID: the version 1 UUID's time, clock sequence "
 	"and node as a UUIDv6."},
