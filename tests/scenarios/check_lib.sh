@@ -54,7 +54,7 @@ out=$(counts "run_tap unit bash -c 'echo \"ok 1 - a\"; echo 1..1; exit 3'")
 check "run_tap: a suite that exits 3 after passing everything is one failure" "$(tail -n 1 <<<"$out")" "counts: 1 1 0"
 ok_if "... named with its exit status" '[[ $out == *"exited 3 with no failed case reported"* ]]' "$out"
 
-out=$(counts "CID_SUITE_TIMEOUT=1 run_tap unit bash -c 'echo \"ok 1 - a\"; sleep 20'")
+out=$(counts "CID_SUITE_TIMEOUT=1 run_tap unit bash -c 'echo \"ok 1 - a\"; exec sleep 20'")
 check "run_tap: a suite that hangs past CID_SUITE_TIMEOUT is stopped and fails" "$(tail -n 1 <<<"$out")" "counts: 1 1 0"
 ok_if "... and the log says it timed out" 'grep -q "timed out after 1 s" "$work/log"' "$(cat "$work/log")"
 
@@ -95,11 +95,12 @@ ok_if "... and the jobs after it still ran" \
     'grep -qx j4 "$work/ran" && grep -qx j5 "$work/ran" && grep -qx j6 "$work/ran"' "$(cat "$work/ran")"
 
 # standin(): someone holds the stand-ins' lock; a script waiting for it
-# gives up after CHRONOID_PG_LOCK_WAIT seconds, building nothing.
+# gives up after CHRONOID_PG_LOCK_WAIT seconds, building nothing.  This
+# script holds it: standin() opens the file anew, and a lock taken through
+# another open of the file conflicts with ours.
 lock=$work/standins.lock
-(flock "$lock" bash -c "touch '$work/held'; sleep 15") &
-holder=$!
-for _ in $(seq 100); do [ -e "$work/held" ] && break; sleep 0.1; done
+exec {held}>"$lock"
+flock -n "$held" || bail "take $lock"
 mkdir "$work/pgc"
 start=$SECONDS
 out=$(
@@ -110,8 +111,7 @@ out=$(
     cat "$work/pgc/standin_pgedge.log"
 )
 took=$((SECONDS - start))
-kill "$holder" 2>/dev/null
-wait "$holder" 2>/dev/null
+exec {held}>&-
 check "standin: a held lock makes it give up after CHRONOID_PG_LOCK_WAIT" "$out" "waited 1 s for $lock"
 ok_if "... within a few seconds, not the default half hour" '[ "$took" -lt 10 ]' "took $took s"
 
