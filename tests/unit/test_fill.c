@@ -449,6 +449,14 @@ fixed_random(void *ctx, void *buf, size_t len)
 	return 0;
 }
 
+/* A clock stopped at T0, beside fixed_random (which has the context). */
+static int64_t
+stopped_clock(void *ctx)
+{
+	(void) ctx;
+	return T0_MS * NS_PER_MS;
+}
+
 /*
  * The monotonic random part runs out in the middle of a batch: the values
  * up to 2^80 - 1 are issued, then CID_EMONOTONIC_OVERFLOW, also for a
@@ -460,7 +468,11 @@ test_ulid_monotonic_runs_out(void)
 {
 	uint8_t		start[10] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xfd};
 	tu_fake		f = {T0_MS * NS_PER_MS, 0, false, 0};
-	cid_env		env = {NULL, fixed_random, NULL, start};
+	/*
+	 * One millisecond throughout: on the real clock the second fill below
+	 * met a fresh ms whenever the thread was preempted between the two.
+	 */
+	cid_env		env = {stopped_clock, fixed_random, NULL, start};
 	cid_ulid_gen gen;
 	cid_ulid	u[8];
 	char		text[CID_ULID_STRLEN + 1];
@@ -473,7 +485,7 @@ test_ulid_monotonic_runs_out(void)
 	EXPECT_EQ_INT(memcmp(u[2].bytes + 6, "\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff", 10), 0);
 	EXPECT_EQ_U64(count_not_increasing(u, 3), 0);
 	EXPECT_EQ_INT(memcmp(gen.last, u[2].bytes, 16), 0);
-	/* used up within this ms (or a clock behind it): nothing more */
+	/* used up within this ms: nothing more */
 	EXPECT_EQ_INT(cid_ulid_fill(&gen, u, 8, &done), CID_EMONOTONIC_OVERFLOW);
 	EXPECT_EQ_U64(done, 0);
 	EXPECT_EQ_INT(cid_ulid_next(&gen, u), CID_EMONOTONIC_OVERFLOW);
