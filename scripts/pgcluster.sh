@@ -94,14 +94,37 @@ _pgc_conf() {
     done | _pgc_as_owner tee -a "$PGC_DATA/postgresql.conf" >/dev/null
 }
 
+# pgc_lock [FILE]: take FILE's lock (default /tmp/chronoid-pg.lock, the
+# one every suite that installs the extension into the server's shared
+# directories holds) and keep it until this shell exits.  Waits
+# CHRONOID_PG_LOCK_WAIT seconds (1800): on a busy machine a failure that
+# says why beats a suite killed by someone's timeout.  Status 1 when the
+# lock never came, with PGC_LOCK_ERROR saying so.  Not in $(...): the
+# lock would go with the subshell.
+pgc_lock() {
+    local file=${1:-/tmp/chronoid-pg.lock} fd
+    PGC_LOCK_ERROR="could not open $file"
+    exec {fd}>"$file" || return 1
+    flock -w "${CHRONOID_PG_LOCK_WAIT:-1800}" "$fd" && return 0
+    exec {fd}>&-
+    PGC_LOCK_ERROR="waited ${CHRONOID_PG_LOCK_WAIT:-1800} s for $file"
+    return 1
+}
+
+# pgc_installed_by_caller: make check installed the extension for
+# PG_CONFIG's server before its jobs started (CHRONOID_PG_INSTALLED names
+# that pg_config), so no suite installs it again.
+pgc_installed_by_caller() {
+    [ "${CHRONOID_PG_INSTALLED:-}" = "${PG_CONFIG:-pg_config}" ]
+}
+
 # pgc_install [TARGET...]: make -C pg install TARGET... for PG_CONFIG's
-# server, quietly.  make check installs the extension once before its jobs
-# start and names the pg_config it installed for in CHRONOID_PG_INSTALLED:
-# then this only checks that the files are there, so that no suite
-# rewrites chronoid.so while another job's servers are loading it.
+# server, quietly.  When the caller installed it (pgc_installed_by_caller)
+# this only checks that the files are there, so that no suite rewrites
+# chronoid.so while another job's servers are loading it.
 pgc_install() {
     local pg_config=${PG_CONFIG:-pg_config}
-    if [ "${CHRONOID_PG_INSTALLED:-}" = "$pg_config" ]; then
+    if pgc_installed_by_caller; then
         [ -f "$("$pg_config" --sharedir)/extension/chronoid.control" ] && return 0
         echo "pgcluster: CHRONOID_PG_INSTALLED=$pg_config, but its server has no chronoid.control" >&2
         return 1

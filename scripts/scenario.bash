@@ -103,10 +103,8 @@ standin() {
     # uses them, from its first stand-in until it has removed them at
     # exit (the lock goes with the process).
     if [ ${#_standins[@]} -eq 0 ]; then
-        local lock=${CHRONOID_STANDINS_LOCK:-/tmp/chronoid-standins.lock}
-        exec {_standin_lock}>"$lock"
-        flock -w "${CHRONOID_PG_LOCK_WAIT:-1800}" "$_standin_lock" || {
-            echo "waited ${CHRONOID_PG_LOCK_WAIT:-1800} s for $lock" >"$PGC_DIR/standin_$s.log"
+        pgc_lock "${CHRONOID_STANDINS_LOCK:-/tmp/chronoid-standins.lock}" || {
+            echo "$PGC_LOCK_ERROR" >"$PGC_DIR/standin_$s.log"
             return 1
         }
     fi

@@ -18,13 +18,11 @@ die() { printf 'bench-block: %s\n' "$*" >&2; exit 1; }
 bindir=$(pg_config --bindir 2>/dev/null) && [ -x "$bindir/initdb" ] ||
     die "no PostgreSQL server to start a throwaway cluster with (make setup)"
 
-exec {lockfd}>/tmp/chronoid-pg.lock
-flock -w 1800 "$lockfd" || die "waited for /tmp/chronoid-pg.lock"
-make -s --no-print-directory -C "$root/pg" install >/dev/null 2>&1 || die "make -C pg install"
-
 PGC_PREFIX=chronoid-bblock
 # shellcheck source=../../scripts/pgcluster.sh
 . "$root/scripts/pgcluster.sh"
+pgc_lock || die "$PGC_LOCK_ERROR"
+make -s --no-print-directory -C "$root/pg" install >/dev/null 2>&1 || die "make -C pg install"
 pgc_start "fsync = on" "synchronous_commit = on" "max_connections = 60" >/dev/null ||
     die "cannot start a throwaway cluster"
 psql -X -q -v ON_ERROR_STOP=1 -c "CREATE EXTENSION chronoid" \

@@ -62,7 +62,7 @@ pgc_atexit keep_results
 
 # 1. Build and install (as root, where pg_config says).
 how="make -C pg install install-released"
-[ "${CHRONOID_PG_INSTALLED:-}" = "$PG_CONFIG" ] && how="the extension is installed (by the caller: CHRONOID_PG_INSTALLED)"
+pgc_installed_by_caller && how="the extension is installed (by the caller: CHRONOID_PG_INSTALLED)"
 if PG_CONFIG=$PG_CONFIG pgc_install install-released >"$tmp/install.log" 2>&1; then
     ok "$how"
 else

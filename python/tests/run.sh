@@ -95,15 +95,9 @@ if command -v pg_config >/dev/null 2>&1 && [ -x "$(pg_config --bindir)/initdb" ]
     # Installing into the server's directories is shared with whoever else
     # tests the extension on this machine: hold the lock from the install
     # until the suite is done with it (initdb and a few seconds of tests).
-    # A bounded wait: on a busy machine a failure that says why beats a
-    # suite killed by someone's timeout.
-    if command -v flock >/dev/null 2>&1; then
-        exec {lockfd}>/tmp/chronoid-pg.lock
-        flock -w "${CHRONOID_PG_LOCK_WAIT:-1800}" "$lockfd" ||
-            bail "waited ${CHRONOID_PG_LOCK_WAIT:-1800} s for /tmp/chronoid-pg.lock (another suite installs the extension)"
-    fi
     # shellcheck source-path=SCRIPTDIR source=../../scripts/pgcluster.sh
     . scripts/pgcluster.sh
+    pgc_lock || bail "$PGC_LOCK_ERROR (another suite installs the extension)"
     pgc_install >"$out/pg-install.log" 2>&1 || {
         diag <"$out/pg-install.log"; bail "make -C pg install"; }
     # shellcheck disable=SC2119

@@ -17,11 +17,9 @@ scenario_needs root server pgxs tests/block_taker chronoid-block
 make -s --no-print-directory -C pg >/dev/null 2>&1 || bail "make -C pg"
 # The extension's install is shared with whoever else tests it on this
 # machine: hold the lock from the install until the cluster is done.
-exec {lockfd}>/tmp/chronoid-pg.lock
-flock -w "${CHRONOID_PG_LOCK_WAIT:-1800}" "$lockfd" ||
-    bail "waited for /tmp/chronoid-pg.lock (another suite installs the extension)"
 # shellcheck source-path=SCRIPTDIR source=../../scripts/pgcluster.sh
 . scripts/pgcluster.sh
+pgc_lock || bail "$PGC_LOCK_ERROR (another suite installs the extension)"
 pgc_install >/dev/null 2>&1 || bail "make -C pg install"
 # shellcheck disable=SC2119
 pgc_start >/dev/null || bail "start a throwaway PostgreSQL cluster"

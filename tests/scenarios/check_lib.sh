@@ -104,9 +104,12 @@ flock -n "$held" || bail "take $lock"
 mkdir "$work/pgc"
 start=$SECONDS
 out=$(
-    PGC_DIR=$work/pgc CHRONOID_STANDINS_LOCK=$lock CHRONOID_PG_LOCK_WAIT=1
+    CHRONOID_STANDINS_LOCK=$lock CHRONOID_PG_LOCK_WAIT=1
     # shellcheck source=scripts/scenario.bash
     . scripts/scenario.bash
+    # shellcheck source=scripts/pgcluster.sh
+    . scripts/pgcluster.sh
+    PGC_DIR=$work/pgc
     standin pgedge && echo "standin returned 0"
     cat "$work/pgc/standin_pgedge.log"
 )

@@ -149,9 +149,10 @@ fi
 # the package's, and for a moment none at all: hold the lock that every
 # suite installing the extension takes, so that none installs its build
 # over the package's, or loads a library that is not there.
-exec {pglock}>/tmp/chronoid-pg.lock
-flock -w "${CHRONOID_PG_LOCK_WAIT:-1800}" "$pglock" ||
-    bail "waited ${CHRONOID_PG_LOCK_WAIT:-1800} s for /tmp/chronoid-pg.lock (another suite installs the extension)"
+# (Until this script exits: the cleanup trap's purge and restore too.)
+# shellcheck source=scripts/pgcluster.sh
+. scripts/pgcluster.sh
+pgc_lock || bail "$PGC_LOCK_ERROR (another suite installs the extension)"
 
 # Files the packages will replace, saved to be put back after the purge.
 dpkg-query -W -f='${Package}\n' | sort >"$work/before.list"
@@ -228,7 +229,6 @@ verify() {
         "$out" "(changed since the install: did another make check install the extension meanwhile?)"
 }
 verify ""
-. scripts/pgcluster.sh
 if pgc_start >"$work/pgc.log" 2>&1; then
     extversion=$(sed -n "s/^default_version *= *'\(.*\)'/\1/p" pg/chronoid.control)
     check "CREATE EXTENSION chronoid from the package (version $extversion)" \
@@ -279,5 +279,4 @@ if [ -n "$saved" ]; then
 else
     skip "files the packages replaced are back" "the packages replaced none"
 fi
-flock -u "$pglock"
 tap_done
