@@ -243,9 +243,14 @@ job_scenario() { [ -x "$1" ] && run_tap scenario "$1"; }
 deb_dir=
 if [ -x tests/scenarios/debian.sh ] && [ "$(id -u)" -eq 0 ]; then
     deb_dir=$(mktemp -d /tmp/chronoid-deb.XXXXXX) || deb_dir=
-    # shellcheck disable=SC2064 # the directory is known now
-    [ -n "$deb_dir" ] && trap "rm -rf '$deb_dir'" EXIT
 fi
+# The jobs' throwaway clusters are copies of one initdb per server
+# (scripts/pgcluster.sh, CHRONOID_INITDB_TEMPLATE): dozens of initdb runs
+# were a minute of the machine's CPU.
+initdb_template=$(mktemp -d /tmp/chronoid-initdb.XXXXXX) && chmod 755 "$initdb_template" &&
+    export CHRONOID_INITDB_TEMPLATE=$initdb_template
+# shellcheck disable=SC2064 # the directories are known now
+trap "rm -rf ${deb_dir:+'$deb_dir'} ${initdb_template:+'$initdb_template'}" EXIT
 job_debian_build() {
     [ -n "$deb_dir" ] && TAP_NAME="debian.sh build" run_tap scenario tests/scenarios/debian.sh build "$deb_dir"
 }

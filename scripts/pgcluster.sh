@@ -36,7 +36,17 @@
 # variables do not travel back out of $(...).
 # Settings: PG_CONFIG (default pg_config), PGC_TMPDIR (default /tmp),
 # PGC_PREFIX (temp dir name prefix, default chronoid-pg), PGC_PORTS (ports to
-# probe, default "5490 ... 5599").
+# probe, default "5490 ... 5599"), CHRONOID_INITDB_TEMPLATE (below).
+#
+# CHRONOID_INITDB_TEMPLATE=DIR (make check sets it): pgc_init copies the
+# new cluster from a template that initdb made once per server binaries,
+# in DIR, instead of running initdb itself.  initdb costs more than a
+# second of CPU here and make check makes dozens of clusters; a copy costs
+# a few hundredths.  PostgreSQL's own suites do the same since version 17
+# (INITDB_TEMPLATE).  Clusters copied from one template share its system
+# identifier: never use one for a test where two servers must be told
+# apart by it (the node registry's claims across servers).  Unset, or not
+# a directory, every cluster gets its own initdb.
 
 PGC_DIR=
 _pgc_started=
@@ -141,6 +151,28 @@ pgc_mkdir() {
     fi
 }
 
+# _pgc_initdb DATA: a new cluster in DATA, as the server's user: initdb,
+# or a copy of CHRONOID_INITDB_TEMPLATE's for PGC_BIN (made on first use,
+# under a lock, by the same initdb).
+_pgc_initdb() {
+    local data=$1 tmpl
+    set -- -U postgres -A trust -E UTF8 --locale=C --no-sync
+    if [ -z "${CHRONOID_INITDB_TEMPLATE:-}" ] || [ ! -d "$CHRONOID_INITDB_TEMPLATE" ]; then
+        _pgc_as_owner "$PGC_BIN/initdb" -D "$data" "$@"
+        return
+    fi
+    tmpl=$CHRONOID_INITDB_TEMPLATE/$(printf '%s' "$PGC_BIN" | tr -c 'A-Za-z0-9.\n' _)
+    (
+        flock 9 || exit 1
+        [ -f "$tmpl/data/PG_VERSION" ] && exit 0
+        rm -rf "$tmpl" && mkdir -p "$tmpl" || exit 1
+        [ "$(id -u)" -eq 0 ] && chown postgres: "$tmpl"
+        _pgc_as_owner "$PGC_BIN/initdb" -D "$tmpl/data" "$@"
+    ) 9>>"$CHRONOID_INITDB_TEMPLATE/lock" || return 1
+    echo "pgcluster: a copy of $tmpl/data (CHRONOID_INITDB_TEMPLATE)"
+    _pgc_as_owner cp -a "$tmpl/data" "$data"
+}
+
 pgc_init() {
     local pg_config=${PG_CONFIG:-pg_config} p
     if [ -n "$PGC_DIR" ] && [ -d "$PGC_DIR/data" ]; then
@@ -172,8 +204,7 @@ pgc_init() {
     fi
     mkdir -p "$PGC_SOCK"
     [ "$(id -u)" -eq 0 ] && chown -R postgres: "$PGC_DIR"
-    if ! _pgc_as_owner "$PGC_BIN/initdb" -D "$PGC_DATA" -U postgres -A trust \
-        -E UTF8 --locale=C --no-sync >"$PGC_DIR/initdb.log" 2>&1; then
+    if ! _pgc_initdb "$PGC_DATA" >"$PGC_DIR/initdb.log" 2>&1; then
         echo "pgcluster: initdb failed (log: $PGC_DIR/initdb.log):" >&2
         tail -n 20 "$PGC_DIR/initdb.log" >&2
         return 1
