@@ -204,7 +204,7 @@ job_tsan() {
     done
 }
 
-# Fuzzing: each libFuzzer target for 20 s, then a replay of its committed
+# Fuzzing: each libFuzzer target for 10 s, then a replay of its committed
 # corpus (regressions included); static analysis: cppcheck and clang-tidy.
 job_fuzz() { [ -x tests/fuzz/run.sh ] && run_tap fuzz tests/fuzz/run.sh check; }
 job_lint() { [ -x tests/lint/run.sh ] && run_tap lint tests/lint/run.sh; }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # run.sh — build and run chronoid's libFuzzer targets; prints TAP.
 #
-#   tests/fuzz/run.sh check   each target for FUZZ_CHECK_SECONDS (20), then
+#   tests/fuzz/run.sh check   each target for FUZZ_CHECK_SECONDS (10), then
 #                             a replay of its committed corpus (make check)
 #   tests/fuzz/run.sh long    each target for FUZZ_SECONDS (300), then the
 #                             replay (make fuzz)
@@ -17,7 +17,7 @@ cd "$(dirname "$0")/../.."
 
 mode=${1:-check}
 case $mode in
-    check) seconds=${FUZZ_CHECK_SECONDS:-20} ;;
+    check) seconds=${FUZZ_CHECK_SECONDS:-10} ;;
     long) seconds=${FUZZ_SECONDS:-300} ;;
     *) echo "usage: $0 check|long" >&2; exit 2 ;;
 esac
