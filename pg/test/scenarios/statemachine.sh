@@ -2,7 +2,7 @@
 # statemachine.sh — the randomized state-machine test of the ID guarantees
 # (pg/test/statemachine/statemachine.py) on this scenario run's server:
 # restarts it under libfaketime (the driver moves its clock through the
-# offset file), runs CHRONOID_SM_STEPS random steps (default 400; `make
+# offset file), runs CHRONOID_SM_STEPS random steps (default 1000; `make
 # soak` runs 10,000) from CHRONOID_SM_SEED (default: a fresh seed, which
 # the driver prints with the command that replays it), and always puts the
 # server back on the true clock, running, with its settings as before.
