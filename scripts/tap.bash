@@ -84,6 +84,40 @@ for k in sys.argv[2:]:
 print("" if v is None else (json.dumps(v) if isinstance(v, (dict, list)) else str(v).lower() if isinstance(v, bool) else v))' "$@"
 }
 
+# tap_relay LABEL: another script's TAP, read from standard input, as this
+# script's cases: each "ok"/"not ok" line renumbered, "LABEL: " before its
+# name; other lines as diagnostics.  A plan it fell short of, or no case at
+# all, is a failed case (the script died half-way); "1..0 # SKIP WHY" is a
+# skipped one.  No fork per line: a scenario prints hundreds of them.
+tap_relay() {
+    local label=$1 line planned='' seen=0 why=''
+    local case_re='^(not ok|ok) *[0-9]* *-? *(.*)$'
+    while IFS= read -r line; do
+        case $line in
+            "not ok"* | ok*)
+                seen=$((seen + 1))
+                [[ $line =~ $case_re ]]
+                if [ "${BASH_REMATCH[1]}" = ok ]; then
+                    ok "$label: ${BASH_REMATCH[2]}"
+                else
+                    not_ok "$label: ${BASH_REMATCH[2]}"
+                fi ;;
+            1..*)
+                planned=${line#1..}
+                [[ $planned == "0 # SKIP"* ]] && why=${planned#0 # SKIP}
+                planned=${planned%% *} ;;
+            *) echo "# $line" ;;
+        esac
+    done
+    if [ -n "$planned" ] && [ "$planned" -gt "$seen" ]; then
+        not_ok "$label: ran $seen of $planned planned cases"
+    elif [ "$seen" -eq 0 ] && [ -n "$why" ]; then
+        skip "$label" "${why# }"
+    elif [ "$seen" -eq 0 ]; then
+        not_ok "$label: no TAP output"
+    fi
+}
+
 # skip_all WHY: the whole script does not apply here.
 skip_all() { echo "1..0 # SKIP $1"; exit 0; }
 

@@ -144,11 +144,8 @@ run_suite() {
 }
 
 # run_scenarios MODE: each scenario's TAP, renumbered, and its time.
-# (No command substitution per line: a scenario prints hundreds of lines,
-# and each fork is milliseconds of a CPU-bound make check.)
 run_scenarios() {
-    local mode=$1 s name out line planned seen t0
-    local case_re='^(not ok|ok) *[0-9]* *-? *(.*)$'
+    local mode=$1 s name t0 out
     for s in "$here"/scenarios/*.sh; do
         [ -e "$s" ] || continue
         name=${s##*/}
@@ -160,29 +157,7 @@ run_scenarios() {
         t0=$SECONDS
         out=$(CHRONOID_MODE=$mode bash "$s" 2>&1)
         echo "# $mode: $name: $((SECONDS - t0)) s"
-        seen=0
-        planned=
-        while IFS= read -r line; do
-            case $line in
-                "not ok"* | ok*)
-                    seen=$((seen + 1))
-                    [[ $line =~ $case_re ]]
-                    if [ "${BASH_REMATCH[1]}" = ok ]; then
-                        ok "$mode: $name: ${BASH_REMATCH[2]}"
-                    else
-                        not_ok "$mode: $name: ${BASH_REMATCH[2]}"
-                    fi ;;
-                1..*)
-                    planned=${line#1..}
-                    planned=${planned%% *} ;;
-                *) echo "# $line" ;;
-            esac
-        done <<<"$out"
-        if [ -n "$planned" ] && [ "$planned" -gt "$seen" ]; then
-            not_ok "$mode: $name: ran $seen of $planned planned cases"
-        elif [ "$seen" -eq 0 ]; then
-            not_ok "$mode: $name: no TAP output"
-        fi
+        tap_relay "$mode: $name" <<<"$out"
     done
 }
 

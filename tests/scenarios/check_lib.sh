@@ -5,7 +5,9 @@
 # a time-out; run_queue with one worker and with more workers than cores,
 # every job run exactly once; a worker killed mid-queue is a failure and
 # its jobs still run; standin() gives up after CHRONOID_PG_LOCK_WAIT
-# seconds on a lock someone holds.  Needs no server.  TAP.
+# seconds on a lock someone holds; tap_relay (scripts/tap.bash), which
+# renumbers a scenario's TAP into pg/test/run.sh's and the soak's.  Needs
+# no server.  TAP.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . scripts/tap.bash
@@ -117,5 +119,30 @@ took=$((SECONDS - start))
 exec {held}>&-
 check "standin: a held lock makes it give up after CHRONOID_PG_LOCK_WAIT" "$out" "waited 1 s for $lock"
 ok_if "... within a few seconds, not the default half hour" '[ "$took" -lt 10 ]' "took $took s"
+
+# relay LINES...: scripts/tap.bash's tap_relay over the lines, in a fresh
+# TAP state; its output, then "state: n failed".
+relay() {
+    (
+        n=0 failed=0
+        tap_relay "plain: sc" < <(printf '%s\n' "$@")
+        echo "state: $n $failed"
+    )
+}
+out=$(relay "ok 1 - a" "# a note" "not ok 2 - b" "ok 3 - c # SKIP not here" "1..3")
+check "tap_relay: each case renumbered under its label, notes kept as diagnostics" "$out" \
+    "ok 1 - plain: sc: a"$'\n'"# # a note"$'\n'"not ok 2 - plain: sc: b"$'\n'"ok 3 - plain: sc: c # SKIP not here"$'\n'"state: 3 1"
+out=$(relay "ok 1 - a" "1..4")
+check "tap_relay: a script that planned 4 and ran 1 adds a failure saying so" "$out" \
+    "ok 1 - plain: sc: a"$'\n'"not ok 2 - plain: sc: ran 1 of 4 planned cases"$'\n'"state: 2 1"
+out=$(relay "something went wrong")
+check "tap_relay: a script that printed no case is a failure" "$out" \
+    "# something went wrong"$'\n'"not ok 1 - plain: sc: no TAP output"$'\n'"state: 1 1"
+out=$(relay "1..0 # SKIP no faketime here")
+check "tap_relay: a script that skips itself whole is one skipped case" "$out" \
+    "ok 1 - plain: sc # SKIP no faketime here"$'\n'"state: 1 0"
+out=$(relay "ok - unnumbered" "not ok 12 a name with 3 - dashes" "ok 2")
+check "tap_relay: unnumbered cases, names without ' - ', an empty name" "$out" \
+    "ok 1 - plain: sc: unnumbered"$'\n'"not ok 2 - plain: sc: a name with 3 - dashes"$'\n'"ok 3 - plain: sc: "$'\n'"state: 3 1"
 
 tap_done

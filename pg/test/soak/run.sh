@@ -54,33 +54,16 @@ export CHRONOID_TMP=$tmp/scratch
 export CHRONOID_PGCTL="runuser -u postgres -- $PGC_BIN/pg_ctl -D $PGC_DATA -l $PGC_LOG -w"
 export TZ=UTC LC_ALL=C
 
-# scenario MODE FILE [env...]: one scenario's TAP, renumbered (as run.sh)
+# scenario MODE FILE [env...]: one scenario's TAP, renumbered (tap_relay).
 scenario() {
-    local mode=$1 s=$2 out line seen=0 planned='' name t0
+    local mode=$1 s=$2 out name t0
     shift 2
-    name=$(basename "$s" .sh)
-    t0=$(date +%s)
+    name=${s##*/}
+    name=${name%.sh}
+    t0=$SECONDS
     out=$(env "$@" CHRONOID_MODE="$mode" bash "$s" 2>&1)
-    while IFS= read -r line; do
-        case $line in
-            "not ok"*)
-                seen=$((seen + 1))
-                not_ok "$mode: $name: $(sed -E 's/^not ok *[0-9]* *-? *//' <<<"$line")" ;;
-            ok*)
-                seen=$((seen + 1))
-                ok "$mode: $name: $(sed -E 's/^ok *[0-9]* *-? *//' <<<"$line")" ;;
-            1..*)
-                planned=${line#1..}
-                planned=${planned%% *} ;;
-            *) echo "# $line" ;;
-        esac
-    done <<<"$out"
-    if [ -n "$planned" ] && [ "$planned" -gt "$seen" ]; then
-        not_ok "$mode: $name: ran $seen of $planned planned cases"
-    elif [ "$seen" -eq 0 ]; then
-        not_ok "$mode: $name: no TAP output"
-    fi
-    echo "# $mode: $name took $(($(date +%s) - t0)) s"
+    tap_relay "$mode: $name" <<<"$out"
+    echo "# $mode: $name took $((SECONDS - t0)) s"
 }
 
 run_mode() {
