@@ -20,10 +20,7 @@ mkdir -p "$work"
 export PGDATABASE=$db
 export PGOPTIONS="-c client_min_messages=warning"
 
-"$PGBIN/dropdb" --if-exists "$db" >/dev/null 2>&1
-if ! "$PGBIN/createdb" "$db" || ! q -c "CREATE EXTENSION chronoid"; then
-    bail "create database and extension"
-fi
+fresh_db "$db"
 if [ "$(q -c "SELECT to_regprocedure('nextval_block(regclass, int8)') IS NOT NULL")" != t ]; then
     bail "nextval_block() is installed" "the installed extension has no nextval_block(): another tree's build was installed meanwhile?"
 fi

@@ -2,11 +2,20 @@
 # scenario_lib.bash — what every scenario under pg/test/scenarios shares:
 # scripts/scenario.bash (TAP; q, the tests' one psql: quiet, unaligned,
 # stopping at the first error, errors in the output; set_run_ahead), and
-# wait_ready and need_faketime.  Sourced, not run (pg/test/run.sh runs
+# fresh_db, wait_ready and need_faketime.  Sourced, not run (pg/test/run.sh runs
 # only scenarios/*.sh).
 
 # shellcheck source=../../../scripts/scenario.bash
 . "$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)/scripts/scenario.bash"
+
+# fresh_db DB: DB made anew (dropped first, if an earlier run left it)
+# with chronoid created in it; the scenario bails out when it cannot be.
+fresh_db() {
+    "$PGBIN/dropdb" --if-exists "$1" >/dev/null 2>&1
+    if ! "$PGBIN/createdb" "$1" || ! q -d "$1" -c "CREATE EXTENSION chronoid"; then
+        bail "create database $1 and extension"
+    fi
+}
 
 # wait_ready [TENTHS]: until the server accepts connections again (a
 # crash restart), at most TENTHS tenths of a second (default 100); 1 when

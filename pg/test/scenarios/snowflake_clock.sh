@@ -38,10 +38,7 @@ mint() { q -c "INSERT INTO ids (id, phase) SELECT snowflake.nextval('clock_seq')
 # above PHASE: smallest ID of PHASE above every ID of earlier phases
 above() { q -c "SELECT (SELECT min(id) FROM ids WHERE phase = $1) > (SELECT max(id) FROM ids WHERE phase < $1)"; }
 
-"$PGBIN/dropdb" --if-exists "$db" >/dev/null 2>&1
-if ! "$PGBIN/createdb" "$db" || ! q -c "CREATE EXTENSION chronoid"; then
-    bail "create database and extension"
-fi
+fresh_db "$db"
 q -c "CREATE SEQUENCE clock_seq; CREATE TABLE ids (id int8 PRIMARY KEY, phase int4 NOT NULL)"
 
 # Phase 1: the true clock, under libfaketime with offset 0.

@@ -20,10 +20,7 @@ mkdir -p "$work"
 export PGDATABASE=$db
 export PGOPTIONS="-c snowflake.node=1 -c client_min_messages=warning"
 
-"$PGBIN/dropdb" --if-exists "$db" >/dev/null 2>&1
-if ! "$PGBIN/createdb" "$db" || ! q -c "CREATE EXTENSION chronoid"; then
-    bail "create database and extension"
-fi
+fresh_db "$db"
 
 # kind, column type, generator expression
 kinds=("snowflake|int8|snowflake.nextval()")

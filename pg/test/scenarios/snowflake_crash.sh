@@ -14,10 +14,7 @@ db=sf_scenario_crash
 export PGDATABASE=$db
 export PGOPTIONS="-c snowflake.node=1 -c client_min_messages=error"
 
-"$PGBIN/dropdb" --if-exists "$db" >/dev/null 2>&1
-if ! "$PGBIN/createdb" "$db" || ! q -c "CREATE EXTENSION chronoid"; then
-    bail "create database and extension"
-fi
+fresh_db "$db"
 
 # An hour of run-ahead allowed for this scenario only (put back at exit).
 trap 'set_run_ahead "RESET snowflake.max_run_ahead" 1s' EXIT

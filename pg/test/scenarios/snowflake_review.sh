@@ -44,11 +44,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-"$PGBIN/dropdb" --if-exists "$db" >/dev/null 2>&1
 "$PGBIN/dropdb" --if-exists "${db}_frozen" >/dev/null 2>&1
-if ! "$PGBIN/createdb" "$db" || ! q -c "CREATE EXTENSION chronoid"; then
-    bail "create database and extension"
-fi
+fresh_db "$db"
 
 # --- 3. The run-ahead bound --------------------------------------------------
 # 100 ms makes the bound bite within a second of minting on any machine;

@@ -33,7 +33,7 @@ refused() {
     if grep -q "ERROR:  $want" <<<"$out"; then ok "the owner may not $what"
     else not_ok "the owner may not $what" "got: $(head -c 300 <<<"$out")"; fi
 }
-fresh_db() {
+owned_db() {   # $db anew, owned by $owner, without chronoid
     "$PGBIN/dropdb" --if-exists "$db" >/dev/null 2>&1
     "$PGBIN/createdb" -O "$owner" "$db"
 }
@@ -45,7 +45,7 @@ trap cleanup EXIT
 cleanup
 q -d postgres -c "CREATE ROLE $owner LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE" >/dev/null ||
     bail "role $owner"
-fresh_db || bail "database $db"
+owned_db || bail "database $db"
 
 # 1. The owner installs it; the members are the bootstrap superuser's.
 out=$(as_owner "CREATE EXTENSION chronoid")
@@ -102,7 +102,7 @@ check "the owner drops it, schema snowflake with it" "$out" 0
 install_fails() {
     local what=$1 want=$2 out
     shift 2
-    fresh_db
+    owned_db
     out=$(as_owner "$@")
     if grep -q "ERROR:  $want" <<<"$out"; then ok "$what: the install fails"
     else not_ok "$what: the install fails" "$out"; fi
@@ -115,7 +115,7 @@ install_fails "a look-alike in the target schema" 42723 "CREATE SCHEMA ids" \
     "CREATE FUNCTION ids.gen_ulid() RETURNS text LANGUAGE sql AS 'SELECT 1::text'" \
     "CREATE EXTENSION chronoid SCHEMA ids"
 
-fresh_db
+owned_db
 out=$(as_owner "CREATE TEMP TABLE node_registry (node int, sysid int8, name text, claimed_at timestamptz)" \
                "CREATE TEMP SEQUENCE node_mark" "CREATE TEMP SEQUENCE id_seq" \
                "CREATE EXTENSION chronoid" \

@@ -26,10 +26,7 @@ faked=
 restore() { $CHRONOID_PGCTL restart >/dev/null 2>&1 && faked=; }
 trap 'if [ -n "$faked" ]; then restore; fi' EXIT
 
-"$PGBIN/dropdb" --if-exists "$db" >/dev/null 2>&1
-if ! "$PGBIN/createdb" "$db" || ! q -c "CREATE EXTENSION chronoid"; then
-    bail "create database and extension"
-fi
+fresh_db "$db"
 # chronoid_uuidv7(): on PostgreSQL 18 the bare uuidv7() is core's, which
 # keeps no mark across crashes (core_names.sh).
 q -c "CREATE TABLE t (phase int4 NOT NULL, u uuid PRIMARY KEY DEFAULT chronoid_uuidv7(),

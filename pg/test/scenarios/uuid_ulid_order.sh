@@ -25,10 +25,7 @@ faked=
 restore() { $CHRONOID_PGCTL restart >/dev/null 2>&1 && faked=; }
 trap 'if [ -n "$faked" ]; then restore; fi' EXIT
 
-"$PGBIN/dropdb" --if-exists "$db" >/dev/null 2>&1
-if ! "$PGBIN/createdb" "$db" || ! q -c "CREATE EXTENSION chronoid"; then
-    bail "create database and extension"
-fi
+fresh_db "$db"
 q -c "CREATE TABLE o (n bigserial PRIMARY KEY, kind text NOT NULL, u uuid, l ulid)"
 
 # A frozen clock ("YYYY-MM-DD hh:mm:ss" without @ stops libfaketime's
