@@ -147,7 +147,8 @@ fi
 # below are independent of each other and run side by side, $workers at a
 # time (CHRONOID_CHECK_WORKERS, default the number of cores); what changes
 # the machine for everyone (debian.sh's install, which replaces the
-# server's chronoid and purges it again) runs after them, alone.
+# server's chronoid and purges it again) waits until no job uses the
+# server (shared and exclusive, below).
 build default all tests || { echo "${passed} passed, ${failed} failed, ${skipped} skipped"; exit 1; }
 if [ -x pg/test/run.sh ] && [ "$(id -u)" -eq 0 ] && [ -f "$(pg_config --pgxs 2>/dev/null)" ]; then
     # shellcheck disable=SC2016 # expanded by the inner shell
@@ -239,7 +240,7 @@ job_scenario() { [ -x "$1" ] && run_tap scenario "$1"; }
 
 # The Debian packages, built and checked beside the other jobs into
 # $deb_dir; their install, which swaps the server's chronoid for the
-# package's, runs after the jobs (below).
+# package's, waits for every job that uses the server (below).
 deb_dir=
 if [ -x tests/scenarios/debian.sh ] && [ "$(id -u)" -eq 0 ]; then
     deb_dir=$(mktemp -d /tmp/chronoid-deb.XXXXXX) || deb_dir=
@@ -249,8 +250,6 @@ fi
 # were a minute of the machine's CPU.
 initdb_template=$(mktemp -d /tmp/chronoid-initdb.XXXXXX) && chmod 755 "$initdb_template" &&
     export CHRONOID_INITDB_TEMPLATE=$initdb_template
-# shellcheck disable=SC2064 # the directories are known now
-trap "rm -rf ${deb_dir:+'$deb_dir'} ${initdb_template:+'$initdb_template'}" EXIT
 job_debian_build() {
     [ -n "$deb_dir" ] && TAP_NAME="debian.sh build" run_tap scenario tests/scenarios/debian.sh build "$deb_dir"
 }
@@ -284,29 +283,38 @@ job_sql_scenarios() {
 # The order follows a run of 2026-11-26: migrate_privilege 416 s, the
 # asan job about 200, lint, fuzz, cluster and python 125-150, the sql jobs
 # 60-120, node 90.
-queue=("job_scenario tests/scenarios/migrate_privilege.sh" job_asan job_lint job_fuzz job_cluster
-       job_python "job_sql plain" "job_sql preload" job_node "job_scenario tests/scenarios/migrate_live.sh")
+#
+# debian.sh's install replaces the server's chronoid with the package's
+# and purges it: no job may use the server meanwhile.  Every job holds
+# CHECK_SHARED_LOCK shared while it runs (scripts/check_lib.bash), but for
+# the few that never start a server or load the extension (the lint,
+# fuzzing, the unit and threaded tests); the install holds it exclusive,
+# so it starts when the last job that uses the server (or builds the
+# packages) has ended, while those few still run beside it.
+CHECK_SHARED_LOCK=$(mktemp /tmp/chronoid-check-shared.XXXXXX)
+# shellcheck disable=SC2064 # the paths are known now
+trap "rm -rf ${deb_dir:+'$deb_dir'} ${initdb_template:+'$initdb_template'} '$CHECK_SHARED_LOCK'" EXIT
+job_debian_install() {
+    [ -n "$deb_dir" ] && TAP_NAME="debian.sh install" run_tap scenario tests/scenarios/debian.sh install "$deb_dir"
+}
+queue=("shared job_scenario tests/scenarios/migrate_privilege.sh" "shared job_asan" job_lint job_fuzz "shared job_cluster"
+       "shared job_python" "shared job_sql plain" "shared job_sql preload" "shared job_node"
+       "shared job_scenario tests/scenarios/migrate_live.sh")
 for mode in plain preload; do
     for scen in "${sql_long[@]}"; do
-        queue+=("job_sql_scenarios $mode \"$scen\"")
+        queue+=("shared job_sql_scenarios $mode \"$scen\"")
     done
 done
-queue+=(job_debian_build)
+queue+=("shared job_debian_build")
 for extra in tests/scenarios/*.sh; do
     case $extra in
         */debian.sh | */migrate_privilege.sh | */migrate_live.sh | */migrate_from_extension.sh) ;;
-        *) queue+=("job_scenario $extra") ;;
+        *) queue+=("shared job_scenario $extra") ;;
     esac
 done
-queue+=("job_scenario tests/scenarios/migrate_from_extension.sh" job_tsan job_portable job_unit)
+queue+=("shared job_scenario tests/scenarios/migrate_from_extension.sh" "exclusive job_debian_install" job_tsan job_portable job_unit)
 
 run_queue build/check-workers "${CHRONOID_CHECK_WORKERS:-$jobs}"
-
-# Alone, after the jobs: debian.sh installs the packages over the
-# extension and purges them again (and removes $deb_dir).
-if [ -n "$deb_dir" ]; then
-    TAP_NAME="debian.sh install" run_tap scenario tests/scenarios/debian.sh install "$deb_dir"
-fi
 
 # Last: the suites on newer servers already cached rebuild pg/ for them
 # (pg/.pg-build), which the suites above would otherwise undo.

@@ -75,6 +75,27 @@ run_queue() {
     done
 }
 
+# shared JOB... / exclusive JOB...: a queue job that uses what another
+# job may change for everyone (the server's installed chronoid) holds
+# $CHECK_SHARED_LOCK shared while it runs; the job that changes it holds
+# it exclusive, so it starts when the last shared job has ended, while
+# jobs that are neither still run beside it (a shared job dequeued after
+# it would wait: queue it earlier).  The job itself runs with the lock's
+# descriptor closed, so that a process it leaves running (a server that
+# has yet to stop) does not hold the lock after it.  exclusive gives up
+# after CID_SUITE_TIMEOUT seconds (1500), as a failed case.
+shared() { { flock -s 9 && "$@" 9>&-; } 9>"$CHECK_SHARED_LOCK"; }
+exclusive() {
+    {
+        if flock -x -w "${CID_SUITE_TIMEOUT:-1500}" 9; then
+            "$@" 9>&-
+        else
+            echo "  FAIL $*: the shared jobs still ran after ${CID_SUITE_TIMEOUT:-1500} s"
+            failed=$((failed + 1))
+        fi
+    } 9>"$CHECK_SHARED_LOCK"
+}
+
 _queue_worker() {
     local dir=$1 me=$2 i job
     log=$dir/$me.log

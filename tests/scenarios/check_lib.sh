@@ -4,8 +4,9 @@
 # run_tap's counts for passes, skips, failures, a short plan, a crash and
 # a time-out; run_queue with one worker and with more workers than cores,
 # every job run exactly once; a worker killed mid-queue is a failure and
-# its jobs still run; standin() gives up after CHRONOID_PG_LOCK_WAIT
-# seconds on a lock someone holds; tap_relay (scripts/tap.bash), which
+# its jobs still run; shared and exclusive jobs take their turns;
+# standin() gives up after CHRONOID_PG_LOCK_WAIT seconds on a lock
+# someone holds; tap_relay (scripts/tap.bash), which
 # renumbers a scenario's TAP into pg/test/run.sh's and the soak's.  Needs
 # no server.  TAP.
 set -uo pipefail
@@ -95,6 +96,36 @@ ok_if "run_queue: a worker killed mid-queue is reported, and counted as a failur
     '[[ $out == *"FAIL check worker "*" ended without its counts"* ]] && [[ $(tail -n 1 <<<"$out") == "counts: "*" 1 0" ]]' "$out"
 ok_if "... and the jobs after it still ran" \
     'grep -qx j4 "$work/ran" && grep -qx j5 "$work/ran" && grep -qx j6 "$work/ran"' "$(cat "$work/ran")"
+
+# shared and exclusive: two workers.  s1, a shared job, leaves a process
+# running (as a server that has yet to stop would) and ends; x, the
+# exclusive job after it, must start only then, and not wait for that
+# process; f, free of the lock, runs beside x.
+stamp() { echo "$1 $(date +%s.%N)" >>"$work/stamps"; }
+slow_shared() { stamp s1-start; (exec sleep 30) >/dev/null 2>&1 & echo $! >"$work/left.pid"; sleep 2; stamp s1-end; run_tap job bash -c 'echo "ok 1 - s1"; echo 1..1'; }
+free_job() { sleep 0.5; stamp f-start; run_tap job bash -c 'echo "ok 1 - f"; echo 1..1'; }
+excl_job() { stamp x-start; sleep 2; run_tap job bash -c 'echo "ok 1 - x"; echo 1..1'; stamp x-end; }
+export -f stamp slow_shared free_job excl_job
+at() { awk -v k="$1" '$1 == k {print $2}' "$work/stamps"; }
+rm -f "$work/stamps"
+start=$SECONDS
+out=$(counts "CHECK_SHARED_LOCK=$work/shared.lock; queue=('shared slow_shared' 'exclusive excl_job' free_job); run_queue $work/qx 2")
+took=$((SECONDS - start))
+check "shared/exclusive: the three jobs pass" "$(tail -n 1 <<<"$out")" "counts: 3 0 0"
+ok_if "... the exclusive job starts after the shared one has ended" \
+    '[ -n "$(at x-start)" ] && awk -v x="$(at x-start)" -v e="$(at s1-end)" "BEGIN {exit !(x >= e)}"' "$(cat "$work/stamps")"
+ok_if "... and the job free of the lock ran beside it" \
+    'awk -v f="$(at f-start)" -v e="$(at x-end)" "BEGIN {exit !(f < e)}"' "$(cat "$work/stamps")"
+ok_if "... and a process the shared job left running does not hold the lock" '[ "$took" -lt 20 ]' "took $took s"
+kill "$(cat "$work/left.pid")" 2>/dev/null
+# Someone outside holds the lock shared for good: exclusive gives up.
+exec {holder}>"$work/held.lock"
+flock -s "$holder"
+out=$(counts "CHECK_SHARED_LOCK=$work/held.lock CID_SUITE_TIMEOUT=1; exclusive excl_job")
+exec {holder}>&-
+check "exclusive: a lock never released makes it give up after CID_SUITE_TIMEOUT, as a failure" \
+    "$(tail -n 1 <<<"$out")" "counts: 0 1 0"
+ok_if "... and says why" '[[ $out == *"FAIL excl_job: the shared jobs still ran after 1 s"* ]]' "$out"
 
 # standin(): someone holds the stand-ins' lock; a script waiting for it
 # gives up after CHRONOID_PG_LOCK_WAIT seconds, building nothing.  This
