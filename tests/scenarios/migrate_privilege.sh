@@ -258,27 +258,44 @@ SQL
 }
 
 
-# Log lines of hooks since byte OFFSET of the server log, for database DB.
-hooklines() {
-    tail -c +"$(($2 + 1))" "$PGC_LOG" | grep -a 'LOG:  HOOKLOG|' | sed 's/^.*LOG:  HOOKLOG|//' | awk -F'|' -v db="$1" '$1 == db'
-}
 logsize() { stat -c %s "$PGC_LOG"; }
 
 # verdict LABEL DB OFFSET: after one subcommand: (a) the roles, (b) who the
 # hooks ran as, (c) the escalations; one TAP line.  Appends the hooks'
-# lines to $work/DB.hooks for the per-hook summary.
+# lines (their phase set to the subcommand) to $work/DB.hooks for the
+# per-hook summary.  One awk reads the server log from byte OFFSET: this
+# runs some 600 times a run, and a pipeline of a dozen programs each time
+# was a sizeable share of the scenario's CPU.
 verdict() {
-    local label=$1 db=$2 off=$3 lines now bad=() sup esc
-    lines=$(hooklines "$db" "$off" | awk -F'|' -v OFS='|' -v p="${label##*: }" '{$7 = p; print}')
-    [ -n "$lines" ] && printf '%s\n' "$lines" >>"$work/$db.hooks"
+    local label=$1 db=$2 off=$3 report calls now bad=() sup esc
+    report=$(tail -c +"$((off + 1))" "$PGC_LOG" |
+        awk -F'|' -v OFS='|' -v db="$db" -v p="${label##*: }" -v hooks="$work/$db.hooks" '
+            !sub(/^.*LOG:  HOOKLOG\|/, "") || $1 != db { next }
+            {
+                $7 = p
+                print >>hooks
+                calls++
+                if ($6 == "t") sup[$2 " (owner " $3 ") ran as " $4 " in phase " $7]++
+                k = split($9, a, " ")
+                for (i = 1; i <= k; i++) if (a[i] ~ /=OK/) esc[$2 " (owner " $3 "): " a[i] " in phase " $7]++
+            }
+            END {
+                print "calls " calls + 0
+                for (s in sup) print "sup " sup[s] " " s
+                for (e in esc) print "esc " esc[e] " " e
+            }')
+    calls=${report%%$'\n'*}
+    calls=${calls#calls }
     now=$(roles_now)
     [ "$now" != "$roles_base" ] && bad+=("(a) roles changed: $now (was $roles_base)")
-    sup=$(awk -F'|' '$6 == "t" {print $2 " (owner " $3 ") ran as " $4 " in phase " $7}' <<<"$lines" | sort | uniq -c | sed 's/^ *//')
-    [ -n "$sup" ] && bad+=("(b) hooks ran as a superuser:" "$sup")
-    esc=$(awk -F'|' '$9 ~ /=OK/ {n = split($9, a, " "); for (i = 1; i <= n; i++) if (a[i] ~ /=OK/) print $2 " (owner " $3 "): " a[i] " in phase " $7}' <<<"$lines" | sort | uniq -c | sed 's/^ *//')
-    [ -n "$esc" ] && bad+=("(c) escalations succeeded:" "$esc")
+    if [[ $report == *$'\n'sup\ * ]] || [[ $report == *$'\n'esc\ * ]]; then
+        sup=$(sed -n 's/^sup //p' <<<"$report" | sort -k 2)
+        esc=$(sed -n 's/^esc //p' <<<"$report" | sort -k 2)
+        [ -n "$sup" ] && bad+=("(b) hooks ran as a superuser:" "$sup")
+        [ -n "$esc" ] && bad+=("(c) escalations succeeded:" "$esc")
+    fi
     if [ ${#bad[@]} -eq 0 ]; then
-        ok "$label: no role gained anything; $(grep -c . <<<"$lines") hook calls, none as a superuser"
+        ok "$label: no role gained anything; $calls hook calls, none as a superuser"
     else
         not_ok "$label: a hostile role gained a privilege" "${bad[@]}"
         roles_reset
@@ -385,15 +402,44 @@ SQL
     fi
 }
 
+# hook_summary DB SUFFIXES: from $work/DB.hooks, per hook (its name without
+# "cursor:" and the _SUFFIX, SUFFIXES an awk alternation such as pre|mid),
+# the phases it ran in, in order (hook_ran[NAME], "run swap "), and its
+# calls as a superuser, counted (hook_sup[NAME], "2 NAME_pre@run ").  One
+# pass over the file for a whole case, not two pipelines per hook.
+declare -A hook_ran hook_sup
+hook_summary() {
+    local count line base kind val
+    hook_ran=() hook_sup=()
+    [ -f "$work/$1.hooks" ] || return 0
+    while read -r count line; do
+        IFS=$'\t' read -r base kind val <<<"$line"
+        if [ "$kind" = ran ]; then
+            hook_ran[$base]+="$val "
+        else
+            hook_sup[$base]+="$count $val "
+        fi
+    done < <(awk -F'|' -v OFS='\t' -v sfx="$2" '
+        {
+            n = $2
+            sub(/^cursor:/, "", n)
+            if (!match(n, "_(" sfx ")$")) next
+            b = substr(n, 1, RSTART - 1)
+            print b, "ran", $7
+            if ($6 == "t") print b, "sup", $2 "@" $7
+        }' "$work/$1.hooks" | sort | uniq -c)
+}
+
 # expect DB GROUP TO: per hook row of the group, (b) over every phase and
 # the outcome against the table's expectation.
 expect_rows() {
     local db=$1 g=$2 to=$3 name on grp when exp sql ran sup
+    hook_summary "$db" "pre|mid"
     while IFS='|' read -r name on grp when exp sql; do
         [ -n "$name" ] && [ "$on" != db ] || continue
         if [ "$g" != all ]; then [ "$grp" = "$g" ] || continue; else [ "$exp" = moved ] || continue; fi
-        ran=$(awk -F'|' -v h="$name" '$2 ~ "^(cursor:)?" h "_(pre|mid)$" {print $7}' "$work/$db.hooks" 2>/dev/null | sort -u | tr '\n' ' ')
-        sup=$(awk -F'|' -v h="$name" '$2 ~ "^(cursor:)?" h "_(pre|mid)$" && $6 == "t" {print $2 "@" $7}' "$work/$db.hooks" 2>/dev/null | sort | uniq -c | sed 's/^ *//' | tr '\n' ' ')
+        ran=${hook_ran[$name]:-}
+        sup=${hook_sup[$name]:-}
         if [ -z "$sup" ]; then
             ok "$to/$name: never ran as a superuser (ran in: ${ran:-no phase})"
         else
@@ -410,10 +456,11 @@ expect_rows() {
 # The database owner's hooks: never as a superuser, in any case of DB.
 expect_db_rows() {
     local db=$1 to=$2 name on sql sup ran
+    hook_summary "$db" "public|dbo_s"
     while IFS='|' read -r name on _ _ _ sql; do
         [ "$on" = db ] || continue
-        ran=$(awk -F'|' -v h="$name" '$2 ~ "^(cursor:)?" h "_(public|dbo_s)$" {print $7}' "$work/$db.hooks" 2>/dev/null | sort -u | tr '\n' ' ')
-        sup=$(awk -F'|' -v h="$name" '$2 ~ "^(cursor:)?" h "_(public|dbo_s)$" && $6 == "t" {print $2 "@" $7}' "$work/$db.hooks" 2>/dev/null | sort | uniq -c | sed 's/^ *//' | tr '\n' ' ')
+        ran=${hook_ran[$name]:-}
+        sup=${hook_sup[$name]:-}
         if [ -z "$sup" ]; then
             ok "$to/$name (database owner's, public and dbo): never ran as a superuser (ran in: ${ran:-no phase})"
         else
