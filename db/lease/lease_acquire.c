@@ -18,13 +18,22 @@
 #include "lease_internal.h"
 #include "pq_internal.h"
 
-static bool
-retryable(const PGresult *res)
+/*
+ * A statement of the acquisition failed: clear its result, roll the
+ * transaction back and say whether to try again.  A serialization failure,
+ * a deadlock or a duplicate key comes from another session acquiring at
+ * the same time (CID_EAGAIN); anything else is CID_ELEASE_DB.
+ */
+static int
+abandon(PGconn *conn, PGresult *res)
 {
 	const char *st = res != NULL ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
+	int			rc = st != NULL && (strcmp(st, "40001") == 0 || strcmp(st, "40P01") == 0 ||
+									strcmp(st, "23505") == 0) ? CID_EAGAIN : CID_ELEASE_DB;
 
-	return st != NULL && (strcmp(st, "40001") == 0 || strcmp(st, "40P01") == 0 ||
-						  strcmp(st, "23505") == 0);
+	PQclear(res);
+	(void) cid_lease_do(conn, "ROLLBACK", NULL, 0);
+	return rc;
 }
 
 static int
@@ -75,13 +84,7 @@ acquire_once(PGconn *conn, const cid_lease_cfg *c, const char *holder, const cha
 	snprintf(sql, sizeof(sql), "LOCK TABLE %s.node_lease IN SHARE ROW EXCLUSIVE MODE", c->schema);
 	res = cid_lease_exec(conn, sql, 0, NULL, CID_LEASE_CALL_TIMEOUT_MS, &broken, errbuf, errlen);
 	if (!cid_pq_ok(res))
-	{
-		int			rc = retryable(res) ? CID_EAGAIN : CID_ELEASE_DB;
-
-		PQclear(res);
-		(void) cid_lease_do(conn, "ROLLBACK", NULL, 0);
-		return rc;
-	}
+		return abandon(conn, res);
 	PQclear(res);
 	res = cid_lease_exec(conn, "SELECT pg_catalog.to_regclass('snowflake.node_registry') IS NOT NULL",
 				  0, NULL, CID_LEASE_CALL_TIMEOUT_MS, &broken, errbuf, errlen);
@@ -181,13 +184,7 @@ acquire_once(PGconn *conn, const cid_lease_cfg *c, const char *holder, const cha
 	*t0 = cid_lease_mono_now(l);
 	res = cid_lease_exec(conn, sql, 5, params, CID_LEASE_CALL_TIMEOUT_MS, &broken, errbuf, errlen);
 	if (!cid_pq_ok(res))
-	{
-		int			rc = retryable(res) ? CID_EAGAIN : CID_ELEASE_DB;
-
-		PQclear(res);
-		(void) cid_lease_do(conn, "ROLLBACK", NULL, 0);
-		return rc;
-	}
+		return abandon(conn, res);
 	PQclear(res);
 	if (!cid_lease_do(conn, "COMMIT", errbuf, errlen))
 		return CID_EAGAIN;
