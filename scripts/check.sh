@@ -277,27 +277,27 @@ job_sql_scenarios() {
         run_tap "sql-$1" pg/test/run.sh
 }
 
-# The queue, longest first (docs/benchmarks.md "The test suites"), so that
-# the last job to start is a short one.  migrate_from_extension.sh waits
-# for migrate_privilege.sh's stand-ins: it starts late.
-# The order follows a run of 2026-11-26: migrate_privilege 416 s, the
-# asan job about 200, lint, fuzz, cluster and python 125-150, the sql jobs
-# 60-120, node 90.
+# The queue.  debian.sh's install replaces the server's chronoid with the
+# package's and purges it: no job may use the server meanwhile.  Every
+# job holds CHECK_SHARED_LOCK shared while it runs (scripts/check_lib.bash)
+# but the few that never start a server or load the extension (the lint,
+# fuzzing, the unit, threaded and portable tests); the install holds it
+# exclusive, so it starts when the last job that uses the server (or
+# builds the packages) has ended.
 #
-# debian.sh's install replaces the server's chronoid with the package's
-# and purges it: no job may use the server meanwhile.  Every job holds
-# CHECK_SHARED_LOCK shared while it runs (scripts/check_lib.bash), but for
-# the few that never start a server or load the extension (the lint,
-# fuzzing, the unit and threaded tests); the install holds it exclusive,
-# so it starts when the last job that uses the server (or builds the
-# packages) has ended, while those few still run beside it.
+# So the jobs that use the server come first, longest first (figures:
+# docs/benchmarks.md, "The test suites"); migrate_from_extension.sh waits
+# for migrate_privilege.sh's stand-ins, so it starts late.  Then the lint,
+# a long job of its own: whichever worker ends its server job first takes
+# it, the other takes the install when its server job ends, so neither
+# waits for the lock; the rest runs beside the install, the shortest last.
 CHECK_SHARED_LOCK=$(mktemp /tmp/chronoid-check-shared.XXXXXX)
 # shellcheck disable=SC2064 # the paths are known now
 trap "rm -rf ${deb_dir:+'$deb_dir'} ${initdb_template:+'$initdb_template'} '$CHECK_SHARED_LOCK'" EXIT
 job_debian_install() {
     [ -n "$deb_dir" ] && TAP_NAME="debian.sh install" run_tap scenario tests/scenarios/debian.sh install "$deb_dir"
 }
-queue=("shared job_scenario tests/scenarios/migrate_privilege.sh" "shared job_asan" job_lint job_fuzz "shared job_cluster"
+queue=("shared job_scenario tests/scenarios/migrate_privilege.sh" "shared job_asan" "shared job_cluster"
        "shared job_python" "shared job_sql plain" "shared job_sql preload" "shared job_node"
        "shared job_scenario tests/scenarios/migrate_live.sh")
 for mode in plain preload; do
@@ -312,7 +312,8 @@ for extra in tests/scenarios/*.sh; do
         *) queue+=("shared job_scenario $extra") ;;
     esac
 done
-queue+=("shared job_scenario tests/scenarios/migrate_from_extension.sh" "exclusive job_debian_install" job_tsan job_portable job_unit)
+queue+=("shared job_scenario tests/scenarios/migrate_from_extension.sh"
+        job_lint "exclusive job_debian_install" job_fuzz job_tsan job_portable job_unit)
 
 run_queue build/check-workers "${CHRONOID_CHECK_WORKERS:-$jobs}"
 
