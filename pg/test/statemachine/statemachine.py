@@ -117,7 +117,34 @@ class Server:
         except OSError as e:
             tail = f"(no server log: {e})"
         raise Failure(f"server not ready after {self.READY_S} s; last connection error: {last or 'none'}; "
-                      f"server log ends:\n{tail}")
+                      f"server log ends:\n{tail}{self.stuck_report()}")
+
+    def stuck_report(self):
+        """What the server's processes are doing: a soak once saw every new
+        backend hang after a crash restart (\"too many clients\" after 40),
+        deaf to the fast shutdown, with nothing in the log.  Their states,
+        kernel wait channels, and the stacks of the oldest few, so that the
+        next time says where."""
+        out = []
+        try:
+            with open(os.path.join(self.pgdata, "postmaster.pid")) as f:
+                pm = f.readline().strip()
+            ps = subprocess.run(["ps", "-o", "pid,stat,wchan:30,etimes,args", "--ppid", pm],
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=30)
+            lines = ps.stdout.splitlines()
+            out.append(f"the postmaster ({pm})'s children:")
+            out += lines[:60]
+            # The oldest backends first: the first to hang says why.
+            backends = [ln.split() for ln in lines[1:] if "postgres: postgres" in ln]
+            backends.sort(key=lambda f: -int(f[3]) if f[3].isdigit() else 0)
+            for pid in [f[0] for f in backends[:2]]:
+                bt = subprocess.run(["gdb", "-batch", "-p", pid, "-ex", "bt"], stdout=subprocess.PIPE,
+                                    stderr=subprocess.STDOUT, text=True, timeout=60)
+                out.append(f"stack of {pid}:")
+                out += [ln for ln in bt.stdout.splitlines() if ln.startswith("#")][:25]
+        except (OSError, subprocess.SubprocessError) as e:
+            out.append(f"(no report of the server's processes: {e})")
+        return "".join(f"# {ln}\n" for ln in out)
 
 
 class Session:
