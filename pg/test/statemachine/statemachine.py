@@ -134,10 +134,13 @@ class Server:
             lines = ps.stdout.splitlines()
             out.append(f"the postmaster ({pm})'s children:")
             out += lines[:60]
-            # The oldest backends first: the first to hang says why.
-            backends = [ln.split() for ln in lines[1:] if "postgres: postgres" in ln]
-            backends.sort(key=lambda f: -int(f[3]) if f[3].isdigit() else 0)
-            for pid in [f[0] for f in backends[:2]]:
+            # The oldest backends (the first to hang says on what), and
+            # every other process (the one holding it, if it is stuck).
+            rows = [ln.split() for ln in lines[1:] if ln.split() and ln.split()[0].isdigit()]
+            backends = sorted((f for f in rows if "postgres: postgres" in " ".join(f)),
+                              key=lambda f: -int(f[3]) if f[3].isdigit() else 0)
+            others = [f for f in rows if "postgres: postgres" not in " ".join(f)]
+            for pid in [f[0] for f in backends[:2]] + [f[0] for f in others[:8]]:
                 bt = subprocess.run(["gdb", "-batch", "-p", pid, "-ex", "bt"], stdout=subprocess.PIPE,
                                     stderr=subprocess.STDOUT, text=True, timeout=60)
                 out.append(f"stack of {pid}:")
