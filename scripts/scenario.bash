@@ -42,14 +42,17 @@
 #                            that checks after each step pays that each
 #                            time; qs pays it once.  qs_open starts one
 #                            psql (q's binary, -XAtq, Q_PGOPTIONS, the
-#                            args as q's: qs_open -d postgres) as a
-#                            coprocess, ON_ERROR_STOP off; qs SQL prints
-#                            what q SQL prints (the rows, -At; an error's
-#                            text) and returns non-zero when the SQL
-#                            failed, 2 when the session is gone (a server
-#                            restart ends it: open it again) or gave no
-#                            answer in QS_TIMEOUT seconds (300; then it is
-#                            closed).  qs_close ends it; qs_open closes
+#                            args as q's: qs_open -d postgres) on two
+#                            FIFOs, ON_ERROR_STOP off, and no child of
+#                            the script (a bare `wait` does not wait for
+#                            it; pipelines and subshells may call qs).
+#                            qs SQL prints what q SQL prints (the rows,
+#                            -At; an error's text) and returns non-zero
+#                            when the SQL failed, 2 when the session is
+#                            gone (a server restart ends it: open it
+#                            again) or gave no answer in QS_TIMEOUT
+#                            seconds (300; then it is closed).
+#                            qs_close ends it; qs_open closes
 #                            the one before (one session at a time), and
 #                            exit closes it (pgc_atexit, before the server
 #                            stops).  Limits: one statement per call (a
@@ -63,9 +66,12 @@
 #                            session would answer the same (autocommit,
 #                            read committed: each call sees what others
 #                            committed before it); small results (read a
-#                            byte at a time); never on a database the
-#                            script drops while the session is open
-#                            (dropdb refuses while it is connected).
+#                            byte at a time); one caller at a time (a
+#                            background job's calls and the script's
+#                            would interleave on the one pipe); never on
+#                            a database the script drops while the
+#                            session is open (dropdb refuses while it is
+#                            connected).
 #
 # and, for the scenarios that need them:
 #
@@ -134,12 +140,27 @@ q() {
 
 _qs_pid='' _qs_in='' _qs_out='' _qs_mark='' _qs_atexit=''
 qs_open() {
-    local _psql got
+    local _psql dir rw got
     qs_close
     _q_psql
-    coproc _QS { PGOPTIONS=${Q_PGOPTIONS-${PGOPTIONS-}} exec "$_psql" -XAtq -v ON_ERROR_STOP=0 "$@" 2>&1; }
-    # shellcheck disable=SC2153 # set by coproc
-    _qs_pid=$_QS_PID _qs_in=${_QS[1]} _qs_out=${_QS[0]}
+    if ! dir=$(mktemp -d "${TMPDIR:-/tmp}/chronoid-qs.XXXXXX") || ! mkfifo "$dir/in" "$dir/out"; then
+        echo "qs_open: no FIFOs in ${TMPDIR:-/tmp}"
+        return 1
+    fi
+    # psql on two FIFOs rather than a coprocess: bash closes a coprocess's
+    # pipes in pipelines and ( ) subshells, and a script's bare `wait`
+    # would wait for it.  Started from a subshell that ends at once, psql
+    # is no child of the script.  Opening "in" read-write never blocks;
+    # opening "out" waits for psql to open it, after "in"; then "in"
+    # write-only, so that a write to a psql that died fails at once.
+    exec {rw}<>"$dir/in"
+    (
+        PGOPTIONS=${Q_PGOPTIONS-${PGOPTIONS-}} "$_psql" -XAtq -v ON_ERROR_STOP=0 "$@" <"$dir/in" >"$dir/out" 2>&1 &
+        echo $! >"$dir/pid"
+    )
+    exec {_qs_out}<"$dir/out" {_qs_in}>"$dir/in" {rw}>&-
+    read -r _qs_pid <"$dir/pid"
+    rm -rf "$dir"
     # Ends each answer; no row of a check looks like it.  Not from
     # $RANDOM: a script may have seeded it for its own draws.
     _qs_mark="@@qs:$$:${EPOCHREALTIME/[.,]/}@@"
@@ -168,22 +189,24 @@ qs() {
     # comment.  LAST_ERROR_SQLSTATE keeps an error of an earlier statement
     # of the same call, which :ERROR forgets.
     while [[ $sql == *[[:space:]\;] ]]; do sql=${sql%?}; done
-    # A psql that has just died must not take the script with it (SIGPIPE).
+    # A psql that has died must fail the write, not end the script (SIGPIPE).
     trap '' PIPE
-    printf '\\set LAST_ERROR_SQLSTATE 00000\n%s\n;\n\\echo %s :ERROR :LAST_ERROR_SQLSTATE\n' "$sql" "$_qs_mark" 1>&"$_qs_in" 2>/dev/null
+    printf '\\set LAST_ERROR_SQLSTATE 00000\n%s\n;\n\\echo %s :ERROR :LAST_ERROR_SQLSTATE\n' "$sql" "$_qs_mark" 2>/dev/null 1>&"$_qs_in"
+    st=$?
     trap - PIPE
-    while :; do
-        IFS= read -r -t "${QS_TIMEOUT:-300}" -u "$_qs_out" line || { st=$?; break; }
-        if [[ $line == "$_qs_mark "* ]]; then
-            [ "${line#"$_qs_mark "}" = "false 00000" ]
-            return
-        fi
-        printf '%s\n' "$line"
-    done
-    [ -n "$line" ] && printf '%s\n' "$line"
+    if [ $st -eq 0 ]; then
+        while :; do
+            IFS= read -r -t "${QS_TIMEOUT:-300}" -u "$_qs_out" line || { st=$?; break; }
+            if [[ $line == "$_qs_mark "* ]]; then
+                [ "${line#"$_qs_mark "}" = "false 00000" ]
+                return
+            fi
+            printf '%s\n' "$line"
+        done
+        [ -n "$line" ] && printf '%s\n' "$line"
+    fi
     if [ "$st" -gt 128 ]; then
         echo "qs: no answer in ${QS_TIMEOUT:-300} s; session closed"
-        kill "$_qs_pid" 2>/dev/null
     else
         echo "qs: the session ended (its psql exited; a server restart ends it)"
     fi
@@ -191,15 +214,12 @@ qs() {
     return 2
 }
 
+# qs_close: psql is ended by its pid, not by the end of its input: a
+# child the script started meanwhile may hold a copy of that pipe.
 qs_close() {
     [ -n "$_qs_pid" ] || return 0
-    # Only while bash still holds the coprocess: once it has reaped it,
-    # it has closed the pipes, and their numbers may be another's now.
-    # Both pipes: psql ends at its input's end, or at its next write.
-    if [ "${_QS_PID:-}" = "$_qs_pid" ]; then
-        exec {_qs_in}>&- {_qs_out}<&-
-        wait "$_qs_pid" 2>/dev/null
-    fi
+    exec {_qs_in}>&- {_qs_out}<&-
+    kill "$_qs_pid" 2>/dev/null
     _qs_pid='' _qs_in='' _qs_out=''
     return 0
 }

@@ -74,6 +74,14 @@ gone() {
     return 1
 }
 
+# Where a script calls it from: a pipeline, a ( ) subshell, and a bare
+# `wait` in the script (which would wait for ever for a child psql): a
+# script of its own, ended after 60 s if it hangs.
+check "in a pipeline" "$(qs "SELECT 'piped'" | tr a-z A-Z)" PIPED
+check "in a ( ) subshell, then in the script" "$( (qs "SELECT 'sub'"); qs "SELECT 'main'")" "sub"$'\n'"main"
+out=$(timeout 60 bash -c '. scripts/scenario.bash; qs_open -d postgres || exit 3; sleep 0.1 & wait; qs "SELECT 1"; qs_close' 2>&1); rc=$?
+check "a bare wait with a session open: returns (the session is no child of the script)" "$rc|$out" "0|1"
+
 # Each call sees what other sessions committed before it.
 q "CREATE TABLE t (n int)" >/dev/null
 check "a table another session created" "$(qs "SELECT count(*) FROM t")" 0
