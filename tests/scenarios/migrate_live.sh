@@ -72,6 +72,10 @@ pgc_atexit 'for k in $KINDS; do touch "$work/stop.m_$k"; done; for p in "${bg_pi
 pgc_atexit '[ "$failed" -gt 0 ] && rm -rf "$BUILD/migrate_live.work" && cp -r "$work" "$BUILD/migrate_live.work" && echo "# kept $BUILD/migrate_live.work"'
 now_ms() { date +%s%3N; }
 t_start=$(now_ms)
+# The polls and the invariants (st, keys, ledger, ...): read-only queries,
+# a few hundred a run, on one session (scenario.bash's qs) rather than a
+# connection each.
+qs_open || bail "a session for the checks"
 
 # --- the subscriber: a second cluster, its own socket directory -------------
 sub_data=$PGC_DIR/sub/data
@@ -96,11 +100,11 @@ if [ "$LAG" = 1 ]; then
        subq "CREATE TABLE lag_probe (id int PRIMARY KEY, at timestamptz)" >/dev/null &&
        subq "CREATE SUBSCRIPTION mig_sub CONNECTION 'host=$PGC_SOCK port=$PGC_PORT dbname=postgres user=postgres' PUBLICATION mig_pub" >/dev/null; then
         for _ in $(seq 100); do
-            [ "$(q "SELECT count(*) FROM pg_stat_replication WHERE application_name = 'mig_sub'")" = 1 ] && break
+            [ "$(qs "SELECT count(*) FROM pg_stat_replication WHERE application_name = 'mig_sub'")" = 1 ] && break
             sleep 0.1
         done
         check "a logical subscriber on a second cluster is streaming" \
-            "$(q "SELECT count(*) FROM pg_stat_replication WHERE application_name = 'mig_sub'")" 1
+            "$(qs "SELECT count(*) FROM pg_stat_replication WHERE application_name = 'mig_sub'")" 1
     else
         not_ok "a logical subscriber on a second cluster" "$(tail -n 5 "$PGC_DIR/sub/server.log" 2>/dev/null)"
         LAG=0
@@ -279,14 +283,14 @@ st() {
         step) col=step ;;
         *) echo "st: no field $2" >&2; return 1 ;;
     esac
-    q "SELECT $col FROM chronoid.migration WHERE relid = '$1.parent'::regclass" 2>/dev/null || echo "?"
+    qs "SELECT $col FROM chronoid.migration WHERE relid = '$1.parent'::regclass" || echo "?"
 }
 
 # --- invariants -------------------------------------------------------------------
 # ledger S: "lost extra" parents, then children, in one snapshot each.
 ledger() {
     local s=$1
-    q "SELECT (SELECT count(*) FROM ((SELECT seq FROM $s.p_ins EXCEPT SELECT seq FROM $s.p_del) EXCEPT SELECT seq FROM $s.parent) x)
+    qs "SELECT (SELECT count(*) FROM ((SELECT seq FROM $s.p_ins EXCEPT SELECT seq FROM $s.p_del) EXCEPT SELECT seq FROM $s.parent) x)
            || ' ' || (SELECT count(*) FROM (SELECT seq FROM $s.parent EXCEPT (SELECT seq FROM $s.p_ins EXCEPT SELECT seq FROM $s.p_del)) x)
            || ' ' || (SELECT count(*) FROM ((SELECT id FROM $s.c_ins EXCEPT SELECT id FROM $s.c_del) EXCEPT SELECT id FROM $s.child) x)
            || ' ' || (SELECT count(*) FROM (SELECT id FROM $s.child EXCEPT (SELECT id FROM $s.c_ins EXCEPT SELECT id FROM $s.c_del)) x)
@@ -339,7 +343,7 @@ keys() {
     for inv in ${STAGE[$2]}; do
         sql+=" || '${inv%%:*}=' || (${INVARIANT[$inv]//\{s\}/$s}) || ' '"
     done
-    q "$sql" | sed 's/ $//'
+    qs "$sql" | sed 's/ $//'
 }
 # keys_ok STAGE "a=0 b=0 ...": every invariant of STAGE there, and 0
 keys_ok() {
@@ -377,7 +381,7 @@ exactly_once() {
     j=$(mig status --table "$s.parent" --json 2>/dev/null)
     rb=$(json_get "$j" rows_backfilled)
     crb=$(json_get "$j" children 0 rows_backfilled)
-    q "SELECT (SELECT count(*) FROM $s.bf_log WHERE tbl = 'parent' AND phase = $ph AND app = 'chronoid-migrate')
+    qs "SELECT (SELECT count(*) FROM $s.bf_log WHERE tbl = 'parent' AND phase = $ph AND app = 'chronoid-migrate')
         || ' ' || (SELECT count(DISTINCT k) FROM $s.bf_log WHERE tbl = 'parent' AND phase = $ph)
         || ' ' || '$rb'
         || ' ' || (SELECT count(*) FROM $s.bf_log WHERE tbl = 'child' AND phase = $ph AND app = 'chronoid-migrate')
@@ -402,7 +406,7 @@ ts_expr() {
 time_order() {
     local s=$1 kind=$2 ph=$3 col=$4 cut
     cut="(SELECT cutoff FROM chronoid.migration WHERE relid = '$s.parent'::regclass)"
-    q "WITH old AS (SELECT p.$col AS k, p.created_at FROM $s.parent p
+    qs "WITH old AS (SELECT p.$col AS k, p.created_at FROM $s.parent p
                      WHERE p.created_at < $cut
                        AND EXISTS (SELECT 1 FROM $s.bf_log b WHERE b.tbl = 'parent' AND b.phase = $ph AND b.k = p.seq)),
             live AS (SELECT p.$col AS k FROM $s.parent p JOIN $s.p_ins i ON i.seq = p.seq AND i.phase = $ph AND i.had_new)
@@ -492,7 +496,7 @@ run_killed() {
     mig run "${opts[@]}" >"$err.out" 2>"$err.again"
     rc=$?
     ok_if "$kind: a finished run again changes nothing" \
-        '[ $rc -eq 0 ] && [ "$(q "SELECT count(*) FROM '"$s"'.bf_log WHERE tbl = '"'parent'"' AND phase = 1")" = "$(st "$s" rows_backfilled)" ]' \
+        '[ $rc -eq 0 ] && [ "$(qs "SELECT count(*) FROM '"$s"'.bf_log WHERE tbl = '"'parent'"' AND phase = 1")" = "$(st "$s" rows_backfilled)" ]' \
         "rc=$rc" "$(tail -n 3 "$err.again")"
 }
 
@@ -518,7 +522,7 @@ run_lagging() {
     r2=$(st "$s" rows_backfilled)
     ok_if "$kind: no progress while paused (rows_backfilled $r1 -> $r2 over 2 s, step $step1)" \
         '[ $paused = 1 ] && [ "$r1" = "$r2" ] && [ "$step1" = added ] && kill -0 $pid 2>/dev/null' \
-        "$(grep -c 'paused' "$err") pause lines" "lag: $(q "SELECT slot_name, active, confirmed_flush_lsn, pg_current_wal_lsn() FROM pg_replication_slots")"
+        "$(grep -c 'paused' "$err") pause lines" "lag: $(qs "SELECT slot_name, active, confirmed_flush_lsn, pg_current_wal_lsn() FROM pg_replication_slots")"
     subq "ALTER SUBSCRIPTION mig_sub ENABLE" >/dev/null
     t0=$(now_ms)
     wait_for 1200 "$pid" 'grep -q "resumed: replication caught up" "$err"' && resumed=1
@@ -628,7 +632,7 @@ one_kind() {
     ok_if "$kind: writers never blocked beyond ${BOUND_MS} ms (2 x --lock-timeout ${LOCK_MS}ms + ${SLACK_MS} ms): $nt transactions, p50 $p50 ms, p99 $p99 ms, max $mx ms" \
         'awk -v m="$mx" -v b="$BOUND_MS" "BEGIN { exit !(m <= b) }"'
     slowest "$s" | sed "s/^/# $kind: /"
-    echo "# $kind: $(q "SELECT count(*) FROM $s.parent") parents, $(q "SELECT count(*) FROM $s.child") children at the end; took $(( ($(now_ms) - t0) / 1000 )) s"
+    echo "# $kind: $(qs "SELECT count(*) FROM $s.parent") parents, $(qs "SELECT count(*) FROM $s.child") children at the end; took $(( ($(now_ms) - t0) / 1000 )) s"
 }
 
 for kind in $KINDS; do

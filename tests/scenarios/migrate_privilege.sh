@@ -60,9 +60,13 @@ mig() { env -u PGOPTIONS "$bin" migrate "$@" 2>&1; }
 
 q -c "CREATE ROLE evil LOGIN" -c "CREATE ROLE kid LOGIN" -c "CREATE ROLE dbo LOGIN CREATEDB" >/dev/null ||
     bail "create the roles"
+# The superuser's checks of the roles, after every subcommand: on one
+# session (scenario.bash's qs), not a connection each.  A restart ends it:
+# each mode opens it again.
+qs_open -d postgres || bail "a session for the superuser's checks"
 # What each hostile role may do, as set up: checked after every subcommand.
 roles_now() {
-    q -d postgres -c "SELECT string_agg(format('%s:%s%s%s%s%s:%s', r.rolname, r.rolsuper::int, r.rolcreaterole::int,
+    qs "SELECT string_agg(format('%s:%s%s%s%s%s:%s', r.rolname, r.rolsuper::int, r.rolcreaterole::int,
                         r.rolcreatedb::int, r.rolreplication::int, r.rolbypassrls::int,
                         (SELECT string_agg(g.rolname, '+' ORDER BY g.rolname) FROM pg_auth_members m
                            JOIN pg_roles g ON g.oid = m.roleid WHERE m.member = r.oid)), ' ' ORDER BY r.rolname)
@@ -619,7 +623,7 @@ repro() {
         CREATE TRIGGER up BEFORE UPDATE ON evil.orders FOR EACH ROW EXECUTE FUNCTION evil.up()" >/dev/null
     out=$(mig run --table evil.orders --to uuidv7 --no-progress -d "dbname=$db"); rc=$?
     check "issue 21 #1: run on evil.orders with a BEFORE UPDATE trigger leaves evil unprivileged (run: exit $rc)" \
-        "$(q -c "SELECT rolsuper FROM pg_roles WHERE rolname = 'evil'")" f
+        "$(qs "SELECT rolsuper FROM pg_roles WHERE rolname = 'evil'")" f
     diag "#1 run said: $(tail -n 1 <<<"$out")"
     roles_reset
     mig rollback --table evil.orders -d "dbname=$db" >/dev/null
@@ -636,7 +640,7 @@ repro() {
         ALTER TABLE evil.items ALTER COLUMN order_id_new TYPE kid.d;
         INSERT INTO evil.items (order_id) VALUES ('$(q -d "$db" -c "SELECT id FROM evil.orders LIMIT 1")')")
     check "issue 21 #2: a domain on items.order_id_new after a clean run, and one row written by kid, leave kid unprivileged (run: exit $rc)" \
-        "$(q -c "SELECT rolsuper FROM pg_roles WHERE rolname = 'kid'")" f
+        "$(qs "SELECT rolsuper FROM pg_roles WHERE rolname = 'kid'")" f
     [ -n "$out2" ] && diag "#2 kid's statements said: $out2"
     roles_reset
     "$PGC_BIN/dropdb" "$db" >/dev/null 2>&1
@@ -652,7 +656,7 @@ repro() {
         ALTER TABLE evil.u ADD CONSTRAINT c CHECK (id IS NOT NULL AND evil.f(n))" >/dev/null
     out=$(mig from-extension pgx_ulid -d "dbname=$db"); rc=$?
     check "issue 21 #3: from-extension pgx_ulid with CHECK (id IS NOT NULL AND evil.f(n)) leaves evil unprivileged (exit $rc)" \
-        "$(q -c "SELECT rolsuper FROM pg_roles WHERE rolname = 'evil'")" f
+        "$(qs "SELECT rolsuper FROM pg_roles WHERE rolname = 'evil'")" f
     diag "#3 from-extension said: $(tail -n 1 <<<"$out")"
     roles_reset
     "$PGC_BIN/dropdb" "$db" >/dev/null 2>&1
@@ -686,6 +690,7 @@ for mode in $modes; do
     elif [ -z "$first" ]; then
         pgc_restart "shared_preload_libraries = ''" || { not_ok "$mode: restart"; continue; }
     fi
+    qs_open -d postgres || bail "$mode: a session for the superuser's checks"
     first=
     TAP_PREFIX="$mode: "   # every case name carries the mode
     diag "=== mode $mode"
