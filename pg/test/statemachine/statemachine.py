@@ -136,10 +136,12 @@ class Server:
             out += lines[:60]
             # The oldest backends (the first to hang says on what), and
             # every other process (the one holding it, if it is stuck).
-            rows = [ln.split() for ln in lines[1:] if ln.split() and ln.split()[0].isdigit()]
-            backends = sorted((f for f in rows if "postgres: postgres" in " ".join(f)),
-                              key=lambda f: -int(f[3]) if f[3].isdigit() else 0)
-            others = [f for f in rows if "postgres: postgres" not in " ".join(f)]
+            backends, others = [], []
+            for ln in lines[1:]:
+                f = ln.split(None, 4)  # pid, stat, wchan, etimes, args
+                if len(f) == 5 and f[0].isdigit():
+                    (backends if f[4].startswith("postgres: postgres ") else others).append(f)
+            backends.sort(key=lambda f: -int(f[3]) if f[3].isdigit() else 0)
             for pid in [f[0] for f in backends[:2]] + [f[0] for f in others[:8]]:
                 bt = subprocess.run(["gdb", "-batch", "-p", pid, "-ex", "bt"], stdout=subprocess.PIPE,
                                     stderr=subprocess.STDOUT, text=True, timeout=60)
