@@ -39,7 +39,7 @@ pick_pg() {
 
 missing=()
 for p in "${want[@]}"; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+    [[ $(dpkg-query -W -f='${Status}' "$p" 2>/dev/null) == *'install ok installed'* ]] || missing+=("$p")
 done
 # pgxs.mk ships with Debian's client package; the server headers are what
 # says the development files are really there.

@@ -154,8 +154,8 @@ if command -v script >/dev/null 2>&1; then
     # frames end in \r, lines in \r\n on a terminal: one frame or line each
     tr '\r' '\n' <"$tmp/tty.err" | sed 's/\x1b\[K//g' | grep -v '^$' >"$tmp/tty.frames"
     if [ "$rc" -eq 0 ] && grep -q '^bigserial .* rows/s  ETA' "$tmp/tty.frames" &&
-       ! grep -E -- '-- rows/s  ETA [0-9]' "$tmp/tty.frames" | grep -q . &&
-       ! grep -E 'ETA --' "$tmp/tty.frames" | grep -vq -- '-- rows/s'; then
+       ! grep -qE -- '-- rows/s  ETA [0-9]' "$tmp/tty.frames" &&
+       [ "$(grep -E 'ETA --' "$tmp/tty.frames" | grep -vc -- '-- rows/s')" -eq 0 ]; then
         ok "terminal: progress frames; \"ETA --\" exactly while no rate is known"
     else
         not_ok "terminal: progress frames; \"ETA --\" exactly while no rate is known" "rc=$rc" "$(head -n 5 "$tmp/tty.frames")"
