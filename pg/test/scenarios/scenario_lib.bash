@@ -40,6 +40,14 @@ faketime_lib() {
     return 1
 }
 
+# Every process under libfaketime (0.9.10) shares one POSIX semaphore, and
+# its stat() takes it to fake the file times.  A process killed with
+# SIGKILL inside stat() never gives it back: every later stat() in the
+# server waits forever, deaf to SIGTERM (sem_wait is retried on EINTR), so
+# new backends hang and a fast shutdown is ignored.  The scenarios kill
+# backends on purpose; no file time needs faking, so stat() stays real.
+export NO_FAKE_STAT=1
+
 # need_faketime [CASE]: sets lib to libfaketime's path, or skips the whole
 # scenario (as CASE, default "all cases") when it is not installed.
 need_faketime() {

@@ -21,6 +21,22 @@ need_faketime
 rc=$CHRONOID_TMP/sf_faketime.rc
 echo "+0" >"$rc"
 chown postgres: "$rc" 2>/dev/null
+
+# libfaketime as the scenarios run servers under it (scenario_lib.bash):
+# a process killed with SIGKILL amid stat() calls, as backends are, leaves
+# nothing taken that hangs the others' next stat().
+if printf '%s\n' '#include <sys/stat.h>' 'int main(void) { struct stat sb; for (;;) (void) stat("/", &sb); }' |
+        cc -x c -o "$CHRONOID_TMP/stat_loop" - 2>/dev/null; then
+    timeout 30 env LD_PRELOAD="$lib" FAKETIME_TIMESTAMP_FILE="$rc" FAKETIME_NO_CACHE=1 bash -c '
+        for i in 1 2 3 4 5; do "$1" & sleep 0.2; kill -9 $!; wait $! 2>/dev/null; [ -e / ]; done' _ "$CHRONOID_TMP/stat_loop"
+    st=$?
+    ok_if "libfaketime: 5 processes killed amid stat() calls leave the next stat() free" '[ $st -eq 0 ]' \
+        "exit $st (124 is the time-out: a stat() hung after a kill)"
+    rm -f "$CHRONOID_TMP/stat_loop"
+else
+    skip "libfaketime: processes killed amid stat() calls" "no C compiler"
+fi
+
 fake_restart() {
     runuser -u postgres -- env LD_PRELOAD="$lib" FAKETIME_TIMESTAMP_FILE="$rc" \
         FAKETIME_NO_CACHE=1 DONT_FAKE_MONOTONIC=1 \

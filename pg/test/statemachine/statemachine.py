@@ -87,15 +87,16 @@ class Server:
     def pg_ctl(self, *args):
         cmd = ["runuser", "-u", "postgres", "--", "env", f"LD_PRELOAD={self.lib}",
                f"FAKETIME_TIMESTAMP_FILE={self.rc}", "FAKETIME_NO_CACHE=1",
-               "DONT_FAKE_MONOTONIC=1", f"{self.pgbin}/pg_ctl", "-D", self.pgdata,
+               # stat() real: the kills below would otherwise leave
+               # libfaketime's semaphore taken (scenario_lib.bash says more)
+               "NO_FAKE_STAT=1", "DONT_FAKE_MONOTONIC=1", f"{self.pgbin}/pg_ctl", "-D", self.pgdata,
                "-l", self.pglog, "-w", "-t", "120", *args]
         r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         if r.returncode != 0:
             raise Failure(f"pg_ctl {' '.join(args)} failed: {r.stdout[-500:]}")
 
     # A crash restart replays the WAL since the last checkpoint: seconds on
-    # a quiet machine, but a soak once saw it pass a minute on two cores
-    # shared with other test suites (the same seed replayed cleanly).
+    # a quiet machine, more on two cores shared with other test suites.
     READY_S = 180
 
     def wait_ready(self):
@@ -120,11 +121,11 @@ class Server:
                       f"server log ends:\n{tail}{self.stuck_report()}")
 
     def stuck_report(self):
-        """What the server's processes are doing: a soak once saw every new
-        backend hang after a crash restart (\"too many clients\" after 40),
-        deaf to the fast shutdown, with nothing in the log.  Their states,
-        kernel wait channels, and the stacks of the oldest few, so that the
-        next time says where."""
+        """What the server's processes are doing when it never answers:
+        their states, kernel wait channels, and the stacks of the oldest
+        few.  (A soak once saw every new backend hang after a crash restart,
+        deaf to the fast shutdown: libfaketime's semaphore, left taken by a
+        backend killed inside stat(); NO_FAKE_STAT above prevents it.)"""
         out = []
         try:
             with open(os.path.join(self.pgdata, "postmaster.pid")) as f:
