@@ -2,7 +2,7 @@
  * kinds_funcs.c — SQL functions for the IDs already in people's databases:
  * MongoDB ObjectIds and KSUIDs as text (time, validity, generation, range
  * boundaries), UUID v1 <-> v6, the v6 generator and its range boundary,
- * and chronoid_inspect(), which tells any ID's kind and time.  All ID
+ * and chronoid_inspect(), which tells any ID's kind, time and parts.  All ID
  * logic is the core's (include/chronoid.h).
  */
 #include "chronoid_internal.h"
@@ -437,8 +437,8 @@ chronoid_inspect(PG_FUNCTION_ARGS)
 	size_t		pos = 0;
 	cid_id_info info;
 	TupleDesc	desc;
-	Datum		values[3];
-	bool		nulls[3] = {false, false, false};
+	Datum		values[6];
+	bool		nulls[6] = {false, false, false, false, false, false};
 	int			rc = cid_inspect_id(&info, sizeof(info), s, len, NULL, &pos);
 
 	if (rc != CID_OK)
@@ -458,5 +458,18 @@ chronoid_inspect(PG_FUNCTION_ARGS)
 										info.sub_ms_ns / 1000);
 	else
 		nulls[2] = true;
+	if (info.kind == CID_KIND_TYPEID)
+		values[3] = CStringGetTextDatum(info.prefix);
+	else
+		nulls[3] = true;
+	/* at most 48 bits (a UUID v1/v6 node): int8 holds every one */
+	if (info.has_node)
+		values[4] = Int64GetDatum((int64) info.node);
+	else
+		nulls[4] = true;
+	if (info.has_sequence)
+		values[5] = Int64GetDatum((int64) info.sequence);
+	else
+		nulls[5] = true;
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(desc, values, nulls)));
 }

@@ -55,12 +55,13 @@ COMMENT ON FUNCTION @extschema@.uuidv6() IS
 'generate a UUIDv6 (RFC 9562): 100-ns time, random clock sequence and node, strictly increasing within the session';
 
 CREATE FUNCTION @extschema@.chronoid_inspect(id pg_catalog.text,
-	OUT kind pg_catalog.text, OUT version pg_catalog.int4, OUT created pg_catalog.timestamptz)
+	OUT kind pg_catalog.text, OUT version pg_catalog.int4, OUT created pg_catalog.timestamptz,
+	OUT prefix pg_catalog.text, OUT node pg_catalog.int8, OUT sequence pg_catalog.int8)
 RETURNS record
 AS 'MODULE_PATHNAME', 'chronoid_inspect'
 LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@.chronoid_inspect(pg_catalog.text) IS
-'kind (uuid, ulid, snowflake under the pgedge layout, objectid, ksuid, typeid), UUID version (a TypeID''s UUID''s) and creation time of an ID given as text, to the microsecond where the ID holds it; error naming the bad character and its position';
+'kind (uuid, ulid, snowflake under the pgedge layout, objectid, ksuid, typeid), UUID version (a TypeID''s UUID''s), creation time to the microsecond where the ID holds it, TypeID prefix, node (snowflake node, UUID v1/v6 node, ObjectId process bytes) and sequence (snowflake sequence, UUID v1/v6 clock sequence, ObjectId counter) of an ID given as text; NULL where the kind has none; error naming the bad character and its position';
 
 CREATE FUNCTION @extschema@.objectid_is_valid(pg_catalog.text)
 RETURNS pg_catalog.bool

@@ -47,12 +47,19 @@ FROM (VALUES ('1ec9414c-232a-6b0c-8000-000000000000'::uuid),	-- +12 steps
 	('00000000-0000-6000-8000-000000000000'),					-- 1582-10-15
 	('017F22E2-79B0-7CC3-98C4-DC0C0C07398F')) AS t(u);		-- v7: the ms
 
--- chronoid_inspect: kind, version, time, for every form.
+-- chronoid_inspect: kind, version, time, prefix, node and sequence, for
+-- every form; a snowflake's node and sequence as snowflake.get_node() and
+-- get_count() give them.
 SELECT id, (chronoid_inspect(id)).*
 FROM (VALUES ('507f1f77bcf86cd799439011'), ('0ujtsYcgvSTl8PAuAdqWYSMnLOv'),
 	('C232AB00-9414-11EC-B3C8-9F6BDECED846'), ('1ec9414c-232a-6b0c-8000-000000000000'),
 	('017F22E2-79B0-7CC3-98C4-DC0C0C07398F'), ('919108f7-52d1-4320-9bac-f847db4148a8'),
-	('01ARZ3NDEKTSV4RRFFQ69G5FAV'), ('104651375538868224')) AS t(id);
+	('01ARZ3NDEKTSV4RRFFQ69G5FAV'), ('104651375538868224'), ('9223372036854775807'),
+	('user_01h455vb4pex5vsknk084sn02q'), ('a_b_01h455vb4pex5vsknk084sn02q')) AS t(id);
+SELECT count(*) AS snowflakes, count(*) FILTER (WHERE i.node = snowflake.get_node(s)
+		AND i.sequence = snowflake.get_count(s)) AS agree
+FROM (SELECT (random() * 9223372036854775807)::int8 AS s FROM generate_series(1, 1000)) AS r,
+	LATERAL chronoid_inspect(s::text) AS i;
 SELECT regress.err($$SELECT chronoid_inspect('hello')$$);
 SELECT regress.err($$SELECT chronoid_inspect('507f1f77bcf86cd79943901z')$$);
 SELECT regress.err($$SELECT chronoid_inspect('0ujtsYcgvSTl8PAuAdqWYSMnLO!')$$);
