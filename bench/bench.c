@@ -42,6 +42,8 @@ static cid_snowflake_gen sf_wait;		/* pgedge, default policies */
 static cid_uuidv7_gen v7_gen;
 static cid_ulid_gen ulid_gen;
 static cid_ulid_gen ulid_mono_gen;
+static cid_uuidv6_gen v6_gen;
+static cid_objectid_gen oid_gen;
 
 /*
  * CLOCK_REALTIME in nanoseconds, read in place: the same clock read that
@@ -338,6 +340,94 @@ op_ulid_mono_fill_text(uint64_t *sink, int n)
 }
 
 /*
+ * The other kinds, one call per ID and in batches of ID_BATCH: the IDs
+ * are written to the thread's buffer either way, so that the two rows
+ * differ only in the calls.
+ */
+static _Thread_local cid_objectid tl_oids[ID_BATCH];
+static _Thread_local cid_ksuid tl_ksuids[ID_BATCH];
+
+static int
+op_uuidv6(uint64_t *sink, int n)
+{
+	for (int i = 0; i < n; i++)
+	{
+		int			rc = cid_uuidv6_next(&v6_gen, &tl_uuids[i]);
+
+		if (rc < 0)
+			return rc;
+		*sink ^= tl_uuids[i].bytes[15];
+	}
+	return n;
+}
+
+static int
+op_uuidv6_fill(uint64_t *sink, int n)
+{
+	size_t		done = 0;
+	int			rc = cid_uuidv6_fill(&v6_gen, tl_uuids, ID_BATCH, &done);
+
+	(void) n;
+	if (rc < 0)
+		return rc;
+	*sink ^= tl_uuids[0].bytes[15] ^ tl_uuids[done - 1].bytes[15];
+	return (int) done;
+}
+
+static int
+op_objectid(uint64_t *sink, int n)
+{
+	for (int i = 0; i < n; i++)
+	{
+		int			rc = cid_objectid_next(&oid_gen, &tl_oids[i]);
+
+		if (rc < 0)
+			return rc;
+		*sink ^= tl_oids[i].bytes[11];
+	}
+	return n;
+}
+
+static int
+op_objectid_fill(uint64_t *sink, int n)
+{
+	size_t		done = 0;
+	int			rc = cid_objectid_fill(&oid_gen, tl_oids, ID_BATCH, &done);
+
+	(void) n;
+	if (rc < 0)
+		return rc;
+	*sink ^= tl_oids[0].bytes[11] ^ tl_oids[done - 1].bytes[11];
+	return (int) done;
+}
+
+static int
+op_ksuid(uint64_t *sink, int n)
+{
+	for (int i = 0; i < n; i++)
+	{
+		int			rc = cid_ksuid_new(&tl_ksuids[i], NULL);
+
+		if (rc < 0)
+			return rc;
+		*sink ^= tl_ksuids[i].bytes[19];
+	}
+	return n;
+}
+
+static int
+op_ksuid_fill(uint64_t *sink, int n)
+{
+	int			rc = cid_ksuid_fill(tl_ksuids, ID_BATCH, NULL);
+
+	(void) n;
+	if (rc < 0)
+		return rc;
+	*sink ^= tl_ksuids[0].bytes[19] ^ tl_ksuids[ID_BATCH - 1].bytes[19];
+	return ID_BATCH;
+}
+
+/*
  * The floor of a batch that draws its random bytes from the kernel: the
  * 8 bytes of a UUIDv7's rand_b, ID_BATCH at a time (one getrandom(2) of
  * 32 KiB), counted as IDs.
@@ -550,6 +640,12 @@ typedef enum row_id
 	R_LIBUUID_PARSE,
 	R_UUID_PARSE_MANY,
 	R_ULID_PARSE_MANY,
+	R_UUIDV6,
+	R_UUIDV6_FILL,
+	R_OBJECTID,
+	R_OBJECTID_FILL,
+	R_KSUID,
+	R_KSUID_FILL,
 	NROWS
 } row_id;
 
@@ -592,6 +688,12 @@ static const row rows[NROWS] = {
 	[R_LIBUUID_PARSE] = {"libuuid uuid_parse", op_libuuid_parse},
 	[R_UUID_PARSE_MANY] = {"uuid parse_many(), 4096 per call", op_uuid_parse_many},
 	[R_ULID_PARSE_MANY] = {"ulid parse_many(), 4096 per call", op_ulid_parse_many},
+	[R_UUIDV6] = {"uuidv6", op_uuidv6},
+	[R_UUIDV6_FILL] = {"uuidv6 fill(), 4096 per call", op_uuidv6_fill},
+	[R_OBJECTID] = {"objectid", op_objectid},
+	[R_OBJECTID_FILL] = {"objectid fill(), 4096 per call", op_objectid_fill},
+	[R_KSUID] = {"ksuid", op_ksuid},
+	[R_KSUID_FILL] = {"ksuid fill(), 4096 per call", op_ksuid_fill},
 };
 
 /* Fresh generator state for every measurement. */
@@ -608,7 +710,9 @@ reset_generators(void)
 		cid_snowflake_init(&sf_wait, NULL, 1, NULL, NULL) != CID_OK ||
 		cid_uuidv7_init(&v7_gen, NULL) != CID_OK ||
 		cid_ulid_init(&ulid_gen, false, NULL) != CID_OK ||
-		cid_ulid_init(&ulid_mono_gen, true, NULL) != CID_OK)
+		cid_ulid_init(&ulid_mono_gen, true, NULL) != CID_OK ||
+		cid_uuidv6_init(&v6_gen, NULL) != CID_OK ||
+		cid_objectid_init(&oid_gen, NULL) != CID_OK)
 	{
 		fprintf(stderr, "bench: generator init failed\n");
 		exit(1);
@@ -911,6 +1015,12 @@ main(int argc, char **argv)
 			case R_ULID_PARSE_MANY:
 				snprintf(cmp, sizeof cmp, "%.1fx / %.1fx libuuid uuid_parse",
 						 r1 / med[R_LIBUUID_PARSE][0], r2 / med[R_LIBUUID_PARSE][1]);
+				break;
+			case R_UUIDV6_FILL:
+			case R_OBJECTID_FILL:
+			case R_KSUID_FILL:
+				snprintf(cmp, sizeof cmp, "%.1fx / %.1fx %s", r1 / med[r - 1][0], r2 / med[r - 1][1],
+						 rows[r - 1].name);
 				break;
 			case R_RANDOM8_DRBG:
 			case R_V7_FILL_DRBG:

@@ -824,6 +824,28 @@ CID_API int	cid_uuidv6_next(cid_uuidv6_gen *gen, cid_uuid *out) CID_MUST_CHECK;
 CID_API int	cid_uuidv6_next_at(cid_uuidv6_gen *gen, int64_t now_ns, const uint8_t rand[8],
 							   cid_uuid *out) CID_MUST_CHECK;
 
+/*
+ * Fill out[0..n) with n UUIDv6s (n * 16 bytes, contiguous), exactly as n
+ * calls of cid_uuidv6_next would make them while the clock stands still:
+ * one clock reading, and one compare-and-swap that reserves n consecutive
+ * ticks from max(the clock's tick, the last one issued + 1), so the batch
+ * strictly increases, sorts after everything this generator issued before
+ * it and before everything after it, in every thread.  A batch therefore
+ * runs up to n ticks (100 ns each) ahead of the clock, and a clock that
+ * stalls or goes back is stepped past as by single calls.  Clock sequence
+ * and node are 8 random bytes per UUID from env's source, drawn in one
+ * request into the back half of out before the UUIDs are written over it
+ * (out must not overlap anything else the caller needs).  n = 0 returns
+ * CID_OK and reads nothing.  Returns CID_OK; CID_EINVAL (gen NULL, out
+ * NULL with n > 0, n above SIZE_MAX / 16); CID_ECLOCK or CID_ERANDOM
+ * (nothing issued); CID_ETIME_RANGE when the ticks run past 2^60 - 1 (those
+ * that fit are issued; no int64 clock gets there).  *done (done may be
+ * NULL) is the number of UUIDs written: n on success, less on failure, and
+ * they are valid.  cid_uuidv6_next is this with n = 1.
+ */
+CID_API int	cid_uuidv6_fill(cid_uuidv6_gen *gen, cid_uuid *out, size_t n,
+							size_t *done) CID_MUST_CHECK;
+
 /* ------------------------------------------------------------------------
  * MongoDB ObjectId (the BSON ObjectID specification)
  * ------------------------------------------------------------------------ */
@@ -902,6 +924,27 @@ CID_API int	cid_objectid_next(cid_objectid_gen *gen, cid_objectid *out) CID_MUST
 CID_API int	cid_objectid_next_at(cid_objectid_gen *gen, int64_t now_ns,
 								 cid_objectid *out) CID_MUST_CHECK;
 
+/*
+ * Fill out[0..n) with n ObjectIds (n * 12 bytes, contiguous: a cid_objectid
+ * is exactly its 12 bytes, so any byte buffer does), exactly as n calls of
+ * cid_objectid_next would make them while the clock stands still: one
+ * clock reading (in a child after fork() first new process bytes and
+ * counter, as the single call), and one compare-and-swap that reserves n
+ * consecutive counter values, so the counter steps by one from each
+ * ObjectId to the next, on from the last single call or batch, with no
+ * other thread's in between; it wraps from 0xffffff to 0 inside a batch
+ * as anywhere else (a batch of more than 2^24 repeats its own ObjectIds,
+ * as that many single calls in one second would).  No random bytes.
+ * n = 0 returns CID_OK and reads nothing.  Returns CID_OK; CID_EINVAL (gen
+ * NULL, out NULL with n > 0, n above SIZE_MAX / 12); CID_ECLOCK,
+ * CID_ERANDOM (the draw after fork()), CID_ETIME_RANGE outside the 32-bit
+ * seconds: all or nothing, the counter untouched on failure.  *done (done
+ * may be NULL) is the number written: n or 0.  cid_objectid_next is this
+ * with n = 1.
+ */
+CID_API int	cid_objectid_fill(cid_objectid_gen *gen, cid_objectid *out, size_t n,
+							  size_t *done) CID_MUST_CHECK;
+
 /* ------------------------------------------------------------------------
  * KSUID (segmentio/ksuid, the reference implementation)
  * ------------------------------------------------------------------------ */
@@ -949,6 +992,20 @@ CID_API int	cid_ksuid_from_ms(cid_ksuid *out, int64_t unix_ms,
  * CID_ETIME_RANGE.
  */
 CID_API int	cid_ksuid_new(cid_ksuid *out, const cid_env *env) CID_MUST_CHECK;
+
+/*
+ * n fresh KSUIDs into out[0..n) (n * 20 bytes, contiguous: a cid_ksuid is
+ * exactly its 20 bytes), as n calls of cid_ksuid_new while the clock
+ * stands still: one clock reading, and the 16-byte payloads (as random as
+ * the single call's) drawn from env's source (env NULL = platform) in one
+ * request into the back of out before the KSUIDs are written over them.
+ * No state, so no order within the second.  All or nothing: CID_ECLOCK,
+ * CID_ETIME_RANGE (before the random source is asked), CID_ERANDOM (out
+ * unspecified); CID_EINVAL for out NULL with n > 0 or n above SIZE_MAX /
+ * 20; n = 0 gives CID_OK and reads nothing.  cid_ksuid_new is this with
+ * n = 1.
+ */
+CID_API int	cid_ksuid_fill(cid_ksuid *out, size_t n, const cid_env *env) CID_MUST_CHECK;
 
 /* ------------------------------------------------------------------------
  * Inspection of any ID

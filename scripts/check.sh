@@ -173,7 +173,7 @@ job_unit() {
 # word loads and byte swaps (src/bytes_internal.h), under the tests of the
 # text and the generators that use them.
 job_portable() {
-    local t portable_tests=(test_text test_uuid test_ulid test_typeid test_uuidv7 test_fill test_inspect)
+    local t portable_tests=(test_text test_uuid test_ulid test_typeid test_uuidv7 test_fill test_fill_kinds test_inspect)
     build portable BUILD=build/portable CPPFLAGS=-DCID_PORTABLE_BYTES \
         "${portable_tests[@]/#/build/portable/tests/}" || return 0
     for t in "${portable_tests[@]}"; do

@@ -50,17 +50,18 @@ cid_env_random(const cid_env *env, void *buf, size_t len)
 /*
  * The start every batch driver (cid_*_fill) shares: *done (may be NULL)
  * set to 0, the arguments checked (env is NULL when the generator is; out
- * may be NULL only for n = 0; n IDs of 16 bytes must fit a size_t), and
+ * may be NULL only for n = 0; n IDs of size bytes must fit a size_t), and
  * env's clock read into *now_ns unless n is 0.  The caller returns the
  * status when it is not CID_OK or when n is 0.
  */
 static inline int
-cid_fill_start(const cid_env *env, const void *out, size_t n, size_t *done, int64_t *now_ns)
+cid_fill_start(const cid_env *env, const void *out, size_t n, size_t size, size_t *done,
+			   int64_t *now_ns)
 {
 	if (done != NULL)
 		*done = 0;
 	*now_ns = 0;
-	if (env == NULL || (out == NULL && n > 0) || n > SIZE_MAX / 16)
+	if (env == NULL || (out == NULL && n > 0) || n > SIZE_MAX / size)
 		return CID_EINVAL;
 	return n == 0 ? CID_OK : cid_env_now(env, now_ns);
 }

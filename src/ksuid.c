@@ -1,7 +1,8 @@
 /*
  * ksuid.c — KSUIDs (segmentio/ksuid): 20 bytes, 32-bit seconds since
  * 2014-05-13T16:53:20Z and a 128-bit random payload, written as 27 base62
- * digits; the table-driven base62 codec, time, and a fresh KSUID.
+ * digits; the table-driven base62 codec, time, and fresh KSUIDs, one or a
+ * batch (fill).
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -12,11 +13,16 @@
 #include "env_internal.h"
 
 #define KSUID_BYTES 20
+#define PAYLOAD_BYTES 16
 #define LIMBS (KSUID_BYTES / 4)	/* the value as 32-bit limbs, most
 								 * significant first */
 #define MS_PER_S 1000
 #define NS_PER_MS INT64_C(1000000)
 #define SECONDS_MAX INT64_C(0xffffffff)
+
+/* The batch stages payloads in out: see cid_ksuid_fill. */
+_Static_assert(sizeof(cid_ksuid) == KSUID_BYTES && _Alignof(cid_ksuid) == 1,
+			   "cid_ksuid must be its 20 bytes");
 
 /* 62^5, the largest power of 62 below 2^32: five digits per division. */
 #define B62_POW5 UINT32_C(916132832)
@@ -134,42 +140,84 @@ cid_ksuid_unix_ms(const cid_ksuid *ksuid)
 	return ((int64_t) s + CID_KSUID_EPOCH_S) * MS_PER_S;
 }
 
+/* Seconds since the KSUID epoch of unix_ms, or CID_ETIME_RANGE outside 32 bits. */
+static int
+seconds_of(int64_t unix_ms, uint32_t *s)
+{
+	int64_t		since;
+
+	if (unix_ms < CID_KSUID_EPOCH_S * MS_PER_S)
+		return CID_ETIME_RANGE;
+	since = unix_ms / MS_PER_S - CID_KSUID_EPOCH_S;
+	if (since > SECONDS_MAX)
+		return CID_ETIME_RANGE;
+	*s = (uint32_t) since;
+	return CID_OK;
+}
+
+/*
+ * The KSUID of seconds s and payload (16 bytes) into b; payload may
+ * overlap b's own payload bytes or lie past them (the batch stages its
+ * random bytes there), hence memmove after the 4 time bytes.
+ */
+static void
+build(uint8_t *b, uint32_t s, const uint8_t *payload)
+{
+	for (int i = 0; i < 4; i++)
+		b[i] = (uint8_t) (s >> (24 - 8 * i));
+	memmove(b + 4, payload, PAYLOAD_BYTES);
+}
+
 int
 cid_ksuid_from_ms(cid_ksuid *out, int64_t unix_ms, const uint8_t *payload)
 {
-	int64_t		s;
+	static const uint8_t zero[PAYLOAD_BYTES];
+	uint32_t	s;
+	int			rc;
 
 	if (out == NULL)
 		return CID_EINVAL;
-	if (unix_ms < CID_KSUID_EPOCH_S * MS_PER_S)
-		return CID_ETIME_RANGE;
-	s = unix_ms / MS_PER_S - CID_KSUID_EPOCH_S;
-	if (s > SECONDS_MAX)
-		return CID_ETIME_RANGE;
-	for (int i = 0; i < 4; i++)
-		out->bytes[i] = (uint8_t) ((uint64_t) s >> (24 - 8 * i));
-	if (payload != NULL)
-		memcpy(out->bytes + 4, payload, 16);
-	else
-		memset(out->bytes + 4, 0, 16);
+	rc = seconds_of(unix_ms, &s);
+	if (rc == CID_OK)
+		build(out->bytes, s, payload != NULL ? payload : zero);
+	return rc;
+}
+
+/*
+ * The batch, and the single call as a batch of one.  The payloads are
+ * drawn in one request into the back of out (KSUID i's at byte 4 * n +
+ * 16 * i), then the KSUIDs written front to back over them: KSUID i ends
+ * at byte 20 * i + 20, never past the first unread byte, 4 * n + 16 *
+ * (i + 1), and its 4 time bytes end before its own payload starts.  For
+ * n = 1 the payload is drawn in place.
+ */
+int
+cid_ksuid_fill(cid_ksuid *out, size_t n, const cid_env *env)
+{
+	cid_env		e;
+	uint8_t    *payload;
+	int64_t		now_ns;
+	uint32_t	s;
+	int			rc;
+
+	cid_env_copy(&e, env);
+	rc = cid_fill_start(&e, out, n, sizeof(cid_ksuid), NULL, &now_ns);
+	if (rc != CID_OK || n == 0)
+		return rc;
+	rc = seconds_of(now_ns / NS_PER_MS, &s);
+	if (rc != CID_OK)
+		return rc;
+	payload = (uint8_t *) out + 4 * n;
+	rc = cid_env_random(&e, payload, PAYLOAD_BYTES * n);
+	if (rc != CID_OK)
+		return rc;
+	for (size_t i = 0; i < n; i++)
+		build(out[i].bytes, s, payload + PAYLOAD_BYTES * i);
 	return CID_OK;
 }
 
 int
 cid_ksuid_new(cid_ksuid *out, const cid_env *env)
 {
-	cid_env		e;
-	uint8_t		payload[16];
-	int64_t		now_ns;
-	int			rc;
-
-	if (out == NULL)
-		return CID_EINVAL;
-	cid_env_copy(&e, env);
-	rc = cid_env_now(&e, &now_ns);
-	if (rc == CID_OK)
-		rc = cid_env_random(&e, payload, sizeof(payload));
-	if (rc != CID_OK)
-		return rc;
-	return cid_ksuid_from_ms(out, now_ns / NS_PER_MS, payload);
+	return cid_ksuid_fill(out, 1, env);
 }

@@ -1,7 +1,8 @@
 /*
  * objectid.c — MongoDB ObjectIds (the BSON ObjectID specification): hex
  * text, time, building one for a second, and the generator (process bytes
- * drawn once per process, a wrapping 24-bit counter), fork-safe.
+ * drawn once per process, a wrapping 24-bit counter), fork-safe; one at a
+ * time or a batch per atomic step (fill).
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -23,6 +24,10 @@
 
 /* The epoch word while one thread draws a process's state: see reseed. */
 #define EPOCH_BUSY (UINT64_C(1) << 63)
+
+/* A batch is any buffer of 12 * n bytes: see cid_objectid_fill. */
+_Static_assert(sizeof(cid_objectid) == 12 && _Alignof(cid_objectid) == 1,
+			   "cid_objectid must be its 12 bytes");
 
 int
 cid_objectid_parse(cid_objectid *out, const char *s, size_t len, size_t *errpos)
@@ -154,41 +159,80 @@ reseed(cid_objectid_gen *gen, uint64_t now_epoch)
 	return CID_OK;
 }
 
-int
-cid_objectid_next_at(cid_objectid_gen *gen, int64_t now_ns, cid_objectid *out)
+/*
+ * The seconds of clock reading now_ns, or CID_ETIME_RANGE outside the
+ * 32-bit field.
+ */
+static int
+seconds_of(int64_t now_ns, int64_t *s)
 {
-	cid_atomic_u64_t *state;
-	uint64_t	last;
-	uint64_t	next;
-	int64_t		s;
-
-	if (gen == NULL || out == NULL)
-		return CID_EINVAL;
 	if (now_ns < 0 || now_ns / NS_PER_S > SECONDS_MAX)
 		return CID_ETIME_RANGE;
-	s = now_ns / NS_PER_S;
-	state = cid_atomic_u64(&gen->state);
-	last = atomic_load_explicit(state, memory_order_relaxed);
-	do
-	{
-		/* The counter steps by one and wraps to 0 within its 24 bits. */
-		next = (last & ~COUNTER_MASK) | ((last + 1) & COUNTER_MASK);
-	} while (!atomic_compare_exchange_weak_explicit(state, &last, next,
-													memory_order_relaxed,
-													memory_order_relaxed));
-	build(out, s, next);
+	*s = now_ns / NS_PER_S;
 	return CID_OK;
 }
 
-int
-cid_objectid_next(cid_objectid_gen *gen, cid_objectid *out)
+/*
+ * The one step of the single call and the batch: reserve the next n
+ * counter values with one compare-and-swap (so no other call's fall among
+ * them), and return the state holding the first.  The counter wraps from
+ * 0xffffff to 0 within its 24 bits, never carrying into the process bytes;
+ * unsigned arithmetic keeps its low 24 bits right for any n.
+ */
+static uint64_t
+reserve(cid_objectid_gen *gen, uint64_t n)
 {
-	uint64_t	now_epoch;
-	int64_t		now_ns;
+	cid_atomic_u64_t *state = cid_atomic_u64(&gen->state);
+	uint64_t	last = atomic_load_explicit(state, memory_order_relaxed);
+
+	while (!atomic_compare_exchange_weak_explicit(state, &last,
+												  (last & ~COUNTER_MASK) |
+												  ((last + n) & COUNTER_MASK),
+												  memory_order_relaxed,
+												  memory_order_relaxed))
+		;
+	return (last & ~COUNTER_MASK) | ((last + 1) & COUNTER_MASK);
+}
+
+/* ObjectIds first, first + 1, ... of second s (the counter wrapping). */
+static void
+build_run(cid_objectid *out, int64_t s, uint64_t first, size_t n)
+{
+	uint64_t	process = first & ~COUNTER_MASK;
+
+	for (size_t i = 0; i < n; i++)
+		build(&out[i], s, process | ((first + i) & COUNTER_MASK));
+}
+
+int
+cid_objectid_next_at(cid_objectid_gen *gen, int64_t now_ns, cid_objectid *out)
+{
+	int64_t		s;
 	int			rc;
 
 	if (gen == NULL || out == NULL)
 		return CID_EINVAL;
+	rc = seconds_of(now_ns, &s);
+	if (rc != CID_OK)
+		return rc;
+	build_run(out, s, reserve(gen, 1), 1);
+	return CID_OK;
+}
+
+int
+cid_objectid_fill(cid_objectid_gen *gen, cid_objectid *out, size_t n, size_t *done)
+{
+	uint64_t	now_epoch;
+	int64_t		now_ns;
+	int64_t		s;
+	int			rc;
+
+	rc = cid_fill_start(gen ? &gen->env : NULL, out, n, sizeof(cid_objectid), done, &now_ns);
+	if (rc != CID_OK || n == 0)
+		return rc;
+	rc = seconds_of(now_ns, &s);
+	if (rc != CID_OK)
+		return rc;
 	now_epoch = cid_random_fork_epoch();
 	if (atomic_load_explicit(cid_atomic_u64(&gen->epoch), memory_order_acquire) != now_epoch)
 	{
@@ -196,8 +240,14 @@ cid_objectid_next(cid_objectid_gen *gen, cid_objectid *out)
 		if (rc != CID_OK)
 			return rc;
 	}
-	rc = cid_env_now(&gen->env, &now_ns);
-	if (rc != CID_OK)
-		return rc;
-	return cid_objectid_next_at(gen, now_ns, out);
+	build_run(out, s, reserve(gen, n), n);
+	if (done != NULL)
+		*done = n;
+	return CID_OK;
+}
+
+int
+cid_objectid_next(cid_objectid_gen *gen, cid_objectid *out)
+{
+	return cid_objectid_fill(gen, out, 1, NULL);
 }

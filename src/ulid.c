@@ -530,7 +530,7 @@ cid_ulid_fill(cid_ulid_gen *gen, cid_ulid *out, size_t n, size_t *done)
 	int64_t		now;
 	int			rc;
 
-	rc = cid_fill_start(gen ? &gen->env : NULL, out, n, done, &now);
+	rc = cid_fill_start(gen ? &gen->env : NULL, out, n, 16, done, &now);
 	if (rc != CID_OK || n == 0)
 		return rc;
 	now /= NS_PER_MS;

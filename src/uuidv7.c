@@ -192,7 +192,7 @@ cid_uuidv7_fill(cid_uuidv7_gen *gen, cid_uuid *out, size_t n, size_t *done)
 	int64_t		now;
 	int			rc;
 
-	rc = cid_fill_start(gen ? &gen->env : NULL, out, n, done, &now);
+	rc = cid_fill_start(gen ? &gen->env : NULL, out, n, 16, done, &now);
 	if (rc != CID_OK || n == 0)
 		return rc;
 	candidate = state_of(now);

@@ -272,4 +272,73 @@ tu_mt_share_generator(tu_mt_run *r)
 	return true;
 }
 
+/* ------------------------------------------------------------------------
+ * A batch against single calls (tests/unit/test_fill*.c): generator a
+ * fills, generator b makes the same IDs one call at a time, each on its
+ * fake environment (fa, fb, alike at the start).  Round r sets both
+ * clocks to readings[r] and compares a batch of sizes[r] with as many
+ * single calls, byte for byte.
+ * ------------------------------------------------------------------------ */
+
+typedef struct tu_batch_run
+{
+	size_t		size;			/* bytes of one ID */
+	int			(*fill) (void *gen, uint8_t *out, size_t n, size_t *done);
+	int			(*single) (void *gen, uint8_t *out);
+	void	   *a;
+	void	   *b;
+	tu_fake    *fa;
+	tu_fake    *fb;
+	/* each batch ID, the one before it (NULL for the first) and the reading; may be NULL */
+	bool		(*valid) (const uint8_t *id, const uint8_t *prev, int64_t reading);
+} tu_batch_run;
+
+/* The IDs that differed from the single calls' or that valid() refused. */
+static inline size_t
+tu_batch_vs_single(const tu_batch_run *run, const int64_t *readings, const size_t *sizes,
+				   size_t rounds)
+{
+	size_t		max = 1,
+				bad = 0;
+	uint8_t    *buf,
+			   *one,
+			   *last;
+	bool		have_last = false;
+
+	for (size_t r = 0; r < rounds; r++)
+		if (sizes[r] > max)
+			max = sizes[r];
+	buf = calloc(max, run->size);
+	one = malloc(run->size);
+	last = malloc(run->size);
+	EXPECT(buf != NULL && one != NULL && last != NULL);
+	for (size_t r = 0; r < rounds && buf != NULL && one != NULL && last != NULL; r++)
+	{
+		size_t		done = 0;
+
+		run->fa->now_ns = run->fb->now_ns = readings[r];
+		EXPECT_EQ_INT(run->fill(run->a, buf, sizes[r], &done), CID_OK);
+		EXPECT_EQ_U64(done, sizes[r]);
+		for (size_t i = 0; i < sizes[r]; i++)
+		{
+			const uint8_t *id = buf + run->size * i;
+			const uint8_t *prev = i > 0 ? id - run->size : have_last ? last : NULL;
+
+			EXPECT_EQ_INT(run->single(run->b, one), CID_OK);
+			if (memcmp(one, id, run->size) != 0 ||
+				(run->valid != NULL && !run->valid(id, prev, readings[r])))
+				bad++;
+		}
+		if (sizes[r] > 0)
+		{
+			memcpy(last, buf + run->size * (sizes[r] - 1), run->size);
+			have_last = true;
+		}
+	}
+	free(buf);
+	free(one);
+	free(last);
+	return bad;
+}
+
 #endif							/* CID_TESTUTIL_H */

@@ -710,9 +710,22 @@ next_uuidv4(void *gen, uint8_t *out)
 }
 
 static int
+fill_uuidv4(void *gen, uint8_t *out, size_t n)
+{
+	(void) gen;
+	return cid_uuidv4_fill((cid_uuid *) out, n, NULL);
+}
+
+static int
 next_uuidv6(void *gen, uint8_t *out)
 {
 	return cid_uuidv6_next(gen, (cid_uuid *) out);
+}
+
+static int
+fill_uuidv6(void *gen, uint8_t *out, size_t n)
+{
+	return cid_uuidv6_fill(gen, (cid_uuid *) out, n, NULL);
 }
 
 static int
@@ -722,10 +735,23 @@ next_objectid(void *gen, uint8_t *out)
 }
 
 static int
+fill_objectid(void *gen, uint8_t *out, size_t n)
+{
+	return cid_objectid_fill(gen, (cid_objectid *) out, n, NULL);
+}
+
+static int
 next_ksuid(void *gen, uint8_t *out)
 {
 	(void) gen;
 	return cid_ksuid_new((cid_ksuid *) out, NULL);
+}
+
+static int
+fill_ksuid(void *gen, uint8_t *out, size_t n)
+{
+	(void) gen;
+	return cid_ksuid_fill((cid_ksuid *) out, n, NULL);
 }
 
 static void
@@ -797,7 +823,7 @@ typedef struct kind_gen
 {
 	const char *what;			/* for messages */
 	next_fn		next;
-	fill_fn		fill;			/* NULL: next() n times */
+	fill_fn		fill;			/* n at once: the core's batch step */
 	void	   *gen;
 	size_t		size;			/* bytes of one ID */
 	size_t		text_len;		/* characters of its text */
@@ -814,31 +840,16 @@ typedef struct kind_gen
 
 static kind_gen k_uuidv7 = KIND_UUID("UUIDv7", next_uuidv7, fill_uuidv7, &uuidv7_gen, at_uuidv7,
 									 UUIDV7_SPAN);
-static kind_gen k_uuidv4 = KIND_UUID("UUIDv4", next_uuidv4, NULL, NULL, NULL, NULL);
-static kind_gen k_uuidv6 = KIND_UUID("UUIDv6", next_uuidv6, NULL, &uuidv6_gen, at_uuidv6,
+static kind_gen k_uuidv4 = KIND_UUID("UUIDv4", next_uuidv4, fill_uuidv4, NULL, NULL, NULL);
+static kind_gen k_uuidv6 = KIND_UUID("UUIDv6", next_uuidv6, fill_uuidv6, &uuidv6_gen, at_uuidv6,
 									 "1582-10-15T00:00:00.000Z .. 5236-03-31T21:21:00.684Z");
 static kind_gen k_ulid = KIND_ULID("ULID", &ulid_plain_gen);
 static kind_gen k_ulid_mono = KIND_ULID("monotonic ULID", &ulid_mono_gen);
-static kind_gen k_objectid = {"ObjectId", next_objectid, NULL, &objectid_gen, sizeof(cid_objectid),
+static kind_gen k_objectid = {"ObjectId", next_objectid, fill_objectid, &objectid_gen, sizeof(cid_objectid),
 	CID_OBJECTID_STRLEN, format_objectid, at_objectid,
 "1970-01-01T00:00:00.000Z .. 2106-02-07T06:28:15.999Z"};
-static kind_gen k_ksuid = {"KSUID", next_ksuid, NULL, NULL, sizeof(cid_ksuid), CID_KSUID_STRLEN,
+static kind_gen k_ksuid = {"KSUID", next_ksuid, fill_ksuid, NULL, sizeof(cid_ksuid), CID_KSUID_STRLEN,
 	format_ksuid, at_ksuid, "2014-05-13T16:53:20.000Z .. 2150-06-19T23:21:35.999Z"};
-
-static int
-kind_fill(const kind_gen *k, uint8_t *out, size_t n)
-{
-	if (k->fill != NULL)
-		return k->fill(k->gen, out, n);
-	for (size_t i = 0; i < n; i++)
-	{
-		int			rc = k->next(k->gen, out + k->size * i);
-
-		if (rc < 0)
-			return rc;
-	}
-	return CID_OK;
-}
 
 static napi_value
 id_string(napi_env env, napi_callback_info info)
@@ -906,7 +917,7 @@ id_buffer(napi_env env, napi_callback_info info)
 		return cid_node_napi_failed(env, "cannot create a Buffer");
 	if (n > 0)
 	{
-		int			rc = kind_fill(k, data, n);
+		int			rc = k->fill(k->gen, data, n);
 
 		if (rc < 0)
 			return gen_failed(env, rc, k->what);
@@ -941,7 +952,7 @@ id_lines(napi_env env, napi_callback_info info)
 	if (bytes == NULL)
 		return cid_node_throw(env, CID_EINVAL, true, "batch of %zu: out of memory", n);
 	text = (char *) bytes + n * k->size;
-	rc = kind_fill(k, bytes, n);
+	rc = k->fill(k->gen, bytes, n);
 	if (rc < 0)
 	{
 		free(bytes);

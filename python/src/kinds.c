@@ -9,33 +9,36 @@
  * keeps only the last tick; its clock sequence and node are random per
  * UUID, so a child that goes on from its parent's tick mints other UUIDs.
  * None of them waits: they run with the GIL held, and their batches
- * (the core's single step n times) give it up from 4096 IDs on, as the
- * UUIDv7 and ULID batches do: the core's steps are thread-safe.
+ * (the core's fill: one clock reading, one random request, one atomic
+ * step) give it up from 4096 IDs on, as the UUIDv7 and ULID batches do:
+ * the core's steps are thread-safe.
  */
 #include "chronoid_py.h"
 
 static cid_objectid_gen g_objectid;
 static cid_uuidv6_gen g_uuidv6;
 
-/* One new ID into out (the struct's bytes). */
-typedef int (*make_fn) (uint8_t *out);
-
+/*
+ * n new IDs into out (n structs' bytes, contiguous): the core's batch,
+ * which the single call (n = 1) is too.
+ */
 static int
-make_objectid(uint8_t *out)
+fill_objectid(void *gen, uint8_t *out, Py_ssize_t n)
 {
-	return cid_objectid_next(&g_objectid, (cid_objectid *) (void *) out);
+	return cid_objectid_fill(gen, (cid_objectid *) (void *) out, (size_t) n, NULL);
 }
 
 static int
-make_ksuid(uint8_t *out)
+fill_ksuid(void *gen, uint8_t *out, Py_ssize_t n)
 {
-	return cid_ksuid_new((cid_ksuid *) (void *) out, NULL);
+	(void) gen;					/* KSUIDs have no generator */
+	return cid_ksuid_fill((cid_ksuid *) (void *) out, (size_t) n, NULL);
 }
 
 static int
-make_uuid6(uint8_t *out)
+fill_uuid6(void *gen, uint8_t *out, Py_ssize_t n)
 {
-	return cid_uuidv6_next(&g_uuidv6, (cid_uuid *) (void *) out);
+	return cid_uuidv6_fill(gen, (cid_uuid *) (void *) out, (size_t) n, NULL);
 }
 
 static PyObject *
@@ -56,17 +59,18 @@ ksuid_text(const uint8_t *bytes)
 	return cpy_ascii(text, CID_KSUID_STRLEN);
 }
 
-/* A kind: its maker, an ID's size and its Python form (text or UUID). */
+/* A kind: its batch and generator, an ID's size and its Python form (text or UUID). */
 typedef struct kind
 {
-	make_fn		make;
+	cpy_fill_fn fill;
+	void	   *gen;
 	Py_ssize_t	size;
 	PyObject   *(*as_object) (const uint8_t *);
 } kind;
 
-static kind k_objectid = {make_objectid, sizeof(cid_objectid), objectid_text};
-static kind k_ksuid = {make_ksuid, sizeof(cid_ksuid), ksuid_text};
-static kind k_uuid6 = {make_uuid6, sizeof(cid_uuid), cpy_uuid_new};
+static kind k_objectid = {fill_objectid, &g_objectid, sizeof(cid_objectid), objectid_text};
+static kind k_ksuid = {fill_ksuid, NULL, sizeof(cid_ksuid), ksuid_text};
+static kind k_uuid6 = {fill_uuid6, &g_uuidv6, sizeof(cid_uuid), cpy_uuid_new};
 
 /*
  * what() for every kind: one new ID, as its Python form or, as_bytes, its
@@ -80,41 +84,19 @@ make_one(Py_ssize_t nargs, const char *what, const kind *k, bool as_bytes)
 
 	if (cpy_no_args(what, nargs) < 0)
 		return NULL;
-	if ((st = k->make(id)) < 0)
+	if ((st = k->fill(k->gen, id, 1)) < 0)
 		return cpy_raise_status(st, "%s failed", what);
 	if (as_bytes)
 		return PyBytes_FromStringAndSize((const char *) id, k->size);
 	return k->as_object(id);
 }
 
-/*
- * A batch of the kind gen points to: the core has no fill for these, so
- * its single step n times.  Each step is the single call's (thread-safe,
- * fork-safe), so a batch orders and separates its IDs as that many single
- * calls would; when the batch runs without the GIL another thread's IDs
- * may fall between them.  On failure the IDs so far are dropped.
- */
-static int
-fill_steps(void *gen, uint8_t *out, Py_ssize_t n)
-{
-	const kind *k = gen;
-
-	for (Py_ssize_t i = 0; i < n; i++)
-	{
-		int			st = k->make(out + k->size * i);
-
-		if (st < 0)
-			return st;
-	}
-	return CID_OK;
-}
-
 static PyObject *
-batch(PyObject *arg, const char *what, kind *k, bool as_bytes)
+batch(PyObject *arg, const char *what, const kind *k, bool as_bytes)
 {
 	if (as_bytes)
-		return cpy_batch_bytes(fill_steps, k, k->size, arg, what);
-	return cpy_batch_list(fill_steps, k, k->size, arg, what, k->as_object);
+		return cpy_batch_bytes(k->fill, k->gen, k->size, arg, what);
+	return cpy_batch_list(k->fill, k->gen, k->size, arg, what, k->as_object);
 }
 
 static PyObject *

@@ -1,10 +1,10 @@
 """Batches of MongoDB ObjectIds, KSUIDs and UUIDv6: objectid_batch(n),
 ksuid_batch(n), uuid6_batch(n) and their _bytes forms.
 
-The core has no fill for these kinds: a batch is the single call's step n
-times, so it keeps the single calls' promises (checked here within and
-across batches): the ObjectId counter steps by one, UUIDv6s strictly
-increase, KSUIDs are random within their second.  Every ID is read back
+A batch is the core's fill (one clock reading, one atomic step): it keeps
+the single calls' promises (checked here within and across batches): the
+ObjectId counter steps by one, UUIDv6s strictly increase, KSUIDs are
+random within their second; and a batch's IDs share its one reading.  Every ID is read back
 by inspect(); the bad sizes get the UUIDv7 and ULID batches' exceptions
 and messages.
 """
@@ -134,6 +134,21 @@ def test_uuid6_strictly_increasing_through_batches(as_bytes):
         got.append(uuid.UUID(bytes=chronoid.uuid6_bytes()))
     assert all(a < b for a, b in zip(got, got[1:]))
     assert all(v6_ticks(a) < v6_ticks(b) for a, b in zip(got, got[1:]))
+
+
+@pytest.mark.parametrize("as_bytes", [False, True])
+def test_one_clock_reading_per_batch(as_bytes):
+    # A UUIDv6 batch takes consecutive 100-ns ticks from its one reading
+    # (the single step per ID would take the clock's, which moves on by
+    # more than 100 ns over 10,000 calls); an ObjectId or KSUID batch has
+    # one second throughout.
+    got = batch("uuid6", GIL_FREE, as_bytes)
+    ticks = [v6_ticks(u) for u in got]
+    assert ticks == list(range(ticks[0], ticks[0] + GIL_FREE))
+    seconds = {int(o[:8], 16) for o in batch("objectid", GIL_FREE, as_bytes)}
+    assert len(seconds) == 1
+    ksuids = batch("ksuid", GIL_FREE, as_bytes)
+    assert len({ksuid_value(k) >> 128 for k in ksuids}) == 1
 
 
 def test_ksuid_random_within_a_second():

@@ -86,6 +86,27 @@ test_v7_arguments(void)
 	EXPECT_EQ_U64(f.random_calls, 0);
 }
 
+static int
+v7_fill(void *gen, uint8_t *out, size_t n, size_t *done)
+{
+	return cid_uuidv7_fill(gen, (cid_uuid *) (void *) out, n, done);
+}
+
+static int
+v7_single(void *gen, uint8_t *out)
+{
+	return cid_uuidv7_next(gen, (cid_uuid *) (void *) out);
+}
+
+/* Version 7, above the one before. */
+static bool
+v7_valid(const uint8_t *id, const uint8_t *prev, int64_t reading)
+{
+	(void) reading;
+	return cid_uuid_version((const cid_uuid *) (const void *) id) == 7 &&
+		(prev == NULL || memcmp(prev, id, 16) < 0);
+}
+
 /*
  * The batch against single calls: two generators on the same clock and
  * the same random stream, one filling, one calling cid_uuidv7_next, must
@@ -109,45 +130,15 @@ test_v7_same_as_single_calls(void)
 				eb = {tu_fake_clock, tu_fake_random, NULL, &fb};
 	cid_uuidv7_gen a,
 				b;
-	cid_uuid   *batch = calloc(5000, sizeof(cid_uuid));
-	cid_uuid	prev;
-	size_t		mismatch = 0,
-				order = 0;
+	tu_batch_run run = {sizeof(cid_uuid), v7_fill, v7_single, &a, &b, &fa, &fb, v7_valid};
 
-	EXPECT(batch != NULL);
-	if (batch == NULL)
-		return;
 	EXPECT_EQ_INT(cid_uuidv7_init(&a, &ea), CID_OK);
 	EXPECT_EQ_INT(cid_uuidv7_init(&b, &eb), CID_OK);
-	memset(&prev, 0, sizeof(prev));
-	for (size_t r = 0; r < sizeof(readings) / sizeof(readings[0]); r++)
-	{
-		size_t		done = 0;
-
-		fa.now_ns = fb.now_ns = readings[r];
-		EXPECT_EQ_INT(cid_uuidv7_fill(&a, batch, sizes[r], &done), CID_OK);
-		EXPECT_EQ_U64(done, sizes[r]);
-		for (size_t i = 0; i < sizes[r]; i++)
-		{
-			cid_uuid	u;
-
-			EXPECT_EQ_INT(cid_uuidv7_next(&b, &u), CID_OK);
-			if (memcmp(u.bytes, batch[i].bytes, 16) != 0)
-				mismatch++;
-			if (memcmp(prev.bytes, batch[i].bytes, 16) >= 0)
-				order++;
-			if (cid_uuid_version(&batch[i]) != 7)
-				mismatch++;
-			prev = batch[i];
-		}
-	}
-	EXPECT_EQ_U64(mismatch, 0);
-	EXPECT_EQ_U64(order, 0);
+	EXPECT_EQ_U64(tu_batch_vs_single(&run, readings, sizes, 5), 0);
 	/* one random request per batch, one per single call */
 	EXPECT_EQ_U64(fa.random_calls, 5);
 	EXPECT_EQ_U64(fb.random_calls, 1 + 7 + 300 + 5000 + 2);
 	EXPECT_EQ_U64(atomic_load(cid_atomic_u64(&a.state)), atomic_load(cid_atomic_u64(&b.state)));
-	free(batch);
 }
 
 static void
