@@ -1,9 +1,9 @@
 /*
  * cmd_gen.c — "chronoid gen SCHEME": new IDs, one per line, from the
  * library's generators, in batches (cid_snowflake_fill, cid_uuidv7_fill,
- * cid_uuidv4_fill, cid_ulid_fill) and batch text; TypeIDs are UUIDv7
- * batches written under a prefix; UUIDv6s, ObjectIds and KSUIDs one at a
- * time.
+ * cid_uuidv4_fill, cid_ulid_fill, cid_uuidv6_fill, cid_objectid_fill,
+ * cid_ksuid_fill) and batch text; TypeIDs are UUIDv7 batches written
+ * under a prefix.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -232,10 +232,10 @@ gen_snowflake(const cid_layout *layout, uint64_t node, uint64_t count, const gen
 }
 
 /*
- * UUIDs and ULIDs per batch: one fill, one clock reading and one atomic
- * step for the lot, and their text (37 or 27 bytes each, 300 KiB at most)
- * in one output reservation, so a write(2) of the 1 MiB buffer carries
- * about three batches.
+ * IDs per batch: one fill, one clock reading and one atomic step for the
+ * lot, and their text (25 to 37 bytes each, 300 KiB at most) in one
+ * output reservation, so a write(2) of the 1 MiB buffer carries about
+ * three batches.
  */
 #define TEXT_BATCH 8192
 
@@ -243,6 +243,8 @@ static union
 {
 	cid_uuid	uuid[TEXT_BATCH];
 	cid_ulid	ulid[TEXT_BATCH];
+	cid_objectid objectid[TEXT_BATCH];
+	cid_ksuid	ksuid[TEXT_BATCH];
 }			batch;
 
 /* TypeID: the --prefix every ID of the run gets (checked before the run). */
@@ -252,7 +254,7 @@ static const char *typeid_prefix = "";
 typedef struct text_scheme
 {
 	const char *name;
-	size_t		width;			/* CID_UUID_STRLEN or CID_ULID_STRLEN */
+	size_t		width;			/* one ID's text, without the newline */
 	int			(*fill) (void *gen, size_t n, size_t *done);
 	size_t		(*format) (char *out, size_t n);
 } text_scheme;
@@ -278,6 +280,28 @@ fill_ulid(void *gen, size_t n, size_t *done)
 	return cid_ulid_fill(gen, batch.ulid, n, done);
 }
 
+static int
+fill_uuidv6(void *gen, size_t n, size_t *done)
+{
+	return cid_uuidv6_fill(gen, batch.uuid, n, done);
+}
+
+static int
+fill_objectid(void *gen, size_t n, size_t *done)
+{
+	return cid_objectid_fill(gen, batch.objectid, n, done);
+}
+
+static int
+fill_ksuid(void *gen, size_t n, size_t *done)
+{
+	int			rc = cid_ksuid_fill(batch.ksuid, n, NULL);
+
+	(void) gen;
+	*done = rc == CID_OK ? n : 0;
+	return rc;
+}
+
 static size_t
 format_uuids(char *out, size_t n)
 {
@@ -288,6 +312,32 @@ static size_t
 format_ulids(char *out, size_t n)
 {
 	return cid_ulid_format_many(out, batch.ulid, n, '\n');
+}
+
+/*
+ * The kinds without a batch text in the core: each ID's text, then '\n'
+ * over the NUL the formatter ends it with.
+ */
+static size_t
+format_objectids(char *out, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+	{
+		cid_objectid_format(out + i * (CID_OBJECTID_STRLEN + 1), &batch.objectid[i]);
+		out[i * (CID_OBJECTID_STRLEN + 1) + CID_OBJECTID_STRLEN] = '\n';
+	}
+	return n * (CID_OBJECTID_STRLEN + 1);
+}
+
+static size_t
+format_ksuids(char *out, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+	{
+		cid_ksuid_format(out + i * (CID_KSUID_STRLEN + 1), &batch.ksuid[i]);
+		out[i * (CID_KSUID_STRLEN + 1) + CID_KSUID_STRLEN] = '\n';
+	}
+	return n * (CID_KSUID_STRLEN + 1);
 }
 
 /* TypeIDs: a batch of UUIDv7s, each written under the run's prefix. */
@@ -385,92 +435,42 @@ gen_ulid(uint64_t count, bool monotonic)
 	return gen_text(&s, &gen, count);
 }
 
-/*
- * The kinds made one at a time (no batch call in the core: a UUIDv6, an
- * ObjectId or a KSUID costs one generator step and one text): one ID's
- * text of width characters from gen into out; a cid status.
- */
-typedef int (*one_fn) (void *gen, char *out);
-
 static int
-one_uuidv6(void *gen, char *out)
+gen_uuidv6(uint64_t count)
 {
-	cid_uuid	u;
-	int			rc = cid_uuidv6_next(gen, &u);
+	static const text_scheme s = {"uuidv6", CID_UUID_STRLEN, fill_uuidv6, format_uuids};
+	cid_uuidv6_gen gen;
+	int			rc = cid_uuidv6_init(&gen, NULL);
 
-	if (rc >= 0)
-		cid_uuid_format(out, &u);
-	return rc;
-}
-
-static int
-one_objectid(void *gen, char *out)
-{
-	cid_objectid o;
-	int			rc = cid_objectid_next(gen, &o);
-
-	if (rc >= 0)
-		cid_objectid_format(out, &o);
-	return rc;
-}
-
-static int
-one_ksuid(void *gen, char *out)
-{
-	cid_ksuid	k;
-	int			rc;
-
-	(void) gen;
-	rc = cid_ksuid_new(&k, NULL);
-	if (rc >= 0)
-		cid_ksuid_format(out, &k);
-	return rc;
-}
-
-static int
-gen_each(const char *name, one_fn one, void *gen, size_t width, uint64_t count)
-{
-	for (; count > 0; count--)
+	if (rc < 0)
 	{
-		/* room for the formatter's NUL, which the newline overwrites */
-		char	   *p = cli_out_reserve(width + 1);
-		int			rc = one(gen, p);
-
-		if (rc < 0)
-		{
-			cli_error("gen", "%s: %s", name, cid_strerror(rc));
-			return CLI_EXIT_FAIL;
-		}
-		p[width] = '\n';
-		cli_out_commit(width + 1);
+		cli_error("gen", "uuidv6: %s", cid_strerror(rc));
+		return CLI_EXIT_FAIL;
 	}
-	return CLI_EXIT_OK;
+	return gen_text(&s, &gen, count);
 }
 
 static int
-gen_one_at_a_time(gen_scheme scheme, uint64_t count)
+gen_objectid(uint64_t count)
 {
-	cid_uuidv6_gen v6;
-	cid_objectid_gen oid;
-	int			rc;
+	static const text_scheme s = {"objectid", CID_OBJECTID_STRLEN, fill_objectid, format_objectids};
+	cid_objectid_gen gen;
+	int			rc = cid_objectid_init(&gen, NULL);
 
-	switch (scheme)
+	if (rc < 0)
 	{
-		case SCHEME_UUIDV6:
-			rc = cid_uuidv6_init(&v6, NULL);
-			if (rc == CID_OK)
-				return gen_each("uuidv6", one_uuidv6, &v6, CID_UUID_STRLEN, count);
-			break;
-		case SCHEME_OBJECTID:
-			rc = cid_objectid_init(&oid, NULL);
-			if (rc == CID_OK)
-				return gen_each("objectid", one_objectid, &oid, CID_OBJECTID_STRLEN, count);
-			break;
-		default:
-			return gen_each("ksuid", one_ksuid, NULL, CID_KSUID_STRLEN, count);
+		cli_error("gen", "objectid: %s", cid_strerror(rc));
+		return CLI_EXIT_FAIL;
 	}
-	cli_error("gen", "%s: %s", scheme_names[scheme], cid_strerror(rc));
-	return CLI_EXIT_FAIL;
+	return gen_text(&s, &gen, count);
+}
+
+static int
+gen_ksuid(uint64_t count)
+{
+	static const text_scheme s = {"ksuid", CID_KSUID_STRLEN, fill_ksuid, format_ksuids};
+
+	return gen_text(&s, NULL, count);
 }
 
 /* Complain about an option that does not apply to the chosen scheme. */
@@ -602,9 +602,13 @@ cli_cmd_gen(int argc, char **argv)
 			rc = gen_uuidv4(count);
 			break;
 		case SCHEME_UUIDV6:
+			rc = gen_uuidv6(count);
+			break;
 		case SCHEME_OBJECTID:
+			rc = gen_objectid(count);
+			break;
 		case SCHEME_KSUID:
-			rc = gen_one_at_a_time(scheme, count);
+			rc = gen_ksuid(count);
 			break;
 		case SCHEME_ULID:
 		default:

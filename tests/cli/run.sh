@@ -214,6 +214,14 @@ if [ "$(sort -u "$tmp/gen" | wc -l)" -eq 20000 ] &&
 else
     fail "gen objectid: no duplicates, one process's bytes"
 fi
+# the counter steps by one from line to line, across the batches (8,192)
+gaps=$(cut -c19-24 "$tmp/gen" | awk '{ v = 0; for (i = 1; i <= 6; i++) v = v * 16 + index("0123456789abcdef", substr($1, i, 1)) - 1 }
+    NR > 1 && v != (prev + 1) % 16777216 { bad++ } { prev = v } END { print bad + 0 }')
+if [ "$gaps" = 0 ]; then
+    pass "gen objectid: the counter steps by one across batches"
+else
+    fail "gen objectid: the counter steps by one across batches" "$gaps lines do not follow the one before"
+fi
 gen_lines "gen ksuid -n 20000: count and form" 20000 "$re_ksuid" ksuid -n 20000
 if [ "$(sort -u "$tmp/gen" | wc -l)" -eq 20000 ]; then
     pass "gen ksuid: no duplicates"
