@@ -3,8 +3,10 @@
 # declare: for libchronoid.so (include/chronoid.h) and libchronoid_lease.so
 # (include/chronoid_lease.h), the defined dynamic symbols are compared with
 # the functions and objects the header declares, each symbol must carry the
-# version node of the library's version script, and the version script must
-# list the header's declarations.  Prints TAP.  Usage: abi.sh [BUILD_DIR]
+# version node of the library's version script, the version script must
+# list the header's declarations, and the Debian symbols file must list
+# the exports (dpkg-gensymbols would stop the package build, minutes
+# later, on any difference).  Prints TAP.  Usage: abi.sh [BUILD_DIR]
 # (default build; run `make` first).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -79,9 +81,9 @@ map_names() {
         s = $1; sub(/;.*/, "", s); print s }' "$1" | sort -u
 }
 
-# check_lib LIB HEADER MAP: the cases for one library.
+# check_lib LIB HEADER MAP SYMBOLS: the cases for one library.
 check_lib() {
-    local lib=$1 header=$2 map=$3 name node soname sover
+    local lib=$1 header=$2 map=$3 symbols=$4 name node soname sover
     name=$(basename "$lib")
     node=$(sed -n 's/^\([A-Z_0-9.]*\) *{.*/\1/p' "$map" | head -n 1)
     header_decls "$header" >"$tmp/decl"
@@ -119,6 +121,19 @@ check_lib() {
             sed 's/^</  header only:/; s/^>/  map only:/')"
     fi
 
+    # debian/*.symbols: " name@NODE version" per export (the version nodes
+    # themselves listed too, as dpkg-gensymbols writes them).
+    awk '$1 ~ /@/ { split($1, p, "@"); if (p[1] != p[2]) print p[1], p[2] }' "$symbols" 2>/dev/null |
+        sort -u >"$tmp/deb"
+    if [ ! -f "$symbols" ]; then
+        skip "$symbols lists the exports of $name" "no $symbols in this tree"
+    elif cmp -s "$tmp/exp" "$tmp/deb"; then
+        ok "$symbols lists exactly the $(wc -l <"$tmp/exp") exports of $name with their nodes"
+    else
+        not_ok "$symbols and $name's exports differ" "$(diff "$tmp/exp" "$tmp/deb" | grep '^[<>]' |
+            sed 's/^</  exported, not in the symbols file:/; s/^>/  in the symbols file, not exported:/')"
+    fi
+
     # The node's number is the soname's: CHRONOID_1 goes with lib.so.1.
     soname=$(objdump -p "$lib" | awk '$1 == "SONAME" { print $2 }')
     sover=${soname##*.so.}
@@ -139,12 +154,13 @@ check "the header parser sees declarations with and without CID_API, and objects
     "$(header_decls "$tmp/inc/cid_x.h" | tr '\n' ' ')" "cid_x_names cid_x_plain cid_x_ptr "
 
 if [ -f "$build/libchronoid.so" ]; then
-    check_lib "$build/libchronoid.so" include/chronoid.h src/libchronoid.map
+    check_lib "$build/libchronoid.so" include/chronoid.h src/libchronoid.map debian/libchronoid1.symbols
 else
     not_ok "$build/libchronoid.so is missing (run make)"
 fi
 if [ -f "$build/libchronoid_lease.so" ]; then
-    check_lib "$build/libchronoid_lease.so" include/chronoid_lease.h db/lease/libchronoid_lease.map
+    check_lib "$build/libchronoid_lease.so" include/chronoid_lease.h db/lease/libchronoid_lease.map \
+        debian/libchronoid-lease1.symbols
 else
     skip "libchronoid_lease.so" "not built (no libpq header)"
 fi
