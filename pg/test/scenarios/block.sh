@@ -91,11 +91,14 @@ q -c "INSERT INTO got VALUES (int8range($((last - 1999)), $last, '[]'), 'before 
 
 # SIGKILL one backend while 4 sessions reserve: the server restarts every
 # session (crash recovery); what was recorded stays taken.  The victim is
-# picked once the sessions have recorded blocks, and picked again if it
-# is gone by the kill: pgbench's first connection, which only checks the
-# server, also says application_name = pgbench and ends at once.
+# picked once the sessions have recorded blocks (pgbench's first
+# connection, which only checks the server, has ended by then), and
+# picked again if it is gone by the kill.  One inside a transaction if
+# there is one; else one between two: on a loaded machine the clients
+# keep their backends idle most of the time, and killing any backend
+# restarts them all.  The run is long enough not to end first.
 rows_before=$(q -c "SELECT count(*) FROM got")
-bench 2000 &
+bench 5000 &
 bench_pid=$!
 victim='' killed='' picks=0
 for _ in $(seq 1 200); do
@@ -104,7 +107,7 @@ for _ in $(seq 1 200); do
         picks=$((picks + 1))
         # (q's output holds its errors too: keep a pid only)
         victim=$(q -c "SELECT pid FROM pg_stat_activity WHERE datname = '$db' AND application_name = 'pgbench'
-                        AND state <> 'idle' ORDER BY random() LIMIT 1" | grep -xE '[0-9]+')
+                        ORDER BY state = 'idle', random() LIMIT 1" | grep -xE '[0-9]+')
         if [ -n "$victim" ] && kill -KILL "$victim" 2>/dev/null; then
             killed=$victim
             break
