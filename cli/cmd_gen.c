@@ -315,29 +315,42 @@ format_ulids(char *out, size_t n)
 }
 
 /*
- * The kinds without a batch text in the core: each ID's text, then '\n'
- * over the NUL the formatter ends it with.
+ * The kinds without a batch text in the core: each ID's text (one_text
+ * writes batch item i's, NUL-terminated), then '\n' over the NUL.
  */
 static size_t
-format_objectids(char *out, size_t n)
+format_lines(char *out, size_t n, size_t width, void (*one_text) (char *out, size_t i))
 {
 	for (size_t i = 0; i < n; i++)
 	{
-		cid_objectid_format(out + i * (CID_OBJECTID_STRLEN + 1), &batch.objectid[i]);
-		out[i * (CID_OBJECTID_STRLEN + 1) + CID_OBJECTID_STRLEN] = '\n';
+		one_text(out + i * (width + 1), i);
+		out[i * (width + 1) + width] = '\n';
 	}
-	return n * (CID_OBJECTID_STRLEN + 1);
+	return n * (width + 1);
+}
+
+static void
+objectid_text(char *out, size_t i)
+{
+	cid_objectid_format(out, &batch.objectid[i]);
+}
+
+static void
+ksuid_text(char *out, size_t i)
+{
+	cid_ksuid_format(out, &batch.ksuid[i]);
+}
+
+static size_t
+format_objectids(char *out, size_t n)
+{
+	return format_lines(out, n, CID_OBJECTID_STRLEN, objectid_text);
 }
 
 static size_t
 format_ksuids(char *out, size_t n)
 {
-	for (size_t i = 0; i < n; i++)
-	{
-		cid_ksuid_format(out + i * (CID_KSUID_STRLEN + 1), &batch.ksuid[i]);
-		out[i * (CID_KSUID_STRLEN + 1) + CID_KSUID_STRLEN] = '\n';
-	}
-	return n * (CID_KSUID_STRLEN + 1);
+	return format_lines(out, n, CID_KSUID_STRLEN, ksuid_text);
 }
 
 /* TypeIDs: a batch of UUIDv7s, each written under the run's prefix. */
