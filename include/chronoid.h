@@ -457,6 +457,25 @@ CID_API int	cid_snowflake_step(const cid_snowflake_gen *gen, uint64_t last,
 CID_API int	cid_snowflake_fill(cid_snowflake_gen *gen, uint64_t *ids, size_t n,
 							   size_t *done) CID_MUST_CHECK;
 
+/*
+ * Make gen's next ID come from a tick after the one holding Unix
+ * millisecond last_ms: what a new holder of a node number does with the
+ * previous holder's last millisecond (a node claim's mark, a lease's
+ * not-before), so that a handover never repeats the previous holder's last
+ * tick, even when this host's clock is behind it (then the behind policy
+ * applies).  Never moves gen back; a last_ms before the layout's epoch
+ * changes nothing.  CID_ETIME_RANGE when last_ms lies past the time field;
+ * CID_EINVAL for a NULL gen.  Thread-safe against concurrent minting.
+ */
+CID_API int	cid_snowflake_start_after(cid_snowflake_gen *gen, int64_t last_ms) CID_MUST_CHECK;
+
+/*
+ * The last Unix millisecond of the tick of gen's last issued position: no
+ * ID gen issued lies after it.  INT64_MIN before the first ID (and for a
+ * NULL gen).
+ */
+CID_API int64_t	cid_snowflake_last_ms(const cid_snowflake_gen *gen);
+
 /* ------------------------------------------------------------------------
  * UUIDs (RFC 9562)
  * ------------------------------------------------------------------------ */
@@ -1105,42 +1124,49 @@ CID_API int	cid_inspect_id(cid_id_info *out, size_t out_size, const char *s, siz
 CID_API const char *cid_kind_name(cid_kind kind);
 
 /* ------------------------------------------------------------------------
- * Node claims: one live process per Snowflake node number on this host
+ * Node claims: one live holder per Snowflake node number on this host
  * ------------------------------------------------------------------------ */
 
 /*
- * Two processes that mint Snowflakes with the same layout and node number
+ * Two generators that mint Snowflakes with the same layout and node number
  * mint the same IDs.  A claim is a host-wide, crash-proof "this number is
- * mine": an exclusive POSIX record lock (fcntl F_SETLK) on the lock file
- * DIR/SCOPE.NODE.lock.  The kernel drops it when the process exits or is
- * killed, so a crashed holder never leaves a stale claim; a second process
- * asking for a held number gets CID_ENODE_HELD and the holder's pid.
+ * mine": an open file description lock (fcntl F_OFD_SETLK) on the lock
+ * file DIR/SCOPE.NODE.lock, which belongs to this user alone.  The kernel
+ * drops it when its holder closes it, exits or is killed, so a crashed
+ * holder never leaves a stale claim; anyone else asking for a held number,
+ * in another process, another copy of this library in the same process or
+ * the same copy, gets CID_ENODE_HELD and the holder's pid.
+ *
+ * A claim also carries its mark, the last Unix millisecond in which any
+ * holder of the number may have issued an ID, kept in the lock file:
+ * cid_node_claim_start() makes a new holder's generator begin after it and
+ * cid_node_claim_cover() moves it before an ID leaves the holder.  So a
+ * number handed over (released and claimed again in the same tick, by
+ * this process or another, after a crash, or after the clock stepped back)
+ * never repeats the previous holder's IDs.  The mark lives as long as the
+ * file: a directory on a tmpfs (the default) forgets it at boot.
  *
  * This is the one part of libchronoid that does I/O and allocates
  * (src/node_claim.c); nothing else calls it.  Why these locks
- * (docs/node-claims.md has the whole story):
- *   - a record lock belongs to the process: a child made by fork() does not
- *     hold its parent's claim (it is refused like any other process), and
- *     a claim inherited through fork() reports CID_EFORKED;
- *   - the kernel drops a process's record locks on a file when it closes
- *     ANY descriptor of that file, and locks never conflict within one
- *     process: so the library keeps a registry of its claims, refuses a
- *     second claim of the same number in the same process without touching
- *     the file, and never opens a lock file twice.  Do not open the lock
- *     files yourself in a process that holds claims.
+ * (docs/node-claims.md has the whole story): an open file description
+ * lock conflicts with every other description, whoever opened it, and is
+ * never dropped by closing some other descriptor of the file; a forked
+ * child's copies are closed in the child at once (pthread_atfork), so the
+ * child holds nothing of its parent's and an inherited handle reports
+ * CID_EFORKED.
  *
  * The directory: the dir argument, else $CHRONOID_CLAIM_DIR, else
- * CID_CLAIM_DIR_DEFAULT.  Only its last component is created when missing:
- * the default one shared by every user (mode 1777, like /tmp), any other
- * private (0700).  It must be local (record locks over NFS are not to be
- * trusted), a real directory (not a symbolic link), owned by root or by
- * this process's effective user, and sticky if others may write into it;
- * otherwise CID_ECLAIM.  In a shared directory lock files are made
- * writable by all, so that users can claim numbers after one another.  A
- * hostile local user can deny numbers (hold their locks, plant unwritable
- * files) but, under these rules, cannot make two processes hold the same
- * claim.  Processes in different containers see different directories
- * unless one is mounted into both.
+ * CID_CLAIM_DIR_DEFAULT; an absolute path.  Only its last component is
+ * created when missing: the default one shared by every user (mode 1777,
+ * like /tmp), any other private (0700).  It must be local (locks over NFS
+ * are not to be trusted), a real directory (not a symbolic link), owned by
+ * root or by this process's effective user, and sticky if others may write
+ * into it.  A lock file must be a regular file of this user with one link
+ * (made 0600); otherwise CID_ECLAIM.  A hostile local user can deny
+ * numbers (hold them, plant files under their names) but cannot remove,
+ * replace, rewrite or alias a lock file of yours, so cannot make two
+ * holders of one claim.  Processes in different containers see different
+ * directories unless one is mounted into both.
  *
  * The scope names the ID space a number belongs to (an application, a
  * database, a layout): claims of different scopes never collide.  1 ..
@@ -1160,23 +1186,33 @@ typedef struct cid_node_claim cid_node_claim;
 /*
  * Claim node under scope in dir (NULL: see above).  On success *out is a
  * new claim, held until cid_node_claim_release or the end of the process.
- * CID_ENODE_HELD when a live process holds it: *holder_pid (when not NULL)
- * gets its pid, or 0 when the kernel cannot say (another PID namespace),
- * and err names the number, the scope and the pid; this process's own
- * claims are refused the same way, with its own pid.  CID_EINVAL for a
- * NULL out or a bad scope; CID_ECLAIM when the directory or the lock file
- * fails the rules above or a system call fails (err says which and why).
- * err (errlen bytes, may be NULL) always gets a NUL-terminated message on
- * failure.  Thread-safe.
+ * CID_ENODE_HELD when it is held: *holder_pid (when not NULL) gets the
+ * holder's pid as its record says (0 when unknown), and err names the
+ * number, the scope and the pid, with "(this process)" for a claim of this
+ * process.  CID_EINVAL for a NULL out, a bad scope or a relative dir;
+ * CID_ECLAIM when the directory or the lock file fails the rules above or
+ * a system call fails (err says which and why).  err (errlen bytes, may be
+ * NULL) always gets a NUL-terminated message on failure.  Thread-safe.
  */
 CID_API int	cid_node_claim_acquire(cid_node_claim **out, const char *scope,
 								   uint64_t node, const char *dir, long *holder_pid,
 								   char *err, size_t errlen) CID_MUST_CHECK;
 
 /*
- * Give the number back and free the claim.  In a child process after
- * fork() it only closes the inherited descriptor and frees the memory: the
- * parent's claim stands.  NULL is a no-op.
+ * A claim of node under scope within this process only (no file): for a
+ * generator whose number the application keeps unique across processes
+ * itself.  It refuses a second live claim of the key in this process
+ * (CID_ENODE_HELD) and carries the mark from one holder to the next here,
+ * as a host-wide claim does; other processes and other copies of the
+ * library do not see it.  CID_EINVAL as cid_node_claim_acquire.
+ */
+CID_API int	cid_node_claim_local(cid_node_claim **out, const char *scope,
+								 uint64_t node, char *err, size_t errlen) CID_MUST_CHECK;
+
+/*
+ * Give the number back and free the claim; its mark stays in the file and
+ * in this process for the next holder.  In a child process after fork()
+ * it only frees the memory: the parent's claim stands.  NULL is a no-op.
  */
 CID_API void	cid_node_claim_release(cid_node_claim *claim);
 
@@ -1186,7 +1222,35 @@ CID_API void	cid_node_claim_release(cid_node_claim *claim);
  */
 CID_API int	cid_node_claim_status(const cid_node_claim *claim);
 
-/* The claimed number, and the lock file's path (valid until release). */
+/*
+ * The claim's mark: the last Unix ms any holder may have issued in
+ * (INT64_MIN when none ever did).
+ */
+CID_API int64_t	cid_node_claim_mark_ms(const cid_node_claim *claim);
+
+/*
+ * Make gen, which mints under this claim, begin after the mark
+ * (cid_snowflake_start_after).  Call it once, before gen's first ID.
+ * CID_EINVAL for NULL arguments; CID_ETIME_RANGE as start_after.
+ */
+CID_API int	cid_node_claim_start(cid_node_claim *claim, cid_snowflake_gen *gen) CID_MUST_CHECK;
+
+/*
+ * Record that gen (minting under this claim) issued up to its current
+ * position: call it after every next or fill of gen and before the IDs
+ * leave the caller.  It costs two atomic loads while gen stays within a
+ * tick already recorded, and one write to the lock file when it enters a
+ * new one.  CID_EFORKED for a claim inherited through fork(); CID_ECLAIM
+ * when the file cannot be written (the IDs must then not be used);
+ * CID_EINVAL for NULL arguments.  Thread-safe.
+ */
+CID_API int	cid_node_claim_cover(cid_node_claim *claim,
+								 const cid_snowflake_gen *gen) CID_MUST_CHECK;
+
+/*
+ * The claimed number, and the lock file's path ("" for an in-process
+ * claim; valid until release).
+ */
 CID_API uint64_t	cid_node_claim_node(const cid_node_claim *claim);
 CID_API const char *cid_node_claim_path(const cid_node_claim *claim);
 

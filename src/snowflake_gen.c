@@ -98,6 +98,60 @@ cid_snowflake_init(cid_snowflake_gen *gen, const cid_layout *layout,
 	return CID_OK;
 }
 
+int
+cid_snowflake_start_after(cid_snowflake_gen *gen, int64_t last_ms)
+{
+	const cid_layout *l;
+	int			sb;
+	uint64_t	tick,
+				want,
+				cur;
+
+	if (gen == NULL)
+		return CID_EINVAL;
+	l = &gen->layout;
+	if (last_ms < l->epoch_ms)
+		return CID_OK;
+	if (last_ms > cid_layout_max_ms(l))
+		return CID_ETIME_RANGE;
+	sb = l->bits[CID_FIELD_SEQ];
+	tick = (uint64_t) (last_ms - l->epoch_ms) / l->tick_ms;
+
+	/*
+	 * The last position of that tick: the next ID comes from a later tick,
+	 * and a clock that is behind it meets the behind policy (run ahead,
+	 * wait or fail) rather than a tick someone else issued in.  Never
+	 * moves the state back: a generator already past the mark stays where
+	 * it is.
+	 */
+	want = (tick << sb) | mask_of(sb);
+	cur = atomic_load(cid_atomic_u64(&gen->state));
+	while (cur == STATE_NONE || cur < want)
+	{
+		if (atomic_compare_exchange_weak(cid_atomic_u64(&gen->state), &cur, want))
+			break;
+	}
+	return CID_OK;
+}
+
+int64_t
+cid_snowflake_last_ms(const cid_snowflake_gen *gen)
+{
+	const cid_layout *l;
+	uint64_t	state;
+	uint64_t	tick;
+
+	if (gen == NULL)
+		return INT64_MIN;
+	state = cid_atomic_u64_load(&gen->state, memory_order_acquire);
+	if (state == STATE_NONE)
+		return INT64_MIN;
+	l = &gen->layout;
+	tick = state >> l->bits[CID_FIELD_SEQ];
+	/* The tick's last millisecond: whole ticks are what a successor skips. */
+	return l->epoch_ms + (int64_t) (tick * l->tick_ms) + (int64_t) l->tick_ms - 1;
+}
+
 /* Internal to this file: the clock reading is older than the state. */
 #define STALE_READING 1000
 

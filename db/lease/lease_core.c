@@ -148,30 +148,20 @@ int
 cid_lease_init_local(cid_lease *lease, uint64_t node, const cid_lease_opts *opts,
 					 int64_t not_before_ms, int64_t start_ns)
 {
-	const cid_layout *l;
 	int			rc;
 
 	rc = cid_snowflake_init(&lease->gen, opts->layout, node, opts->sf_opts, opts->env);
 	if (rc < 0)
 		return rc;
-	l = &lease->gen.layout;
 
 	/*
-	 * The previous holder may have issued up to not_before_ms on its clock.
-	 * The generator's state is its last position, tick << seq bits | seq
-	 * (chronoid.h); the last position of that tick makes the first ID come
-	 * from the next tick on, whatever this host's clock says: a clock that
-	 * is behind is then handled by the behind policy (run ahead, wait or
-	 * fail), never by reusing the previous holder's ticks.
+	 * The previous holder may have issued up to not_before_ms on its clock:
+	 * the first ID comes from the next tick on, whatever this host's clock
+	 * says (CID_ETIME_RANGE when that lies past the layout's time field).
 	 */
-	if (not_before_ms >= l->epoch_ms && not_before_ms <= cid_layout_max_ms(l))
-	{
-		uint64_t	tick = (uint64_t) (not_before_ms - l->epoch_ms) / l->tick_ms;
-		int			sb = l->bits[CID_FIELD_SEQ];
-		uint64_t	seqmask = sb == 0 ? 0 : (sb >= 64 ? UINT64_MAX : (UINT64_C(1) << sb) - 1);
-
-		atomic_store(cid_atomic_u64(&lease->gen.state), (tick << sb) | seqmask);
-	}
+	rc = cid_snowflake_start_after(&lease->gen, not_before_ms);
+	if (rc < 0)
+		return rc;
 	lease->node = node;
 	lease->not_before_ms = not_before_ms;
 	lease->ttl_ms = opts->ttl_ms;

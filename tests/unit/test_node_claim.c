@@ -7,7 +7,9 @@
  */
 #define _GNU_SOURCE
 
+#include <dlfcn.h>
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
@@ -472,14 +474,14 @@ test_unsafe_directories(void)
 	EXPECT_EQ_INT(claim(&c, "a", 1, NULL, err), CID_ECLAIM);
 	EXPECT(strstr(err, "not sticky") != NULL);
 	printf("#     %s\n", err);
-	/* With it, fine; lock files in a shared directory are writable by all. */
+	/* With it, fine; lock files are the claimant's alone, even there. */
 	EXPECT_EQ_INT(chmod(dir, 01777), 0);
 	EXPECT_EQ_INT(claim(&c, "a", 1, NULL, err), CID_OK);
 	{
 		struct stat st;
 
 		EXPECT_EQ_INT(stat(cid_node_claim_path(c), &st), 0);
-		EXPECT_EQ_INT(st.st_mode & 0777, 0666);
+		EXPECT_EQ_INT(st.st_mode & 0777, 0600);
 	}
 	cid_node_claim_release(c);
 
@@ -543,6 +545,339 @@ test_env_dir(void)
 	unsetenv(CID_CLAIM_DIR_ENV);
 }
 
+/* A relative directory names another place in every working directory. */
+static void
+test_relative_dir_refused(void)
+{
+	cid_node_claim *c = NULL;
+	char		err[256];
+
+	EXPECT_EQ_INT(cid_node_claim_acquire(&c, "a", 1, "claims", NULL, err, sizeof(err)), CID_EINVAL);
+	EXPECT(strstr(err, "not an absolute path") != NULL);
+	EXPECT(c == NULL);
+	setenv(CID_CLAIM_DIR_ENV, "./claims", 1);
+	EXPECT_EQ_INT(cid_node_claim_acquire(&c, "a", 1, NULL, NULL, err, sizeof(err)), CID_EINVAL);
+	EXPECT(strstr(err, "\"./claims\"") != NULL);
+	printf("#     %s\n", err);
+	unsetenv(CID_CLAIM_DIR_ENV);
+}
+
+static int
+child_expect_refused(void *arg)
+{
+	cid_node_claim *c = NULL;
+	char		err[256];
+
+	(void) arg;
+	return claim(&c, "app", 1, NULL, err) == CID_ECLAIM && strstr(err, "2 links") != NULL ? 0 : 1;
+}
+
+/*
+ * A second name for a held lock file (a hard link, which any user may make
+ * to a file they can see where fs.protected_hardlinks is off) is refused,
+ * and the refused claim, which opened and closed the file, leaves the
+ * first claim's lock in force for other processes.
+ */
+static void
+test_hard_link_refused(void)
+{
+	cid_node_claim *c = NULL,
+			   *c2 = NULL;
+	char		err[256];
+	char		alias[300];
+	expect_held e = {1, getpid()};
+
+	fresh_dir();
+	EXPECT_EQ_INT(claim(&c, "app", 1, NULL, err), CID_OK);
+	snprintf(alias, sizeof(alias), "%s/app.2.lock", dir);
+	EXPECT_EQ_INT(link(cid_node_claim_path(c), alias), 0);
+	EXPECT_EQ_INT(claim(&c2, "app", 2, NULL, err), CID_ECLAIM);
+	EXPECT(strstr(err, "has 2 links") != NULL);
+	printf("#     %s\n", err);
+	EXPECT(c2 == NULL);
+	/* The holder's own number is refused to anyone while the alias stays. */
+	EXPECT_EQ_INT(wait_status(spawn(child_expect_refused, NULL)), 0);
+	EXPECT_EQ_INT(unlink(alias), 0);
+	EXPECT_EQ_INT(wait_status(spawn(child_expect_held, &e)), 0);
+	cid_node_claim_release(c);
+	EXPECT_EQ_INT(claim(&c, "app", 1, NULL, err), CID_OK);
+	cid_node_claim_release(c);
+}
+
+/*
+ * Another user in a shared (sticky, 1777) directory: a lock file they
+ * planted is refused, naming them; one of ours they cannot remove, rename,
+ * link (with protected_hardlinks) or write, so while we hold it their
+ * own claim is refused.  Only as root (setuid to nobody in a child).
+ */
+static int
+child_hostile_user(void *arg)
+{
+	const char *path = arg;
+	char		err[256];
+	char		moved[300];
+	cid_node_claim *c = NULL;
+	int			fd;
+
+	if (setgid(65534) != 0 || setuid(65534) != 0)
+		return 20;
+	snprintf(moved, sizeof(moved), "%s.moved", path);
+	if (unlink(path) == 0 || rename(path, moved) == 0)
+		return 21;
+	fd = open(path, O_RDWR | O_NOFOLLOW);
+	if (fd >= 0)
+		return 22;
+	if (claim(&c, "app", 1, NULL, err) != CID_ECLAIM || strstr(err, "belongs to uid 0") == NULL)
+	{
+		printf("#     hostile child: %s\n", err);
+		return 23;
+	}
+	return 0;
+}
+
+static void
+test_other_user_in_shared_dir(void)
+{
+	cid_node_claim *c = NULL;
+	char		err[256];
+	char		path[300];
+	int			fd;
+	expect_held e = {1, getpid()};
+
+	if (geteuid() != 0)
+	{
+		printf("#     not root: cannot act as another user\n");
+		return;
+	}
+	fresh_dir();
+	EXPECT_EQ_INT(mkdir(dir, 01777), 0);
+	EXPECT_EQ_INT(chmod(dir, 01777), 0);
+	EXPECT_EQ_INT(chmod(base, 0755), 0);
+
+	/* Planted by nobody before we came: refused, its owner named. */
+	snprintf(path, sizeof(path), "%s/app.3.lock", dir);
+	fd = open(path, O_CREAT | O_RDWR, 0666);
+	EXPECT(fd >= 0);
+	EXPECT_EQ_INT(fchown(fd, 65534, 65534), 0);
+	close(fd);
+	EXPECT_EQ_INT(claim(&c, "app", 3, NULL, err), CID_ECLAIM);
+	EXPECT(strstr(err, "belongs to uid 65534") != NULL);
+	printf("#     %s\n", err);
+
+	/* Ours, held: nobody can take it away or claim it too. */
+	EXPECT_EQ_INT(claim(&c, "app", 1, NULL, err), CID_OK);
+	EXPECT_EQ_INT(wait_status(spawn(child_hostile_user, (void *) cid_node_claim_path(c))), 0);
+	EXPECT_EQ_INT(wait_status(spawn(child_expect_held, &e)), 0);
+	cid_node_claim_release(c);
+	EXPECT_EQ_INT(chmod(base, 0700), 0);
+}
+
+/* Mint one ID at clock reading now_ns under claim c; 0 when none was. */
+static uint64_t
+mint_at(cid_node_claim *c, int64_t now_ns, int *status)
+{
+	cid_snowflake_gen gen;
+	cid_snowflake_opts o;
+	uint64_t	id = 0;
+
+	cid_snowflake_opts_default(&o);
+	o.max_drift_ms = 60000;
+	*status = cid_snowflake_init(&gen, NULL, cid_node_claim_node(c), &o, NULL);
+	if (*status == CID_OK)
+		*status = cid_node_claim_start(c, &gen);
+	if (*status == CID_OK)
+		*status = cid_snowflake_next_at(&gen, now_ns, &id);
+	/* The driver would wait out the tick the mark holds: so does this. */
+	if (*status == CID_EAGAIN)
+		*status = cid_snowflake_next_at(&gen, now_ns + INT64_C(1000000), &id);
+	if (*status >= 0)
+	{
+		int			rc = cid_node_claim_cover(c, &gen);
+
+		if (rc != CID_OK)
+			*status = rc;
+	}
+	return *status >= 0 ? id : 0;
+}
+
+static int64_t
+ms_of(uint64_t id)
+{
+	cid_layout	l;
+	cid_snowflake_parts p;
+
+	if (cid_layout_preset(&l, "pgedge") != CID_OK || cid_snowflake_decode(&p, &l, id) != CID_OK)
+		return -1;
+	return p.unix_ms;
+}
+
+#define T0_NS (INT64_C(1798000000123) * 1000000)
+
+/*
+ * A number released and claimed again in the same tick, in this process:
+ * the second holder starts after the first one's last tick.
+ */
+static void
+test_handover_in_process(void)
+{
+	cid_node_claim *c = NULL;
+	char		err[256];
+	int			st;
+	uint64_t	a,
+				b;
+
+	fresh_dir();
+	EXPECT_EQ_INT(claim(&c, "app", 4, NULL, err), CID_OK);
+	EXPECT(cid_node_claim_mark_ms(c) == INT64_MIN);
+	a = mint_at(c, T0_NS, &st);
+	EXPECT_EQ_INT(st, CID_OK);
+	EXPECT(cid_node_claim_mark_ms(c) == ms_of(a));
+	cid_node_claim_release(c);
+	EXPECT_EQ_INT(claim(&c, "app", 4, NULL, err), CID_OK);
+	EXPECT(cid_node_claim_mark_ms(c) == ms_of(a));
+	b = mint_at(c, T0_NS, &st);
+	EXPECT(st >= 0);
+	EXPECT(b > a);
+	EXPECT(ms_of(b) > ms_of(a));
+	cid_node_claim_release(c);
+
+	/* An in-process claim carries its mark the same way. */
+	EXPECT_EQ_INT(cid_node_claim_local(&c, "app", 4, err, sizeof(err)), CID_OK);
+	EXPECT_STR(cid_node_claim_path(c), "");
+	a = mint_at(c, T0_NS, &st);
+	cid_node_claim_release(c);
+	EXPECT_EQ_INT(cid_node_claim_local(&c, "app", 4, err, sizeof(err)), CID_OK);
+	b = mint_at(c, T0_NS, &st);
+	EXPECT(ms_of(b) > ms_of(a));
+	{
+		cid_node_claim *c2 = NULL;
+
+		EXPECT_EQ_INT(cid_node_claim_local(&c2, "app", 4, err, sizeof(err)), CID_ENODE_HELD);
+		EXPECT(strstr(err, "another generator of this process") != NULL);
+	}
+	cid_node_claim_release(c);
+}
+
+/*
+ * Across processes: a child holds the number, mints in tick T and either
+ * releases it or is killed (no cleanup at all); the parent, claiming next
+ * in the same tick or with the clock stepped back a minute, starts after
+ * T.  The child reports its ID through a pipe.
+ */
+static int	id_pipe[2];
+
+static int
+child_mint_then(void *arg)
+{
+	cid_node_claim *c = NULL;
+	char		err[256];
+	int			st;
+	uint64_t	id;
+
+	if (claim(&c, "app", 6, NULL, err) != CID_OK)
+		return 30;
+	id = mint_at(c, T0_NS + INT64_C(5000000000), &st);
+	if (st < 0 || write(id_pipe[1], &id, sizeof(id)) != sizeof(id))
+		return 31;
+	if (arg != NULL)
+		raise(SIGKILL);
+	cid_node_claim_release(c);
+	return 0;
+}
+
+static void
+test_handover_across_processes(void)
+{
+	fresh_dir();
+	for (int killed = 0; killed < 2; killed++)
+	{
+		cid_node_claim *c = NULL;
+		char		err[256];
+		uint64_t	theirs = 0,
+					ours;
+		int			st;
+		int			rc;
+
+		pid_t		child;
+
+		EXPECT_EQ_INT(pipe(id_pipe), 0);
+		child = spawn(child_mint_then, killed ? &st : NULL);
+		close(id_pipe[1]);
+		EXPECT_EQ_INT(read(id_pipe[0], &theirs, sizeof(theirs)), (int) sizeof(theirs));
+		close(id_pipe[0]);
+		rc = wait_status(child);
+		EXPECT_EQ_INT(rc, killed ? 128 + SIGKILL : 0);
+		EXPECT_EQ_INT(claim(&c, "app", 6, NULL, err), CID_OK);
+		EXPECT(cid_node_claim_mark_ms(c) >= ms_of(theirs));
+		/* Same tick. */
+		ours = mint_at(c, T0_NS + INT64_C(5000000000), &st);
+		EXPECT(st >= 0);
+		EXPECT(ms_of(ours) > ms_of(theirs));
+		/* The clock a minute behind: run ahead past theirs, or no ID. */
+		ours = mint_at(c, T0_NS - INT64_C(60000000000), &st);
+		EXPECT(st < 0 || ms_of(ours) > ms_of(theirs));
+		cid_node_claim_release(c);
+	}
+}
+
+/*
+ * Two copies of the library in one process (two builds, or npm's nested
+ * copies of an addon): each has its own registry, so only the kernel can
+ * keep them apart.  The shared library is loaded from a copy of its own
+ * (dlopen of one path twice would give the same copy).
+ */
+static void
+test_two_copies(void)
+{
+	char		exe[PATH_MAX];
+	char		so[PATH_MAX + 32];
+	char		copy[PATH_MAX + 32];
+	char		cmd[3 * PATH_MAX];
+	ssize_t		n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	void	   *h;
+	int			(*acquire_b) (cid_node_claim **, const char *, uint64_t, const char *, long *, char *, size_t);
+	void		(*release_b) (cid_node_claim *);
+	cid_node_claim *a = NULL,
+			   *b = NULL;
+	char		err[256];
+	long		pid = -1;
+	expect_held e = {2, getpid()};
+
+	if (n <= 0)
+		return;
+	exe[n] = '\0';
+	*strrchr(exe, '/') = '\0';
+	snprintf(so, sizeof(so), "%s/../libchronoid.so.1", exe);
+	if (access(so, R_OK) != 0)
+	{
+		printf("#     %s not built: the second copy is not tried\n", so);
+		return;
+	}
+	snprintf(copy, sizeof(copy), "%s/copy.so", base);
+	snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", so, copy);
+	EXPECT_EQ_INT(system(cmd), 0);
+	h = dlopen(copy, RTLD_NOW | RTLD_LOCAL);
+	EXPECT(h != NULL);
+	if (h == NULL)
+		return;
+	*(void **) &acquire_b = dlsym(h, "cid_node_claim_acquire");
+	*(void **) &release_b = dlsym(h, "cid_node_claim_release");
+	EXPECT(acquire_b != NULL && release_b != NULL);
+
+	fresh_dir();
+	EXPECT_EQ_INT(claim(&a, "app", 2, NULL, err), CID_OK);
+	EXPECT_EQ_INT(acquire_b(&b, "app", 2, dir, &pid, err, sizeof(err)), CID_ENODE_HELD);
+	EXPECT_EQ_INT(pid, getpid());
+	printf("#     second copy: %s\n", err);
+	/* The other way round, and the refused copy dropped nothing. */
+	EXPECT_EQ_INT(acquire_b(&b, "app", 3, dir, NULL, err, sizeof(err)), CID_OK);
+	EXPECT_EQ_INT(claim(&a, "app", 3, NULL, err) == CID_ENODE_HELD, 1);
+	EXPECT_EQ_INT(wait_status(spawn(child_expect_held, &e)), 0);
+	release_b(b);
+	dlclose(h);
+	EXPECT_EQ_INT(wait_status(spawn(child_expect_held, &e)), 0);
+}
+
 static void
 test_strerror_names(void)
 {
@@ -572,6 +907,12 @@ main(void)
 	TAP_CASE(test_unsafe_directories);
 	TAP_CASE(test_foreign_owner);
 	TAP_CASE(test_env_dir);
+	TAP_CASE(test_relative_dir_refused);
+	TAP_CASE(test_hard_link_refused);
+	TAP_CASE(test_other_user_in_shared_dir);
+	TAP_CASE(test_handover_in_process);
+	TAP_CASE(test_handover_across_processes);
+	TAP_CASE(test_two_copies);
 	TAP_CASE(test_strerror_names);
 	{
 		char		cmd[300];
