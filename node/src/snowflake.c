@@ -3,8 +3,11 @@
  * under one (scope, node number) through one C generator: every
  * generator object made for that pair in any worker_thread shares it (so
  * IDs stay unique and increasing across threads), and the first one takes
- * the host-wide node claim (cid_node_claim_acquire) that keeps other
- * processes off the number.  The pair's generator and claim live while
+ * the node claim: host-wide (cid_node_claim_acquire), which keeps other
+ * processes and other copies of the addon off the number, or with
+ * claim: false this process's own (cid_node_claim_local).  Either carries
+ * the number's mark, so a generator made after the last one closed starts
+ * after that one's last tick.  The pair's generator and claim live while
  * any object uses them.
  */
 #define _GNU_SOURCE
@@ -27,7 +30,8 @@ typedef struct sf_entry
 	uint64_t	node;
 	char		spec[256];		/* canonical layout spec */
 	cid_snowflake_opts opts;
-	cid_node_claim *claim;		/* NULL when not claimed */
+	cid_node_claim *claim;		/* host-wide, or this process's (local) */
+	bool		host;			/* claim is host-wide */
 	cid_snowflake_gen gen;
 } sf_entry;
 
@@ -121,20 +125,39 @@ sf_open(napi_env env, void *data)
 		closed_error(env, h);
 		return NULL;
 	}
-	return &h->entry->gen;
+	return h->entry;
+}
+
+/*
+ * The claim's mark must cover an ID before it leaves: a generator made
+ * for the number next, here or in another process, starts after it.
+ */
+static int
+covered(sf_entry *e, int rc)
+{
+	int			cover;
+
+	if (rc < 0)
+		return rc;
+	cover = cid_node_claim_cover(e->claim, &e->gen);
+	return cover < 0 ? cover : rc;
 }
 
 static int
-sf_mint(void *gen, uint64_t *id)
+sf_mint(void *entry, uint64_t *id)
 {
-	return cid_snowflake_next(gen, id);
+	sf_entry   *e = entry;
+
+	return covered(e, cid_snowflake_next(&e->gen, id));
 }
 
 /* Runs of a tick's sequence numbers reserved with one atomic operation. */
 static int
-sf_fill(void *gen, uint64_t *ids, size_t n)
+sf_fill(void *entry, uint64_t *ids, size_t n)
 {
-	return cid_snowflake_fill(gen, ids, n, NULL);
+	sf_entry   *e = entry;
+
+	return covered(e, cid_snowflake_fill(&e->gen, ids, n, NULL));
 }
 
 static const cid_node_minter sf_minter = {sf_open, sf_mint, sf_fill, mint_failed};
@@ -258,16 +281,57 @@ same_config(const sf_entry *e, const char *spec, const cid_snowflake_opts *o)
 }
 
 /*
- * The entry of (scope, node), made if new, with a claim when asked and it
- * has none yet; NULL after throwing.
+ * Claim (scope, node) for e, host-wide or in this process, and start e's
+ * generator after the claim's mark; the claim it replaces (a local one
+ * when a host-wide one is asked for) is released.  Registry held.  Throws
+ * and returns false on failure.
+ */
+static bool
+entry_claim(napi_env env, sf_entry *e, bool host, const char *claim_dir)
+{
+	cid_node_claim *c = NULL;
+	char		msg[512];
+	long		holder = 0;
+	int			rc;
+
+	if (host)
+		rc = cid_node_claim_acquire(&c, e->scope, e->node, claim_dir, &holder, msg, sizeof(msg));
+	else
+		rc = cid_node_claim_local(&c, e->scope, e->node, msg, sizeof(msg));
+	if (rc == CID_OK)
+	{
+		rc = cid_node_claim_start(c, &e->gen);
+		if (rc != CID_OK)
+		{
+			snprintf(msg, sizeof(msg), "node %" PRIu64 " of scope \"%s\": the last holder's "
+					 "mark (%" PRId64 " ms) lies past the layout's time field",
+					 e->node, e->scope, cid_node_claim_mark_ms(c));
+			cid_node_claim_release(c);
+		}
+	}
+	if (rc != CID_OK)
+	{
+		if (rc == CID_ENODE_HELD)
+			strncat(msg, ": give every process its own node number (or a lease), "
+					"or another claim scope", sizeof(msg) - strlen(msg) - 1);
+		claim_failed(env, rc, msg, holder);
+		return false;
+	}
+	cid_node_claim_release(e->claim);
+	e->claim = c;
+	e->host = host;
+	return true;
+}
+
+/*
+ * The entry of (scope, node), made if new, with a host-wide claim when
+ * asked and it has none yet; NULL after throwing.
  */
 static sf_entry *
 entry_get(napi_env env, const char *scope, uint64_t node, const cid_layout *layout,
 		  const char *spec, const cid_snowflake_opts *opts, bool claim, const char *claim_dir)
 {
 	sf_entry   *e;
-	char		msg[512];
-	long		holder = 0;
 	int			rc;
 
 	pthread_mutex_lock(&registry_lock);
@@ -304,24 +368,20 @@ entry_get(napi_env env, const char *scope, uint64_t node, const cid_layout *layo
 			cid_node_throw(env, rc, false, "snowflake generator: %s", cid_strerror(rc));
 			return NULL;
 		}
+		if (!entry_claim(env, e, claim, claim_dir))
+		{
+			pthread_mutex_unlock(&registry_lock);
+			free(e);
+			return NULL;
+		}
 		e->next = registry;
 		registry = e;
 	}
-	if (claim && e->claim == NULL)
+	else if (claim && !e->host && !entry_claim(env, e, true, claim_dir))
 	{
-		rc = cid_node_claim_acquire(&e->claim, scope, node, claim_dir, &holder, msg, sizeof(msg));
-		if (rc != CID_OK)
-		{
-			/* A new entry goes again; an old one stays for its users. */
-			e->refs++;
-			pthread_mutex_unlock(&registry_lock);
-			entry_unref(e);
-			if (rc == CID_ENODE_HELD)
-				strncat(msg, ": give every process its own node number (or a lease), "
-						"or another claim scope", sizeof(msg) - strlen(msg) - 1);
-			claim_failed(env, rc, msg, holder);
-			return NULL;
-		}
+		/* The entry stays, with its local claim, for its users. */
+		pthread_mutex_unlock(&registry_lock);
+		return NULL;
 	}
 	e->refs++;
 	pthread_mutex_unlock(&registry_lock);
@@ -421,7 +481,7 @@ sf_create(napi_env env, napi_callback_info info)
 		napi_create_bigint_uint64(env, node, &v) != napi_ok ||
 		napi_set_named_property(env, obj, "node", v) != napi_ok)
 		return cid_node_napi_failed(env, "cannot describe the generator");
-	if (e->claim != NULL)
+	if (e->host)
 		napi_create_string_utf8(env, cid_node_claim_path(e->claim), NAPI_AUTO_LENGTH, &v);
 	else
 		napi_get_null(env, &v);
