@@ -157,6 +157,18 @@ check "with --fire-triggers run goes through" "$rc" 0 "$(tail -5 <<<"$out")"
 check "and they did fire, on every row: the option is what it says" "$(pay)" "50/50"
 out=$(mig rollback --table pay 2>&1); rc=$?
 check "rollback before the swap writes no row: not refused" "$rc" 0 "$out"
+# Fired, a function that names its table without a schema meets the
+# tool's pinned search path (docs/migrate.md says so).
+aq "CREATE FUNCTION loose_log() RETURNS trigger LANGUAGE plpgsql AS
+      \$\$BEGIN INSERT INTO stmt_log VALUES (TG_TABLE_NAME, TG_OP); RETURN NULL; END\$\$;
+    CREATE TABLE loose (id uuid PRIMARY KEY DEFAULT gen_random_uuid(), note text);
+    INSERT INTO loose (note) SELECT 'l' || g FROM generate_series(1, 20) g;
+    CREATE TRIGGER loose_log AFTER UPDATE ON loose FOR EACH STATEMENT EXECUTE FUNCTION loose_log();
+    ALTER TABLE loose ENABLE ALWAYS TRIGGER loose_log" >/dev/null
+out=$(mig run --table loose --to uuidv7 --fire-triggers 2>&1); rc=$?
+ok_if "with --fire-triggers, a trigger function naming its table without a schema fails the backfill" \
+    '[ $rc -eq 1 ] && [[ $out == *"relation \"stmt_log\" does not exist"* ]]' "rc=$rc" "$out"
+mig rollback --table loose >/dev/null 2>&1
 
 # --- a trigger enabled ALWAYS while run goes on: caught, its batch rolled back ---
 aq "CREATE TABLE late (id uuid PRIMARY KEY DEFAULT gen_random_uuid(), note text,
