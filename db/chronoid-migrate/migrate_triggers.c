@@ -35,8 +35,10 @@
 
 /*
  * The triggers on UPDATE of the tables in $1 (oid[]), but the tool's own
- * (their functions live in the state schema, $2, and fill only the new
- * columns): a line naming each, and how it is enabled (O, R, A; D, off,
+ * (the children's sync triggers, named for the child and column, whose
+ * functions of the same name live in the state schema, $2, and fill only
+ * the new columns; not just any function there: the state schema may be
+ * one the application uses too): a line naming each, and how it is enabled (O, R, A; D, off,
  * is left out), in byte order.  Internal triggers (foreign keys) are above.  Triggers
  * with a column list are listed too: a generated column over the new one
  * may put their column among those the UPDATE changes.
@@ -50,7 +52,8 @@
 "  FROM pg_catalog.pg_trigger t JOIN pg_catalog.pg_proc p ON p.oid = t.tgfoid" \
 " WHERE t.tgrelid = ANY ($1::pg_catalog.oid[]) AND NOT t.tgisinternal AND t.tgenabled <> 'D'" \
 "   AND (t.tgtype::pg_catalog.int4 & 16) <> 0" \
-"   AND p.pronamespace <> COALESCE(pg_catalog.to_regnamespace($2)::pg_catalog.oid, '0'::pg_catalog.oid)"
+"   AND NOT (t.tgname OPERATOR(pg_catalog.~) '^chronoid_mig_[0-9]+_[0-9]+_sync$' AND p.proname = t.tgname" \
+"        AND p.pronamespace = COALESCE(pg_catalog.to_regnamespace($2)::pg_catalog.oid, '0'::pg_catalog.oid))"
 
 /* Those that fire now, in this transaction, with its session_replication_role. */
 #define FIRING_SQL TRIGGERS_SQL \

@@ -170,6 +170,20 @@ ok_if "with --fire-triggers, a trigger function naming its table without a schem
     '[ $rc -eq 1 ] && [[ $out == *"relation \"stmt_log\" does not exist"* ]]' "rc=$rc" "$out"
 mig rollback --table loose >/dev/null 2>&1
 
+# A state schema that holds the application's functions too: only the
+# tool's own sync triggers are left out of the count, not every function
+# that lives there.
+q "CREATE SCHEMA st2;
+   CREATE FUNCTION st2.touch() RETURNS trigger LANGUAGE plpgsql AS
+     \$\$BEGIN NEW.updated_at := now(); RETURN NEW; END\$\$;
+   CREATE TABLE sut (id uuid PRIMARY KEY DEFAULT gen_random_uuid(), updated_at timestamptz);
+   INSERT INTO sut SELECT gen_random_uuid(), '2001-02-03 04:05:06+00' FROM generate_series(1, 10);
+   CREATE TRIGGER sut_touch BEFORE UPDATE ON sut FOR EACH ROW EXECUTE FUNCTION st2.touch();
+   ALTER TABLE sut ENABLE ALWAYS TRIGGER sut_touch" >/dev/null
+out=$(mig run --table sut --to uuidv7 --state-schema st2 2>&1); rc=$?
+ok_if "a trigger whose function lives in the state schema is refused like any other" \
+    '[ $rc -eq 1 ] && [[ $out == *"public.sut: trigger sut_touch, function st2.touch() (ENABLE ALWAYS)"* ]]' "rc=$rc" "$out"
+
 # --- a trigger enabled ALWAYS while run goes on: caught, its batch rolled back ---
 aq "CREATE TABLE late (id uuid PRIMARY KEY DEFAULT gen_random_uuid(), note text,
                        updated_at timestamptz NOT NULL DEFAULT '2001-02-03 04:05:06+00');
