@@ -128,12 +128,7 @@ mig_catch_up(mig_ctx *c)
 			ok = false;
 			break;
 		}
-		res = mig_trig_quiet(c, &x, true) ? mig_txn_rows(&x, &c->t.owner, b.s, 0, NULL) : NULL;
-		if (res != NULL && !mig_trig_verify(c, &x))
-		{
-			PQclear(res);
-			res = NULL;
-		}
+		res = mig_trig_rows(c, &x, &c->t.owner, b.s, 0, NULL);
 		if (res == NULL || !mig_txn_commit(&x))
 		{
 			if (res == NULL)

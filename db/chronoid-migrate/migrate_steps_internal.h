@@ -353,6 +353,13 @@ bool		mig_trig_quiet(mig_ctx *c, mig_txn *x, bool on);
  */
 bool		mig_trig_verify(mig_ctx *c, mig_txn *x);
 
+/*
+ * mig_txn_rows of a statement that writes rows, between mig_trig_quiet on
+ * and off, checked by mig_trig_verify.  NULL with c->err set.
+ */
+PGresult   *mig_trig_rows(mig_ctx *c, mig_txn *x, const mig_owner *as, const char *sql,
+						  int nargs, const char *const *args);
+
 /* plan: what fires on the tool's UPDATEs, and what does not, and why. */
 void		mig_trig_plan(const mig_ctx *c);
 void		mig_trig_free(mig_ctx *c);

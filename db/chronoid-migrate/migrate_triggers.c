@@ -248,6 +248,22 @@ mig_trig_verify(mig_ctx *c, mig_txn *x)
 	return ok;
 }
 
+PGresult *
+mig_trig_rows(mig_ctx *c, mig_txn *x, const mig_owner *as, const char *sql, int nargs, const char *const *args)
+{
+	PGresult   *res;
+
+	if (!mig_trig_quiet(c, x, true))
+		return NULL;
+	res = mig_txn_rows(x, as, sql, nargs, args);
+	if (res != NULL && (!mig_trig_verify(c, x) || !mig_trig_quiet(c, x, false)))
+	{
+		PQclear(res);
+		res = NULL;
+	}
+	return res;
+}
+
 void
 mig_trig_plan(const mig_ctx *c)
 {
