@@ -220,6 +220,12 @@ check_needs(const mig_opts *o)
 {
 	bool		ext = strcmp(o->action, "from-extension") == 0;
 
+	if (o->fire_triggers && strcmp(o->action, "plan") != 0 && strcmp(o->action, "run") != 0 &&
+		strcmp(o->action, "rollback") != 0)
+	{
+		cli_error(o->sub, "--fire-triggers belongs to plan, run and rollback (the steps that write rows)");
+		return MIG_EXIT_USAGE;
+	}
 	if (ext)
 	{
 		if (o->extension == NULL)
@@ -260,12 +266,6 @@ check_needs(const mig_opts *o)
 	if (o->json && strcmp(o->action, "status") != 0)
 	{
 		cli_error(o->sub, "--json belongs to status");
-		return MIG_EXIT_USAGE;
-	}
-	if (o->fire_triggers && strcmp(o->action, "plan") != 0 && strcmp(o->action, "run") != 0 &&
-		strcmp(o->action, "rollback") != 0)
-	{
-		cli_error(o->sub, "--fire-triggers belongs to plan, run and rollback (the steps that write rows)");
 		return MIG_EXIT_USAGE;
 	}
 	return MIG_EXIT_OK;
