@@ -2,7 +2,7 @@
  * migrate_triggers.c — the tool's UPDATEs change nothing but the columns
  * the migration added: the tables' own triggers (a touch of updated_at, a
  * version counter, an outbox row, a NOTIFY) do not fire for them
- * (docs/migrate.md "Triggers").
+ * (docs/migrate.md, "The table's triggers").
  *
  * The statements that write rows of the user's tables: the backfill's
  * batches and its catch-up (the table's new column), the children's
@@ -34,14 +34,15 @@
 #include "pq_internal.h"
 
 /*
- * The triggers on UPDATE of the tables in $1 (oid[]), but the tool's own
- * (the children's sync triggers, named for the child and column, whose
- * functions of the same name live in the state schema, $2, and fill only
- * the new columns; not just any function there: the state schema may be
- * one the application uses too): a line naming each, and how it is enabled (O, R, A; D, off,
- * is left out), in byte order.  Internal triggers (foreign keys) are above.  Triggers
- * with a column list are listed too: a generated column over the new one
- * may put their column among those the UPDATE changes.
+ * The triggers on UPDATE of the tables in $1 (oid[]), a line naming each
+ * (in byte order) and how it is enabled (O, R, A; D, off, is left out).
+ * Not the tool's own: the children's sync triggers, named for the child
+ * and column, calling the function of that name in the state schema ($2),
+ * which fill only the new columns; not any function there, as the state
+ * schema may be one the application uses too.  Internal triggers (foreign
+ * keys) are above.  A trigger with a column list (UPDATE OF) is listed
+ * whatever its columns: a generated column over the new one would be
+ * among those the UPDATE changes.
  */
 #define TRIGGERS_SQL \
 "SELECT pg_catalog.format('%s: trigger %s, function %s%s', t.tgrelid::pg_catalog.regclass," \
