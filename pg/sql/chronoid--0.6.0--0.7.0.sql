@@ -2,7 +2,10 @@
 -- the ID space forward only (issue 33, part 5): pg_database_owner may set
 -- snowflake.node_mark and add claims to snowflake.node_registry, and the
 -- new snowflake.node_mark_guard keeps the highest mark logged, so a mark
--- set back is not believed.
+-- set back is not believed.  nextval_block() (issue 33, part 4) refuses
+-- the sequences that are floors of snowflakes and needs UPDATE for a
+-- block larger than one: that is in the module; only its comment changes
+-- here.
 
 \echo Use "ALTER EXTENSION chronoid UPDATE TO '0.7.0'" to load this file. \quit
 
@@ -38,3 +41,6 @@ BEGIN
 	END IF;
 END
 $grant$;
+
+COMMENT ON FUNCTION @extschema@.nextval_block(pg_catalog.regclass, pg_catalog.int8) IS
+	'reserve the next n values of a sequence (INCREMENT 1, NO CYCLE) at once: the block first_id..last_id, never rolled back; n > 1 needs UPDATE on the sequence';
