@@ -325,17 +325,20 @@ cid_sf_slot_step(cid_sf_slot *s, Oid mark_relid, Oid relfilenode, Oid guard,
 	else if (OidIsValid(guard) && checked_lxid != cid_sf_current_lxid())
 	{
 		/*
-		 * Once per transaction: a page set back by setval() (the owner
-		 * may since 0.7.0) is written up again at once, so that a
-		 * pg_dump finds the mark, not the lowered value, while this slot
-		 * mints under the mark it published.
+		 * Once per transaction, a page that someone else changed by
+		 * setval() (the owner may since 0.7.0: its restore) is read again
+		 * at once.  Set forward, it says IDs up to there were used
+		 * elsewhere (a restore into a database that minted since the
+		 * start), so the state must pass it now, not once the slot's own
+		 * mark runs out; set back, it is written up again, so that a
+		 * pg_dump finds the mark, not the lowered value.
 		 */
 		Relation	rel = relation_open(mark_relid, NoLock);
 		int64		page = cid_sf_page_peek(rel);
 
 		relation_close(rel, NoLock);
 		checked_lxid = cid_sf_current_lxid();
-		if (page < s->page_value)
+		if (page != s->page_value)
 			sf_slot_sync(s, mark_relid, relfilenode, guard, 0, true);
 	}
 

@@ -222,6 +222,15 @@ t" ] && [[ $out != *ERROR* ]]; then
         fi
     done
     check "the owner sets the mark back 12 times (its dumped value, 0, random values; a restart): every next ID is above every earlier one, and the mark is back above them" "$fwd" 12
+    # And forward, as a restore of a newer dump into this database that
+    # minted since the server started (preloaded: its slot is loaded): the
+    # next transaction's ID is above the new mark at once, not once the
+    # slot's own mark (a second of bodies) runs out.
+    markv=$(q -d "$odst" -c "SELECT last_value FROM snowflake.node_mark")
+    ahead=$((markv + 1000000000))
+    q -U "$own" -d "$odst" -c "SELECT setval('snowflake.node_mark', $ahead)" >/dev/null
+    check "the owner sets the mark forward by 10^9 bodies: the next ID is above it" \
+        "$(q -d "$odst" -c "SET snowflake.node = 1" -c "SELECT ((id >> 22) << 12 | (id & 4095)) > $ahead FROM (SELECT snowflake.nextval() AS id) x")"
 else
     skip "the database owner's pg_dump" "pg_database_owner is PostgreSQL 14+ (this is $srv)"
 fi
