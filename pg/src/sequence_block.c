@@ -13,7 +13,6 @@
 #include "access/xact.h"
 #include "catalog/dependency.h"
 #include "catalog/indexing.h"
-#include "catalog/pg_attrdef.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_depend.h"
 #include "catalog/pg_proc.h"
@@ -73,12 +72,13 @@ block_is_snowflake_nextval(Oid proc, Oid ext)
 }
 
 /*
- * The column whose default passes relid to chronoid's snowflake.nextval()
- * (its default's dependencies on the sequence and on the function, as
- * recorded when the default was set), as "table.column"; NULL for none.
+ * The object that passes relid to chronoid's snowflake.nextval(): a
+ * column default, a view, anything whose recorded dependencies name both
+ * the sequence and the function (as a default or a view's rule records
+ * them), described for a message; NULL for none.
  */
 static char *
-block_snowflake_default_of(Oid relid, Oid ext)
+block_snowflake_user_of(Oid relid, Oid ext)
 {
 	Relation	depRel;
 	ScanKeyData key[2];
@@ -100,12 +100,10 @@ block_snowflake_default_of(Oid relid, Oid ext)
 		SysScanDesc iscan;
 		HeapTuple	itup;
 
-		if (dep->classid != AttrDefaultRelationId)
-			continue;
-		/* what else the default depends on: is chronoid's function one? */
+		/* what else it depends on: is chronoid's function one? */
 		inner = table_open(DependRelationId, AccessShareLock);
 		ScanKeyInit(&ikey[0], Anum_pg_depend_classid, BTEqualStrategyNumber, F_OIDEQ,
-					ObjectIdGetDatum(AttrDefaultRelationId));
+					ObjectIdGetDatum(dep->classid));
 		ScanKeyInit(&ikey[1], Anum_pg_depend_objid, BTEqualStrategyNumber, F_OIDEQ,
 					ObjectIdGetDatum(dep->objid));
 		iscan = systable_beginscan(inner, DependDependerIndexId, true, NULL, 2, ikey);
@@ -116,12 +114,12 @@ block_snowflake_default_of(Oid relid, Oid ext)
 			if (d->refclassid == ProcedureRelationId &&
 				block_is_snowflake_nextval(d->refobjid, ext))
 			{
-				ObjectAddress adef;
+				ObjectAddress user;
 
-				adef.classId = AttrDefaultRelationId;
-				adef.objectId = dep->objid;
-				adef.objectSubId = 0;
-				found = getObjectDescription(&adef, false);
+				user.classId = dep->classid;
+				user.objectId = dep->objid;
+				user.objectSubId = 0;
+				found = getObjectDescription(&user, false);
 				break;
 			}
 		}
@@ -137,7 +135,7 @@ block_snowflake_default_of(Oid relid, Oid ext)
  * Refuse a sequence whose value is a floor of snowflakes: one of
  * chronoid's own (snowflake.id_seq, snowflake.node_mark, the mark's
  * guard: members of the extension that nextval_block() belongs to), or
- * one a column default passes to snowflake.nextval().  Moving such a
+ * one a column default or a view passes to snowflake.nextval().  Moving such a
  * sequence by a block moves the next snowflake of everyone who mints from
  * it: a billion values are four minutes of snowflakes, and a loop of
  * calls would put them years ahead of the clock.
@@ -147,7 +145,7 @@ block_refuse_snowflake_floor(Relation rel, Oid self)
 {
 	Oid			relid = RelationGetRelid(rel);
 	Oid			ext = getExtensionOfObject(ProcedureRelationId, self);
-	char	   *dflt;
+	char	   *user;
 
 	if (OidIsValid(ext) && getExtensionOfObject(RelationRelationId, relid) == ext)
 		ereport(ERROR,
@@ -157,15 +155,15 @@ block_refuse_snowflake_floor(Relation rel, Oid self)
 				 errdetail("It belongs to the chronoid extension: snowflake.nextval() reads it "
 						   "as a floor for the snowflakes of the database, and a block would "
 						   "move them ahead of the clock for everyone.")));
-	dflt = block_snowflake_default_of(relid, ext);
-	if (dflt != NULL)
+	user = block_snowflake_user_of(relid, ext);
+	if (user != NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 				 errmsg("sequence %s is a floor of snowflakes, not a sequence to reserve from",
 						block_seq_name(rel)),
 				 errdetail("The %s passes it to snowflake.nextval(), which reads it as a floor "
-						   "for that column's snowflakes; a block would move them ahead of the clock.",
-						   dflt),
+						   "for the snowflakes it makes; a block would move them ahead of the clock.",
+						   user),
 				 errhint("Reserve blocks from a sequence of their own.")));
 }
 

@@ -4,8 +4,8 @@
 -- given back by a rollback.  Not SECURITY DEFINER: the caller needs USAGE
 -- or UPDATE on the sequence for a block of one, as for nextval(), and
 -- UPDATE for a larger one, as for setval().  A sequence that is a floor
--- of snowflakes (the extension's own, or one a column default passes to
--- snowflake.nextval()) is refused.
+-- of snowflakes (the extension's own, or one a column default or a view
+-- passes to snowflake.nextval()) is refused.
 CREATE FUNCTION @extschema@.nextval_block(seq pg_catalog.regclass, n pg_catalog.int8,
 										  OUT first_id pg_catalog.int8, OUT last_id pg_catalog.int8)
 RETURNS record

@@ -32,7 +32,7 @@ SELECT regress.err($$SELECT nextval_block('block_t.tbl', 1)$$);
 SELECT regress.err($$SELECT nextval_block(0, 1)$$);
 -- Floors of snowflakes, even for a block of one: every sequence of the
 -- extension (found as its members) and every sequence a column default
--- passes to snowflake.nextval(), under any name.
+-- or a view passes to snowflake.nextval(), under any name.
 SELECT c.oid::regclass AS member, regress.err(format('SELECT nextval_block(%s, 1)', c.oid))
 FROM pg_depend d JOIN pg_class c ON c.oid = d.objid
 WHERE d.classid = 'pg_class'::regclass AND d.deptype = 'e' AND c.relkind = 'S'
@@ -43,6 +43,10 @@ CREATE TABLE block_t.sf_tbl (id int8 DEFAULT snowflake.nextval('block_t.sf'));
 SELECT regress.err($$SELECT nextval_block('block_t.sf', 1)$$);
 ALTER SEQUENCE block_t.sf RENAME TO renamed;
 SELECT regress.err($$SELECT nextval_block('block_t.renamed', 1000)$$);
+-- A view that passes a sequence to snowflake.nextval() makes it a floor too.
+CREATE SEQUENCE block_t.sf_view_seq;
+CREATE VIEW block_t.sf_view AS SELECT snowflake.nextval('block_t.sf_view_seq') AS id;
+SELECT regress.err($$SELECT nextval_block('block_t.sf_view_seq', 1)$$);
 -- A look-alike snowflake.nextval() of another schema is not chronoid's:
 -- its sequence is an ordinary one.
 CREATE FUNCTION block_t.nextval(regclass) RETURNS int8 LANGUAGE sql AS 'SELECT 1::int8';
