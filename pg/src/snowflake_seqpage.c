@@ -155,6 +155,14 @@ sf_xlrec(Relation rel, xl_seq_rec *xlrec)
 static XLogRecPtr sf_intact_lsn = InvalidXLogRecPtr;
 static Oid	sf_intact_relid = InvalidOid;
 
+/* The highest mark this module logs: the layout's last body and a margin. */
+static int64
+sf_last_loggable(void)
+{
+	return (INT64CONST(1) << (cid_sf_layout.bits[CID_FIELD_TIME] +
+							  cid_sf_layout.bits[CID_FIELD_SEQ])) - 1 + CID_SF_MARGIN;
+}
+
 /* The guard's value (-1 before the first mark); the caller holds its lock. */
 static int64
 sf_guard_read(Oid guard)
@@ -205,10 +213,23 @@ sf_guarded_last(Oid relid, Buffer buf, Form_pg_sequence_data seq, Oid guard)
 
 	if (!OidIsValid(guard) || (sf_intact_relid == relid && sf_intact_lsn == lsn))
 		return last;
+
+	/*
+	 * A mark set past the layout's end (by its owner since 0.7.0) holds no
+	 * ID: every call fails, and neither the guard nor a preloaded slot
+	 * takes it, so that setting it back is believed again.
+	 */
+	if (last > sf_last_loggable())
+		ereport(ERROR,
+				(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+				 errmsg("snowflake.node_mark value " INT64_FORMAT " lies past the last snowflake", last),
+				 errdetail("Snowflake bodies end at " INT64_FORMAT "; nothing was minted.",
+						   sf_last_loggable() - CID_SF_MARGIN),
+				 errhint("Set the mark back to the last ID's body: SELECT setval('snowflake.node_mark', ...).")));
 	g = sf_guard_read(guard);
 	if (covered >= g)
 	{
-		if (covered > g)
+		if (covered > g && covered <= sf_last_loggable())
 			sf_guard_raise(guard, covered);
 		sf_intact_relid = relid;
 		sf_intact_lsn = lsn;

@@ -231,6 +231,17 @@ t" ] && [[ $out != *ERROR* ]]; then
     q -U "$own" -d "$odst" -c "SELECT setval('snowflake.node_mark', $ahead)" >/dev/null
     check "the owner sets the mark forward by 10^9 bodies: the next ID is above it" \
         "$(q -d "$odst" -c "SET snowflake.node = 1" -c "SELECT ((id >> 22) << 12 | (id & 4095)) > $ahead FROM (SELECT snowflake.nextval() AS id) x")"
+    # Past the layout's end (2^53 bodies: no ID can be minted there) every
+    # call fails; set back, the mark is believed again and minting goes on
+    # above every earlier ID, without a superuser.
+    hi=$(q -d "$odst" -c "SET snowflake.node = 1" -c "SELECT snowflake.nextval()" | tail -n 1)
+    q -U "$own" -d "$odst" -c "SELECT setval('snowflake.node_mark', 1::int8 << 60)" >/dev/null
+    out=$(q -d "$odst" -c "SET snowflake.node = 1" -c "SELECT snowflake.nextval()" 2>&1)
+    check "the owner sets the mark past the layout's end: minting fails" \
+        "$([[ $out == *ERROR* ]] && echo t || echo "$out")"
+    q -U "$own" -d "$odst" -c "SELECT setval('snowflake.node_mark', $ahead)" >/dev/null
+    check "  ... set back by the owner, minting goes on above every earlier ID" \
+        "$(q -d "$odst" -c "SET snowflake.node = 1" -c "SELECT snowflake.nextval() > $hi" 2>&1 | tail -n 1)"
 else
     skip "the database owner's pg_dump" "pg_database_owner is PostgreSQL 14+ (this is $srv)"
 fi
