@@ -95,18 +95,16 @@ block_snowflake_user_of(Oid relid, Oid ext)
 	while (found == NULL && HeapTupleIsValid(tup = systable_getnext(scan)))
 	{
 		Form_pg_depend dep = (Form_pg_depend) GETSTRUCT(tup);
-		Relation	inner;
 		ScanKeyData ikey[2];
 		SysScanDesc iscan;
 		HeapTuple	itup;
 
 		/* what else it depends on: is chronoid's function one? */
-		inner = table_open(DependRelationId, AccessShareLock);
 		ScanKeyInit(&ikey[0], Anum_pg_depend_classid, BTEqualStrategyNumber, F_OIDEQ,
 					ObjectIdGetDatum(dep->classid));
 		ScanKeyInit(&ikey[1], Anum_pg_depend_objid, BTEqualStrategyNumber, F_OIDEQ,
 					ObjectIdGetDatum(dep->objid));
-		iscan = systable_beginscan(inner, DependDependerIndexId, true, NULL, 2, ikey);
+		iscan = systable_beginscan(depRel, DependDependerIndexId, true, NULL, 2, ikey);
 		while (HeapTupleIsValid(itup = systable_getnext(iscan)))
 		{
 			Form_pg_depend d = (Form_pg_depend) GETSTRUCT(itup);
@@ -124,7 +122,6 @@ block_snowflake_user_of(Oid relid, Oid ext)
 			}
 		}
 		systable_endscan(iscan);
-		table_close(inner, AccessShareLock);
 	}
 	systable_endscan(scan);
 	table_close(depRel, AccessShareLock);
@@ -135,10 +132,10 @@ block_snowflake_user_of(Oid relid, Oid ext)
  * Refuse a sequence whose value is a floor of snowflakes: one of
  * chronoid's own (snowflake.id_seq, snowflake.node_mark, the mark's
  * guard: members of the extension that nextval_block() belongs to), or
- * one a column default or a view passes to snowflake.nextval().  Moving such a
- * sequence by a block moves the next snowflake of everyone who mints from
- * it: a billion values are four minutes of snowflakes, and a loop of
- * calls would put them years ahead of the clock.
+ * one a column default or a view passes to snowflake.nextval().  Moving
+ * such a sequence by a block moves the next snowflake of everyone who
+ * mints from it: a billion values are four minutes of snowflakes, and a
+ * loop of calls would put them years ahead of the clock.
  */
 static void
 block_refuse_snowflake_floor(Relation rel, Oid self)
