@@ -402,10 +402,10 @@ COMMENT ON COLUMN snowflake.node_registry.claimed_at IS
 GRANT SELECT ON snowflake.node_registry TO PUBLIC;
 -- pg_dump keeps the claims.
 SELECT pg_catalog.pg_extension_config_dump('snowflake.node_registry', '');
--- The owner's restore adds the dumped claims (COPY).  INSERT only: a claim
--- added can only make a server refuse a number, never let two servers
--- mint under one; changing or removing one stays the superuser's
--- (release_node()).
+-- The owner's restore adds the dumped claims (COPY).  INSERT only:
+-- changing or removing a claim stays the superuser's (release_node()).
+-- An added claim is believed like any other, so the owner can also make
+-- one up (docs/postgresql.md says what it can do and how to revoke it).
 DO $grant$
 BEGIN
 	IF EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname OPERATOR(pg_catalog.=) 'pg_database_owner') THEN

@@ -80,8 +80,7 @@ v14=$([ "$(q -c "SHOW server_version_num")" -ge 140000 ] && echo t || echo f)
 for r in sf_attacker sf_dbowner; do
     if [ "$r" = sf_dbowner ] && [ "$v14" = t ]; then
         # The owner may add claims (0.7.0: its restore's COPY), never
-        # change or remove one.  An added claim can only make a server
-        # refuse a number.
+        # change or remove one.
         check "$r may add a claim (its restore)" \
             "$(as "$r" "INSERT INTO snowflake.node_registry (node, system_identifier, database, server) VALUES (7, 1, 'x', 'x') RETURNING node")" 7
         q -c "SELECT snowflake.release_node(7)" >/dev/null

@@ -242,6 +242,26 @@ t" ] && [[ $out != *ERROR* ]]; then
     q -U "$own" -d "$odst" -c "SELECT setval('snowflake.node_mark', $ahead)" >/dev/null
     check "  ... set back by the owner, minting goes on above every earlier ID" \
         "$(q -d "$odst" -c "SET snowflake.node = 1" -c "SELECT snowflake.nextval() > $hi" 2>&1 | tail -n 1)"
+    # A claim the owner adds is believed like any other: one it makes up,
+    # backdated, wins node 1 over this server's own claim (docs say so,
+    # and how to take the right away).
+    q -U "$own" -d "$odst" -c "INSERT INTO snowflake.node_registry VALUES (1, 4242, 'x', 'made-up', '2001-01-01')" >/dev/null
+    out=$(q -d "$odst" -c "SET snowflake.node = 1" -c "SELECT snowflake.nextval()" 2>&1)
+    check "a claim the owner makes up, backdated, wins node 1 over this server's claim" \
+        "$([[ $out == *'already claimed by server "made-up"'* ]] && echo t || echo "$out")"
+    # Taken away (the owner creates the extension, a superuser revokes
+    # INSERT, the owner restores): the COPY of the registry is refused, the
+    # rest is restored, the mark included.
+    "$PGBIN/dropdb" "$odst"
+    "$PGBIN/createdb" -O "$own" "$odst"
+    q -U "$own" -d "$odst" -c "CREATE EXTENSION chronoid" >/dev/null
+    q -d "$odst" -c "REVOKE INSERT ON snowflake.node_registry FROM pg_database_owner" >/dev/null
+    out=$("$PGBIN/pg_restore" -U "$own" -d "$odst" "$odump.fc" 2>&1)
+    check "with INSERT on the registry revoked, the owner's pg_restore reports only the registry's COPY" \
+        "$(grep -c 'ERROR' <<<"$out")|$(grep -c 'permission denied for table node_registry' <<<"$out")" "1|1"
+    check "  ... and restores the rows and the mark, not the claims" \
+        "$(q -d "$odst" -c "SELECT (SELECT count(*) FROM t_own) = 500 AND (SELECT last_value FROM snowflake.node_mark) = $omark
+                               AND NOT EXISTS (SELECT FROM snowflake.node_registry)")"
 else
     skip "the database owner's pg_dump" "pg_database_owner is PostgreSQL 14+ (this is $srv)"
 fi
