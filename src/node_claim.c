@@ -47,6 +47,8 @@ struct cid_node_claim
 	ino_t		dir_ino;
 	uint64_t	node;
 	_Atomic int64_t mark_ms;	/* no holder issued after this Unix ms */
+	atomic_bool inherited;		/* set in a child made by fork(): the
+								 * cover's check, cheaper than getpid() */
 	char	   *name;			/* SCOPE.NODE.lock */
 	char		path[];			/* DIR/SCOPE.NODE.lock ("" DIR when local) */
 };
@@ -101,11 +103,14 @@ static void
 atfork_child(void)
 {
 	for (struct cid_node_claim *c = registry; c != NULL; c = c->next)
+	{
+		atomic_store_explicit(&c->inherited, true, memory_order_relaxed);
 		if (c->fd >= 0)
 		{
 			close(c->fd);
 			c->fd = -1;
 		}
+	}
 	registry_drop();
 }
 
@@ -593,6 +598,7 @@ acquire(cid_node_claim **out, const char *scope, uint64_t node, const char *dir,
 	c->dir_dev = 0;
 	c->dir_ino = 0;
 	atomic_init(&c->mark_ms, NO_MARK);
+	atomic_init(&c->inherited, false);
 
 	if (!local)
 	{
@@ -712,6 +718,12 @@ cid_node_claim_cover(cid_node_claim *claim, const cid_snowflake_gen *gen)
 
 	if (claim == NULL || gen == NULL)
 		return CID_EINVAL;
+	/*
+	 * First, whatever the mark says: a child's generator inside a tick its
+	 * parent covered would otherwise pass, and the parent mint it again.
+	 */
+	if (atomic_load_explicit(&claim->inherited, memory_order_relaxed))
+		return CID_EFORKED;
 	last = cid_snowflake_last_ms(gen);
 	if (last <= atomic_load_explicit(&claim->mark_ms, memory_order_relaxed))
 		return CID_OK;

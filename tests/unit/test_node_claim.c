@@ -759,6 +759,48 @@ test_handover_in_process(void)
 }
 
 /*
+ * A forked child's generator, still inside a tick its parent's mark
+ * covers: its cover must refuse, or the parent would mint the same ID
+ * next (found by tests/app's state machine).
+ */
+static cid_node_claim *fork_claim;
+static cid_snowflake_gen fork_gen;
+
+static int
+child_covers_parents_tick(void *arg)
+{
+	uint64_t	id;
+
+	(void) arg;
+	if (cid_snowflake_next_at(&fork_gen, T0_NS, &id) < 0)
+		return 50;
+	return cid_node_claim_cover(fork_claim, &fork_gen) == CID_EFORKED ? 0 : 51;
+}
+
+static void
+test_fork_child_cover_refused(void)
+{
+	char		err[256];
+	uint64_t	id;
+
+	fresh_dir();
+	EXPECT_EQ_INT(claim(&fork_claim, "app", 5, NULL, err), CID_OK);
+	EXPECT_EQ_INT(cid_snowflake_init(&fork_gen, NULL, 5, NULL, NULL), CID_OK);
+	EXPECT_EQ_INT(cid_node_claim_start(fork_claim, &fork_gen), CID_OK);
+	EXPECT_EQ_INT(cid_snowflake_next_at(&fork_gen, T0_NS, &id), CID_OK);
+	EXPECT_EQ_INT(cid_node_claim_cover(fork_claim, &fork_gen), CID_OK);
+	EXPECT_EQ_INT(wait_status(spawn(child_covers_parents_tick, NULL)), 0);
+	/* The same for an in-process claim. */
+	cid_node_claim_release(fork_claim);
+	EXPECT_EQ_INT(cid_node_claim_local(&fork_claim, "app", 5, err, sizeof(err)), CID_OK);
+	EXPECT_EQ_INT(cid_node_claim_start(fork_claim, &fork_gen), CID_OK);
+	EXPECT(cid_snowflake_next_at(&fork_gen, T0_NS + INT64_C(1000000), &id) >= 0);
+	EXPECT_EQ_INT(cid_node_claim_cover(fork_claim, &fork_gen), CID_OK);
+	EXPECT_EQ_INT(wait_status(spawn(child_covers_parents_tick, NULL)), 0);
+	cid_node_claim_release(fork_claim);
+}
+
+/*
  * Across processes: a child holds the number, mints in tick T and either
  * releases it or is killed (no cleanup at all); the parent, claiming next
  * in the same tick or with the clock stepped back a minute, starts after
@@ -1017,6 +1059,7 @@ main(void)
 	TAP_CASE(test_other_user_in_shared_dir);
 	TAP_CASE(test_handover_in_process);
 	TAP_CASE(test_handover_across_processes);
+	TAP_CASE(test_fork_child_cover_refused);
 	TAP_CASE(test_two_copies);
 	TAP_CASE(test_claimed_generator);
 	TAP_CASE(test_record);
