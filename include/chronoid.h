@@ -1260,6 +1260,65 @@ CID_API const char *cid_node_claim_path(const cid_node_claim *claim);
  */
 CID_API const char *cid_node_claim_dir(void);
 
+/*
+ * A claimed Snowflake generator: this process's one generator of (scope,
+ * node), shared by everyone in the process who opens the key (threads, the
+ * objects of a language package), holding its claim and covering every ID
+ * with the claim's mark.  The language packages are built on it.
+ */
+typedef struct cid_claimed_snowflake cid_claimed_snowflake;
+
+/*
+ * Open the process's generator of (scope, node) (scope NULL = "default";
+ * layout NULL = "pgedge"; opts NULL = defaults).  The first open makes it:
+ * claims the number, host-wide in dir when host (cid_node_claim_acquire's
+ * rules and errors, *holder_pid included) or in this process only
+ * (cid_node_claim_local), and starts after the claim's mark.  Later opens
+ * share it and count; one that asks for a host-wide claim of a generator
+ * that holds a local one takes the host-wide claim first.  CID_ENODE_HELD
+ * for an open with another layout or other policies than the generator's.
+ * In a child after fork(), the parent's generators are not found: an open
+ * makes the child's own.  err as cid_node_claim_acquire.  Thread-safe.
+ */
+CID_API int	cid_claimed_snowflake_open(cid_claimed_snowflake **out, const char *scope,
+									   uint64_t node, const cid_layout *layout,
+									   const cid_snowflake_opts *opts, bool host,
+									   const char *dir, long *holder_pid,
+									   char *err, size_t errlen) CID_MUST_CHECK;
+
+/*
+ * Close one open; the last close releases the claim (its mark stays for
+ * the next holder) and frees the generator.  NULL is a no-op.
+ */
+CID_API void	cid_claimed_snowflake_close(cid_claimed_snowflake *g);
+
+/*
+ * Next ID and a batch, as cid_snowflake_next and cid_snowflake_fill, each
+ * covered by the claim's mark before it returns; CID_EFORKED in a child
+ * after fork() (the parent may be minting under the same number), and
+ * CID_ECLAIM when the mark cannot be written (no ID may be used then).
+ */
+CID_API int	cid_claimed_snowflake_next(cid_claimed_snowflake *g, uint64_t *id) CID_MUST_CHECK;
+CID_API int	cid_claimed_snowflake_fill(cid_claimed_snowflake *g, uint64_t *ids, size_t n,
+									   size_t *done) CID_MUST_CHECK;
+
+/*
+ * For callers that drive the generator themselves (a pure step with a
+ * clock of their own, a wait without a language's global lock): the
+ * generator, and the cover every issue through it must end with.  cover
+ * returns status when it is negative, else the cover's failure or status.
+ */
+CID_API cid_snowflake_gen *cid_claimed_snowflake_gen(cid_claimed_snowflake *g);
+CID_API int	cid_claimed_snowflake_cover(cid_claimed_snowflake *g, int status) CID_MUST_CHECK;
+
+/*
+ * CID_OK while this process holds the claim; CID_EFORKED in a child after
+ * fork().  The lock file's path ("" for an in-process claim) and the scope.
+ */
+CID_API int	cid_claimed_snowflake_status(const cid_claimed_snowflake *g);
+CID_API const char *cid_claimed_snowflake_path(const cid_claimed_snowflake *g);
+CID_API const char *cid_claimed_snowflake_scope(const cid_claimed_snowflake *g);
+
 #ifdef __cplusplus
 }
 #endif

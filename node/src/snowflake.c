@@ -1,75 +1,29 @@
 /*
- * snowflake.c — Snowflake generators for JavaScript.  A process mints
- * under one (scope, node number) through one C generator: every
- * generator object made for that pair in any worker_thread shares it (so
- * IDs stay unique and increasing across threads), and the first one takes
- * the node claim: host-wide (cid_node_claim_acquire), which keeps other
- * processes and other copies of the addon off the number, or with
- * claim: false this process's own (cid_node_claim_local).  Either carries
- * the number's mark, so a generator made after the last one closed starts
- * after that one's last tick.  The pair's generator and claim live while
- * any object uses them.
+ * snowflake.c — Snowflake generators for JavaScript, over the core's
+ * claimed generators (cid_claimed_snowflake): every generator object made
+ * for one (scope, node) in any worker_thread shares the process's one C
+ * generator of the pair, which holds the node claim (host-wide, or with
+ * claim: false this process's own) and covers every ID with its mark.
  */
 #define _GNU_SOURCE
 
 #include <inttypes.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "addon.h"
 
-/* One (scope, node) of this process: its generator and claim. */
-typedef struct sf_entry
-{
-	struct sf_entry *next;
-	int			refs;			/* objects using it (registry lock) */
-	char		scope[CID_CLAIM_SCOPE_MAX + 1];
-	uint64_t	node;
-	char		spec[256];		/* canonical layout spec */
-	cid_snowflake_opts opts;
-	cid_node_claim *claim;		/* host-wide, or this process's (local) */
-	bool		host;			/* claim is host-wide */
-	cid_snowflake_gen gen;
-} sf_entry;
-
-static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
-static sf_entry *registry;
-
 /* One JavaScript generator object: its functions share this. */
 typedef struct sf_handle
 {
 	const cid_node_minter *minter;	/* first: see addon.h */
-	sf_entry   *entry;
+	cid_claimed_snowflake *gen;	/* the process's generator of (scope, node) */
+	uint64_t	node;
 	int			fn_refs;		/* live function objects (one JS thread) */
 	bool		closed;
 } sf_handle;
-
-static void
-entry_unref(sf_entry *e)
-{
-	bool		last;
-
-	pthread_mutex_lock(&registry_lock);
-	last = --e->refs == 0;
-	if (last)
-	{
-		for (sf_entry **pp = &registry; *pp != NULL; pp = &(*pp)->next)
-			if (*pp == e)
-			{
-				*pp = e->next;
-				break;
-			}
-	}
-	pthread_mutex_unlock(&registry_lock);
-	if (last)
-	{
-		cid_node_claim_release(e->claim);
-		free(e);
-	}
-}
 
 static void
 handle_close(sf_handle *h)
@@ -77,7 +31,7 @@ handle_close(sf_handle *h)
 	if (!h->closed)
 	{
 		h->closed = true;
-		entry_unref(h->entry);
+		cid_claimed_snowflake_close(h->gen);
 	}
 }
 
@@ -101,7 +55,7 @@ closed_error(napi_env env, const sf_handle *h)
 	char		msg[160];
 
 	snprintf(msg, sizeof(msg), "this snowflake generator (node %" PRIu64 ") was closed",
-			 h->entry->node);
+			 h->node);
 	napi_throw_error(env, "CHRONOID_ECLOSED", msg);
 	return NULL;
 }
@@ -112,7 +66,7 @@ mint_failed(napi_env env, int rc, void *data)
 	const sf_handle *h = data;
 
 	return cid_node_throw(env, rc, false, "snowflake (node %" PRIu64 ", layout \"%s\"): %s",
-						  h->entry->node, h->entry->gen.layout.name, cid_strerror(rc));
+						  h->node, cid_claimed_snowflake_gen(h->gen)->layout.name, cid_strerror(rc));
 }
 
 static void *
@@ -125,39 +79,20 @@ sf_open(napi_env env, void *data)
 		closed_error(env, h);
 		return NULL;
 	}
-	return h->entry;
-}
-
-/*
- * The claim's mark must cover an ID before it leaves: a generator made
- * for the number next, here or in another process, starts after it.
- */
-static int
-covered(sf_entry *e, int rc)
-{
-	int			cover;
-
-	if (rc < 0)
-		return rc;
-	cover = cid_node_claim_cover(e->claim, &e->gen);
-	return cover < 0 ? cover : rc;
+	return h->gen;
 }
 
 static int
-sf_mint(void *entry, uint64_t *id)
+sf_mint(void *gen, uint64_t *id)
 {
-	sf_entry   *e = entry;
-
-	return covered(e, cid_snowflake_next(&e->gen, id));
+	return cid_claimed_snowflake_next(gen, id);
 }
 
 /* Runs of a tick's sequence numbers reserved with one atomic operation. */
 static int
-sf_fill(void *entry, uint64_t *ids, size_t n)
+sf_fill(void *gen, uint64_t *ids, size_t n)
 {
-	sf_entry   *e = entry;
-
-	return covered(e, cid_snowflake_fill(&e->gen, ids, n, NULL));
+	return cid_claimed_snowflake_fill(gen, ids, n, NULL);
 }
 
 static const cid_node_minter sf_minter = {sf_open, sf_mint, sf_fill, mint_failed};
@@ -272,122 +207,6 @@ claim_failed(napi_env env, int rc, const char *msg, long holder)
 	return NULL;
 }
 
-static bool
-same_config(const sf_entry *e, const char *spec, const cid_snowflake_opts *o)
-{
-	return strcmp(e->spec, spec) == 0 && e->opts.on_behind == o->on_behind &&
-		e->opts.max_drift_ms == o->max_drift_ms && e->opts.max_wait_ms == o->max_wait_ms &&
-		e->opts.on_exhausted == o->on_exhausted && e->opts.max_borrow_ticks == o->max_borrow_ticks;
-}
-
-/*
- * Claim (scope, node) for e, host-wide or in this process, and start e's
- * generator after the claim's mark; the claim it replaces (a local one
- * when a host-wide one is asked for) is released.  Registry held.  Throws
- * and returns false on failure.
- */
-static bool
-entry_claim(napi_env env, sf_entry *e, bool host, const char *claim_dir)
-{
-	cid_node_claim *c = NULL;
-	char		msg[512];
-	long		holder = 0;
-	int			rc;
-
-	if (host)
-		rc = cid_node_claim_acquire(&c, e->scope, e->node, claim_dir, &holder, msg, sizeof(msg));
-	else
-		rc = cid_node_claim_local(&c, e->scope, e->node, msg, sizeof(msg));
-	if (rc == CID_OK)
-	{
-		rc = cid_node_claim_start(c, &e->gen);
-		if (rc != CID_OK)
-		{
-			snprintf(msg, sizeof(msg), "node %" PRIu64 " of scope \"%s\": the last holder's "
-					 "mark (%" PRId64 " ms) lies past the layout's time field",
-					 e->node, e->scope, cid_node_claim_mark_ms(c));
-			cid_node_claim_release(c);
-		}
-	}
-	if (rc != CID_OK)
-	{
-		if (rc == CID_ENODE_HELD)
-			strncat(msg, ": give every process its own node number (or a lease), "
-					"or another claim scope", sizeof(msg) - strlen(msg) - 1);
-		claim_failed(env, rc, msg, holder);
-		return false;
-	}
-	cid_node_claim_release(e->claim);
-	e->claim = c;
-	e->host = host;
-	return true;
-}
-
-/*
- * The entry of (scope, node), made if new, with a host-wide claim when
- * asked and it has none yet; NULL after throwing.
- */
-static sf_entry *
-entry_get(napi_env env, const char *scope, uint64_t node, const cid_layout *layout,
-		  const char *spec, const cid_snowflake_opts *opts, bool claim, const char *claim_dir)
-{
-	sf_entry   *e;
-	int			rc;
-
-	pthread_mutex_lock(&registry_lock);
-	for (e = registry; e != NULL; e = e->next)
-		if (e->node == node && strcmp(e->scope, scope) == 0)
-			break;
-	if (e != NULL && !same_config(e, spec, opts))
-	{
-		pthread_mutex_unlock(&registry_lock);
-		cid_node_throw(env, CID_ENODE_HELD, false,
-					   "node %" PRIu64 " of scope \"%s\" is already in use in this process with "
-					   "layout \"%s\" and other settings: one process mints under one number "
-					   "with one layout and one set of policies", node, scope, e->spec);
-		return NULL;
-	}
-	if (e == NULL)
-	{
-		e = calloc(1, sizeof(*e));
-		if (e == NULL)
-		{
-			pthread_mutex_unlock(&registry_lock);
-			cid_node_throw(env, CID_EINVAL, false, "out of memory");
-			return NULL;
-		}
-		snprintf(e->scope, sizeof(e->scope), "%s", scope);
-		snprintf(e->spec, sizeof(e->spec), "%s", spec);
-		e->node = node;
-		e->opts = *opts;
-		rc = cid_snowflake_init(&e->gen, layout, node, opts, NULL);
-		if (rc != CID_OK)
-		{
-			pthread_mutex_unlock(&registry_lock);
-			free(e);
-			cid_node_throw(env, rc, false, "snowflake generator: %s", cid_strerror(rc));
-			return NULL;
-		}
-		if (!entry_claim(env, e, claim, claim_dir))
-		{
-			pthread_mutex_unlock(&registry_lock);
-			free(e);
-			return NULL;
-		}
-		e->next = registry;
-		registry = e;
-	}
-	else if (claim && !e->host && !entry_claim(env, e, true, claim_dir))
-	{
-		/* The entry stays, with its local claim, for its users. */
-		pthread_mutex_unlock(&registry_lock);
-		return NULL;
-	}
-	e->refs++;
-	pthread_mutex_unlock(&registry_lock);
-	return e;
-}
-
 /*
  * snowflake(layout, node, scope, claim, claimDir, onBehind, maxDriftMs,
  * maxWaitMs, onExhausted, maxBorrowTicks): { next, batch, close, node,
@@ -406,13 +225,12 @@ sf_create(napi_env env, napi_callback_info info)
 	char		dir_buf[4096];
 	const char *scope;
 	const char *dir;
-	char		spec[256];
 	bool		claim = true;
 	int			behind = CID_BEHIND_RUN_AHEAD;
 	int			exhaust = CID_EXHAUST_WAIT;
 	int64_t		borrow;
 	sf_handle  *h;
-	sf_entry   *e;
+	cid_claimed_snowflake *gen;
 	napi_value	obj,
 				v;
 
@@ -443,20 +261,30 @@ sf_create(napi_env env, napi_callback_info info)
 							  layout.bits[CID_FIELD_NODE]);
 	if (scope == NULL)
 		scope = "default";
-	if (cid_layout_format(spec, sizeof(spec), &layout) < 0)
-		snprintf(spec, sizeof(spec), "%s", layout.name);
 
-	e = entry_get(env, scope, node, &layout, spec, &opts, claim, dir);
-	if (e == NULL)
-		return NULL;
+	{
+		char		msg[512];
+		long		holder = 0;
+		int			rc = cid_claimed_snowflake_open(&gen, scope, node, &layout, &opts, claim, dir,
+													&holder, msg, sizeof(msg));
+
+		if (rc != CID_OK)
+		{
+			if (rc == CID_ENODE_HELD && strstr(msg, " is held by ") != NULL)
+				strncat(msg, ": give every process its own node number (or a lease), "
+						"or another claim scope", sizeof(msg) - strlen(msg) - 1);
+			return claim_failed(env, rc, msg, holder);
+		}
+	}
 	h = calloc(1, sizeof(*h));
 	if (h == NULL)
 	{
-		entry_unref(e);
+		cid_claimed_snowflake_close(gen);
 		return cid_node_throw(env, CID_EINVAL, false, "out of memory");
 	}
 	h->minter = &sf_minter;
-	h->entry = e;
+	h->gen = gen;
+	h->node = node;
 	if (napi_create_object(env, &obj) != napi_ok)
 	{
 		handle_close(h);
@@ -481,8 +309,8 @@ sf_create(napi_env env, napi_callback_info info)
 		napi_create_bigint_uint64(env, node, &v) != napi_ok ||
 		napi_set_named_property(env, obj, "node", v) != napi_ok)
 		return cid_node_napi_failed(env, "cannot describe the generator");
-	if (e->host)
-		napi_create_string_utf8(env, cid_node_claim_path(e->claim), NAPI_AUTO_LENGTH, &v);
+	if (claim)
+		napi_create_string_utf8(env, cid_claimed_snowflake_path(gen), NAPI_AUTO_LENGTH, &v);
 	else
 		napi_get_null(env, &v);
 	if (napi_set_named_property(env, obj, "claimPath", v) != napi_ok)

@@ -878,6 +878,71 @@ test_two_copies(void)
 	EXPECT_EQ_INT(wait_status(spawn(child_expect_held, &e)), 0);
 }
 
+/*
+ * The claimed generator: opens of one key share one generator (a handover
+ * of the last open starts after its mark), another layout is refused, a
+ * local one becomes host-wide when asked, and a forked child mints nothing
+ * under its parent's.
+ */
+static int
+child_of_claimed(void *arg)
+{
+	cid_claimed_snowflake *g = arg,
+			   *mine = NULL;
+	uint64_t	id;
+	char		err[256];
+
+	if (cid_claimed_snowflake_next(g, &id) != CID_EFORKED ||
+		cid_claimed_snowflake_status(g) != CID_EFORKED)
+		return 40;
+	/* The child's own open: refused while the parent holds the number. */
+	if (cid_claimed_snowflake_open(&mine, "gen", 8, NULL, NULL, true, dir, NULL,
+								   err, sizeof(err)) != CID_ENODE_HELD)
+		return 41;
+	cid_claimed_snowflake_close(g);
+	return 0;
+}
+
+static void
+test_claimed_generator(void)
+{
+	cid_claimed_snowflake *a = NULL,
+			   *b = NULL,
+			   *c = NULL;
+	cid_layout	l;
+	char		err[256];
+	uint64_t	x = 0,
+				y = 0;
+	uint64_t	ids[100];
+	size_t		done = 0;
+
+	fresh_dir();
+	EXPECT_EQ_INT(cid_claimed_snowflake_open(&a, "gen", 8, NULL, NULL, false, NULL, NULL,
+											 err, sizeof(err)), CID_OK);
+	EXPECT_STR(cid_claimed_snowflake_path(a), "");
+	EXPECT_EQ_INT(cid_claimed_snowflake_open(&b, "gen", 8, NULL, NULL, true, dir, NULL,
+											 err, sizeof(err)), CID_OK);
+	EXPECT(a == b);
+	EXPECT(strstr(cid_claimed_snowflake_path(a), "/gen.8.lock") != NULL);
+	EXPECT_EQ_INT(cid_layout_preset(&l, "twitter"), CID_OK);
+	EXPECT_EQ_INT(cid_claimed_snowflake_open(&c, "gen", 8, &l, NULL, false, NULL, NULL,
+											 err, sizeof(err)), CID_ENODE_HELD);
+	EXPECT(strstr(err, "one layout") != NULL);
+	EXPECT(cid_claimed_snowflake_next(a, &x) >= 0);
+	EXPECT(cid_claimed_snowflake_fill(b, ids, 100, &done) >= 0);
+	EXPECT_EQ_U64(done, 100);
+	EXPECT(ids[0] > x);
+	EXPECT_EQ_INT(wait_status(spawn(child_of_claimed, a)), 0);
+	cid_claimed_snowflake_close(a);
+	cid_claimed_snowflake_close(b);
+	EXPECT_EQ_INT(cid_claimed_snowflake_open(&a, "gen", 8, NULL, NULL, true, dir, NULL,
+											 err, sizeof(err)), CID_OK);
+	EXPECT(cid_claimed_snowflake_next(a, &y) >= 0);
+	EXPECT(y > ids[99]);
+	cid_claimed_snowflake_close(a);
+	cid_claimed_snowflake_close(NULL);
+}
+
 static void
 test_strerror_names(void)
 {
@@ -913,6 +978,7 @@ main(void)
 	TAP_CASE(test_handover_in_process);
 	TAP_CASE(test_handover_across_processes);
 	TAP_CASE(test_two_copies);
+	TAP_CASE(test_claimed_generator);
 	TAP_CASE(test_strerror_names);
 	{
 		char		cmd[300];
