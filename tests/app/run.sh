@@ -47,7 +47,7 @@ if ! ${CC:-cc} -std=c11 -O1 -g -Wall -Wextra -Werror -Iinclude tests/app/worker.
     bail "build tests/app/worker.c"
 fi
 chmod 755 "$tmp/bin/cworker"
-kinds+=(c)
+kinds+=(c cs)
 
 node_args=()
 if command -v node >/dev/null 2>&1; then

@@ -4,7 +4,8 @@ and Snowflake uniqueness on the application side, as
 pg/test/statemachine/statemachine.py is for the server.
 
 A pool of worker processes (worker.js: Node, one or two copies of the
-addon; worker.c: the C API; worker.py: Python), some as a second OS user,
+addon; worker.c: the C claim API, or the shared generator the faces use;
+worker.py: Python), some as a second OS user,
 share one sticky claim directory of the test's own.  Each step is drawn
 at random: spawn a worker, claim a node number (0..3 of two scopes, so
 collisions are frequent) host-wide or in-process, mint k IDs or a batch,
@@ -60,6 +61,9 @@ MAX_WORKERS = 6
 REPLY_S = 120
 TICK_BUDGET = 1500  # IDs at one clock reading before the driver moves it on
 MINT_ERRORS = {"CHRONOID_EDRIFT", "CHRONOID_EWAIT_TIMEOUT"}
+# Kinds whose opens of one number in one process (one copy) share one
+# generator; the others refuse a second open there.
+SHARING = {"node", "node2", "cs", "py"}
 
 
 class Failure(Exception):
@@ -248,7 +252,7 @@ class Machine:
         key = (scope, node)
         if not host:
             if self.local_holders(w, key):
-                return "ok" if w.kind.startswith("node") else "held"
+                return "ok" if w.kind in SHARING else "held"
             return "ok"
         path = os.path.join(self.claim_dir, f"{scope}.{node}.lock")
         try:
@@ -258,7 +262,7 @@ class Machine:
         if owner is not None and owner != pwd.getpwnam(w.user).pw_uid:
             return "eclaim"
         holders = self.live_holders(key)
-        if (w, copy) in holders and w.kind.startswith("node"):
+        if (w, copy) in holders and w.kind in SHARING:
             return "ok"  # one generator per (scope, node) in a copy: shared
         return "held" if holders else "ok"
 
@@ -303,8 +307,8 @@ class Machine:
         self.serial += 1
         if kind in ("node", "node2"):
             argv = ["node", os.path.join(self.bin, "worker.js")] + self.pkgs[:2 if kind == "node2" else 1]
-        elif kind == "c":
-            argv = [self.a.cworker]
+        elif kind in ("c", "cs"):
+            argv = [self.a.cworker, "claim" if kind == "c" else "shared"]
         elif kind == "py":
             argv = [sys.executable, os.path.join(self.bin, "worker.py")]
         else:
@@ -356,7 +360,7 @@ class Machine:
         holders = self.live_holders((scope, node)) if host else set()
         hnum = w.next_h
         w.next_h += 1
-        cmd = f"open {hnum} {copy} {scope} {node} {1 if host else 0}" if w.kind != "c" else \
+        cmd = f"open {hnum} {copy} {scope} {node} {1 if host else 0}" if w.kind not in ("c", "cs") else \
             f"open {hnum} {scope} {node} {1 if host else 0}"
         _, r = w.call(cmd)
         got = r[1]
@@ -428,7 +432,7 @@ class Machine:
 
     def step_fork(self):
         w = self.rnd.choice(list(self.workers.values()))
-        if w.kind == "c" or w.kind == "py":
+        if w.kind in ("c", "cs", "py"):
             lines, r = w.call("fork")
             self.note(f"fork {w.label}: {' '.join(r[1:])[:60]}; child: {'; '.join(lines)[:200]}")
             if r[1] != "ok":
@@ -582,7 +586,9 @@ def main():
     ap.add_argument("--node-pkg", help="the npm package directory, with build/chronoid.node")
     ap.add_argument("--cworker", help="worker.c built against libchronoid")
     ap.add_argument("--python-site", help="PYTHONPATH for worker.py: where chronoid is installed")
-    ap.add_argument("--kinds", default="node,node2,c", help="worker kinds: node, node2, c, py")
+    ap.add_argument("--kinds", default="node,node2,c,cs",
+                    help="worker kinds: node, node2 (two addon copies), c (worker.c claim), "
+                         "cs (worker.c shared), py")
     a = ap.parse_args()
     seed = a.seed if a.seed is not None else random.SystemRandom().randrange(1, 2**31)
     print(f"# seed {seed} ({a.steps} steps, workers {a.kinds})")

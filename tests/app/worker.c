@@ -1,9 +1,11 @@
 /*
  * worker.c — the C face of the application state machine
  * (tests/app/statemachine.py): a process that claims node numbers and
- * mints Snowflakes through libchronoid as an application would (claim,
- * start after the mark, cover every ID before it leaves), driven by
- * commands on stdin, one per line, answering on stdout.
+ * mints Snowflakes through libchronoid as an application would, driven by
+ * commands on stdin, one per line, answering on stdout.  `worker claim`
+ * uses the claim itself (acquire, start after the mark, cover every ID
+ * before it leaves); `worker shared` the process's shared generator of a
+ * number (cid_claimed_snowflake, what the Node and Python faces use).
  *
  *   open H SCOPE NODE CLAIM   claim (CLAIM 1: host-wide, 0: in-process)
  *   mint H K                  K IDs, each written before the next is made
@@ -38,11 +40,13 @@ typedef struct handle
 	bool		host;
 	char		scope[CID_CLAIM_SCOPE_MAX + 1];
 	uint64_t	node;
-	cid_node_claim *claim;
+	cid_node_claim *claim;		/* claim mode */
 	cid_snowflake_gen gen;
+	cid_claimed_snowflake *shared;	/* shared mode */
 } handle;
 
 static handle handles[MAX_HANDLES];
+static bool shared_mode;
 
 /* One line, one write: a reader never sees half of it. */
 static void
@@ -128,15 +132,22 @@ do_open(int h, const char *scope, uint64_t node, int host)
 
 	if (x == NULL)
 		return;
-	rc = host ? cid_node_claim_acquire(&x->claim, scope, node, NULL, &holder, err, sizeof(err))
-		: cid_node_claim_local(&x->claim, scope, node, err, sizeof(err));
+	if (shared_mode)
+		rc = cid_claimed_snowflake_open(&x->shared, scope, node, NULL, NULL, host != 0, NULL,
+										&holder, err, sizeof(err));
+	else
+		rc = host ? cid_node_claim_acquire(&x->claim, scope, node, NULL, &holder, err, sizeof(err))
+			: cid_node_claim_local(&x->claim, scope, node, err, sizeof(err));
 	if (rc != CID_OK)
 	{
 		say("r %s %s %ld %s", word(rc), code(rc), holder, err);
 		return;
 	}
-	rc = cid_snowflake_init(&x->gen, NULL, node, NULL, NULL);
-	if (rc == CID_OK)
+	if (shared_mode)
+		rc = CID_OK;
+	else
+		rc = cid_snowflake_init(&x->gen, NULL, node, NULL, NULL);
+	if (rc == CID_OK && !shared_mode)
 		rc = cid_node_claim_start(x->claim, &x->gen);
 	if (rc != CID_OK)
 	{
@@ -149,6 +160,30 @@ do_open(int h, const char *scope, uint64_t node, int host)
 	x->node = node;
 	snprintf(x->scope, sizeof(x->scope), "%s", scope);
 	say("r ok");
+}
+
+/* One ID, covered by the claim's mark before it may leave. */
+static int
+next_id(handle *x, uint64_t *id)
+{
+	int			rc;
+
+	if (shared_mode)
+		return cid_claimed_snowflake_next(x->shared, id);
+	rc = cid_snowflake_next(&x->gen, id);
+	return rc < 0 ? rc : cid_node_claim_cover(x->claim, &x->gen);
+}
+
+static int
+fill_ids(handle *x, uint64_t *ids, size_t n)
+{
+	size_t		done = 0;
+	int			rc;
+
+	if (shared_mode)
+		return cid_claimed_snowflake_fill(x->shared, ids, n, &done);
+	rc = cid_snowflake_fill(&x->gen, ids, n, &done);
+	return rc < 0 ? rc : cid_node_claim_cover(x->claim, &x->gen);
 }
 
 /* Mint k IDs one by one (one fill of k when fill): cover, then write. */
@@ -168,11 +203,7 @@ do_mint(int h, long k, bool fill)
 	}
 	if (fill)
 	{
-		size_t		done = 0;
-
-		rc = cid_snowflake_fill(&x->gen, ids, (size_t) k, &done);
-		if (rc >= 0)
-			rc = cid_node_claim_cover(x->claim, &x->gen);
+		rc = fill_ids(x, ids, (size_t) k);
 		if (rc < 0)
 		{
 			say("r %s %s", word(rc), code(rc));
@@ -187,9 +218,7 @@ do_mint(int h, long k, bool fill)
 	{
 		uint64_t	id;
 
-		rc = cid_snowflake_next(&x->gen, &id);
-		if (rc >= 0)
-			rc = cid_node_claim_cover(x->claim, &x->gen);
+		rc = next_id(x, &id);
 		if (rc < 0)
 		{
 			say("r %s %s", word(rc), code(rc));
@@ -207,9 +236,13 @@ do_close(int h)
 
 	if (x == NULL)
 		return;
-	cid_node_claim_release(x->claim);
+	if (shared_mode)
+		cid_claimed_snowflake_close(x->shared);
+	else
+		cid_node_claim_release(x->claim);
 	x->open = false;
 	x->claim = NULL;
+	x->shared = NULL;
 	say("r ok");
 }
 
@@ -243,9 +276,7 @@ do_fork(void)
 
 			if (!x->open)
 				continue;
-			rc = cid_snowflake_next(&x->gen, &id);
-			if (rc >= 0)
-				rc = cid_node_claim_cover(x->claim, &x->gen);
+			rc = next_id(x, &id);
 			if (rc >= 0)
 			{
 				say("id %d %" PRIu64, h, id);
@@ -253,12 +284,38 @@ do_fork(void)
 			}
 			else
 				say("fmint %d %s", h, word(rc));
+			if (shared_mode)
+			{
+				/* A face that drives the generator itself (a wait without
+				 * its language's lock) and ends with the cover. */
+				rc = cid_snowflake_next(cid_claimed_snowflake_gen(x->shared), &id);
+				rc = cid_claimed_snowflake_cover(x->shared, rc);
+				if (rc >= 0)
+				{
+					say("id %d %" PRIu64, h, id);
+					say("fmint %d ok", h);
+				}
+				else
+					say("fmint %d %s", h, word(rc));
+			}
 			if (!x->host)
 				continue;
-			rc = cid_node_claim_acquire(&c, x->scope, x->node, NULL, NULL, err, sizeof(err));
+			if (shared_mode)
+			{
+				cid_claimed_snowflake *g = NULL;
+
+				rc = cid_claimed_snowflake_open(&g, x->scope, x->node, NULL, NULL, true, NULL,
+												NULL, err, sizeof(err));
+				if (rc == CID_OK)
+					cid_claimed_snowflake_close(g);
+			}
+			else
+			{
+				rc = cid_node_claim_acquire(&c, x->scope, x->node, NULL, NULL, err, sizeof(err));
+				if (rc == CID_OK)
+					cid_node_claim_release(c);
+			}
 			say("fclaim %d %s", h, rc == CID_OK ? "ok" : word(rc));
-			if (rc == CID_OK)
-				cid_node_claim_release(c);
 		}
 		_exit(0);
 	}
@@ -271,11 +328,17 @@ do_fork(void)
 }
 
 int
-main(void)
+main(int argc, char **argv)
 {
 	char		line[512];
 	FILE	   *in = stdin;
 
+	if (argc != 2 || (strcmp(argv[1], "claim") != 0 && strcmp(argv[1], "shared") != 0))
+	{
+		fprintf(stderr, "usage: worker claim|shared\n");
+		return 2;
+	}
+	shared_mode = strcmp(argv[1], "shared") == 0;
 	setvbuf(stdout, NULL, _IONBF, 0);
 	while (fgets(line, sizeof(line), in) != NULL)
 	{
@@ -305,7 +368,9 @@ main(void)
 			say("r bad command %s", cmd);
 	}
 	for (int h = 0; h < MAX_HANDLES; h++)
-		if (handles[h].open)
+		if (handles[h].open && shared_mode)
+			cid_claimed_snowflake_close(handles[h].shared);
+		else if (handles[h].open)
 			cid_node_claim_release(handles[h].claim);
 	say("r ok");
 	return 0;
