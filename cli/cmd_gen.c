@@ -160,46 +160,42 @@ typedef struct gen_claim
 } gen_claim;
 
 /*
- * Claim node for the run, so that a second process minting the same
- * layout's node on this host (another gen, an application through the
- * npm or Python package) is refused instead of minting the same IDs.  The
- * claim goes with the process.  Nothing to claim without a node field.
+ * The run's generator, holding the node's claim, so that a second process
+ * minting the same layout's node on this host (another gen, an application
+ * through the npm or Python package) is refused instead of minting the
+ * same IDs, and a run that follows another on the number (a loop of gen
+ * calls) starts after the previous one's last tick (the claim's mark).
+ * The claim goes with the process.  A layout without a node field is
+ * claimed as node 0.  --no-claim: this process's claim only.
  */
-static bool
-claim_node(const gen_claim *how, const cid_layout *layout, uint64_t node)
+static cid_claimed_snowflake *
+open_generator(const gen_claim *how, const cid_layout *layout, uint64_t node)
 {
-	cid_node_claim *claim;
+	cid_claimed_snowflake *g = NULL;
 	char		err[512];
 	int			rc;
 
-	if (how->off || layout->bits[CID_FIELD_NODE] == 0)
-		return true;
-	rc = cid_node_claim_acquire(&claim, how->scope, node, how->dir, NULL, err, sizeof(err));
+	rc = cid_claimed_snowflake_open(&g, how->scope, node, layout, NULL, !how->off, how->dir,
+									NULL, err, sizeof(err));
 	if (rc == CID_OK)
-		return true;
+		return g;
 	cli_error("gen", "snowflake: %s", err);
 	if (rc == CID_ENODE_HELD)
 		cli_error("gen", "hint: choose another --node, or --no-claim if the number is known to be free");
-	else
-		cli_error("gen", "hint: --claim-dir DIR for another directory, or --no-claim");
-	return false;
+	else if (rc == CID_ECLAIM || strstr(err, "absolute path") != NULL)
+		cli_error("gen", "hint: --claim-dir DIR (an absolute path) for another directory, or --no-claim");
+	return NULL;
 }
 
 static int
 gen_snowflake(const cid_layout *layout, uint64_t node, uint64_t count, const gen_claim *how)
 {
 	static uint64_t ids[SNOWFLAKE_BATCH];
-	cid_snowflake_gen gen;
-	int			rc;
+	cid_claimed_snowflake *gen = open_generator(how, layout, node);
+	int			rc = CID_OK;
 
-	if (!claim_node(how, layout, node))
+	if (gen == NULL)
 		return CLI_EXIT_FAIL;
-	rc = cid_snowflake_init(&gen, layout, node, NULL, NULL);
-	if (rc < 0)
-	{
-		cli_error("gen", "snowflake: %s", cid_strerror(rc));
-		return CLI_EXIT_FAIL;
-	}
 	while (count > 0)
 	{
 		size_t		n = count < SNOWFLAKE_BATCH ? (size_t) count : SNOWFLAKE_BATCH;
@@ -209,10 +205,10 @@ gen_snowflake(const cid_layout *layout, uint64_t node, uint64_t count, const gen
 		size_t		i;
 
 		/* On failure, print the IDs issued before it: they are valid. */
-		rc = cid_snowflake_fill(&gen, ids, n, &done);
+		rc = cid_claimed_snowflake_fill(gen, ids, n, &done);
 		if (rc >= 0)
 			done = n;
-		else if (done > n)
+		else if (done > n || rc == CID_ECLAIM)
 			done = 0;
 		p = cli_out_reserve(done * (CLI_U64_DIGITS + 1));
 		for (i = 0; i < done; i++)
@@ -222,11 +218,14 @@ gen_snowflake(const cid_layout *layout, uint64_t node, uint64_t count, const gen
 		}
 		cli_out_commit(k);
 		if (rc < 0)
-		{
-			cli_error("gen", "snowflake: %s", cid_strerror(rc));
-			return CLI_EXIT_FAIL;
-		}
+			break;
 		count -= n;
+	}
+	cid_claimed_snowflake_close(gen);
+	if (rc < 0)
+	{
+		cli_error("gen", "snowflake: %s", cid_strerror(rc));
+		return CLI_EXIT_FAIL;
 	}
 	return CLI_EXIT_OK;
 }

@@ -25,6 +25,24 @@ MAKEFLAGS_EXTRA=()
 # shellcheck source=scripts/check_lib.bash
 . scripts/check_lib.bash
 
+# Node claims are host-wide (docs/node-claims.md): every suite claims in a
+# directory of this run's own, never in the host's default one, whose
+# listing must be the same at the end (claims_untouched).
+claims_root=$(mktemp -d /tmp/chronoid-check-claims.XXXXXX) || exit 1
+export CHRONOID_CLAIM_DIR=$claims_root/claims
+CHRONOID_HOST_CLAIMS=$(ls -A /run/lock/chronoid 2>&1)
+export CHRONOID_HOST_CLAIMS
+# shellcheck disable=SC2016 # expanded by the inner shell
+claims_untouched=(bash -c '
+    after=$(ls -A /run/lock/chronoid 2>&1)
+    if [ "$after" = "$CHRONOID_HOST_CLAIMS" ]; then
+        echo "ok 1 - the host claim directory is as it was before the run"
+    else
+        echo "not ok 1 - a suite claimed in the host claim directory /run/lock/chronoid"
+        diff <(echo "$CHRONOID_HOST_CLAIMS") <(echo "$after") | sed "s/^/# /"
+    fi
+    echo "1..1"')
+
 # The extension on each PostgreSQL version of the matrix (docs/testing.md):
 # 15 is Debian's (CHRONOID_PG15_CONFIG, default pg_config); 17 and 18 are
 # built from Debian's source packages by scripts/pgbuild.sh into its cache.
@@ -137,6 +155,8 @@ quick() {
 if [ "${1:-}" = quick ]; then
     shift
     quick "$@"
+    run_tap claims "${claims_untouched[@]}"
+    rm -rf "$claims_root"
     echo "${passed} passed, ${failed} failed, ${skipped} skipped"
     [ "$failed" -eq 0 ]
     exit
@@ -302,7 +322,7 @@ job_sql_scenarios() {
 # waits for the lock; the rest runs beside the install, the shortest last.
 CHECK_SHARED_LOCK=$(mktemp /tmp/chronoid-check-shared.XXXXXX)
 # shellcheck disable=SC2064 # the paths are known now
-trap "rm -rf ${deb_dir:+'$deb_dir'} ${initdb_template:+'$initdb_template'} '$CHECK_SHARED_LOCK'" EXIT
+trap "rm -rf ${deb_dir:+'$deb_dir'} ${initdb_template:+'$initdb_template'} '$CHECK_SHARED_LOCK' '$claims_root'" EXIT
 job_debian_install() {
     [ -n "$deb_dir" ] && TAP_NAME="debian.sh install" run_tap scenario tests/scenarios/debian.sh install "$deb_dir"
 }
@@ -329,6 +349,7 @@ run_queue build/check-workers "${CHRONOID_CHECK_WORKERS:-$jobs}"
 # Last: the suites on newer servers already cached rebuild pg/ for them
 # (pg/.pg-build), which the suites above would otherwise undo.
 [ -x pg/test/run.sh ] && CHRONOID_PG_INSTALLED= pg_matrix cached
+run_tap claims "${claims_untouched[@]}"
 
 echo "${passed} passed, ${failed} failed, ${skipped} skipped"
 [ "$failed" -eq 0 ]

@@ -17,9 +17,10 @@ want=(build-essential pkg-config uuid-dev libssl-dev clang libclang-rt-dev faket
       # the Python package (python/): built by pip without an index, from
       # Debian's setuptools; tested with Debian's pytest and psycopg 3; its
       # Debian package (python3-chronoid) built by pybuild; its stubs checked
-      # by mypy
+      # by mypy; its prefork recipe run under a real gunicorn
       python3-dev python3-pip python3-setuptools python3-wheel python3-pytest
-      python3-psycopg python3-all-dev dh-python pybuild-plugin-pyproject python3-mypy)
+      python3-psycopg python3-all-dev dh-python pybuild-plugin-pyproject python3-mypy
+      python3-gunicorn)
 # pglogical (docs/cluster.md: the all-to-all topology) for the installed
 # server's major version, when the distribution has it.
 if pgv=$(pg_config --version 2>/dev/null | sed -nE 's/^PostgreSQL ([0-9]+).*/\1/p') &&

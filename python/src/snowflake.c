@@ -1,23 +1,28 @@
 /*
  * snowflake.c — chronoid.Snowflake: a Snowflake generator of any layout
- * and policy of the core, safe across threads and across fork().
+ * and policy of the core, safe across threads and across fork(), over the
+ * core's claimed generators (cid_claimed_snowflake): every object made for
+ * one (scope, node) in a process shares the process's one generator of the
+ * pair, which holds the node claim (host-wide by default, this process's
+ * own with claim=False) and covers every ID with the claim's mark, so a
+ * generator made after another was dropped starts after its last tick.
  *
  * Threads: next() first tries the core's pure step with the GIL held (no
  * wait is possible there, and most calls end there); only when the step
  * says the generator must wait (CID_EAGAIN) is the GIL released around the
  * core's driver, which sleeps until the clock allows.  Batches always run
  * without the GIL.  While any thread is inside the driver without the GIL,
- * the fast path is skipped: its clock reading could predate what that
- * thread publishes, which a "fail" policy would take for a clock going
- * back.
+ * and always under on_behind='fail', the fast path is skipped: its clock
+ * reading could predate what that thread publishes, which a "fail" policy
+ * would take for a clock going back.
  *
- * Fork: a generator remembers cpy_fork_generation; in a child the value
- * differs and the generator refuses to mint (ForkError) until renode()
- * gives it a node of its own: the parent, and every other child, would
- * mint the same IDs.  A generator made with claim=True holds the core's
- * host-wide claim on its node (src/node_claim.c); in a child, where that
- * claim is the parent's, it claims the lowest free number itself before
- * its first ID.
+ * Fork: an object remembers cpy_fork_generation; in a child the value
+ * differs and the parent's generator is not the child's.  A node given as
+ * an int stays that node: the object raises ForkError until renode() gives
+ * it one in the child (the parent, and every other child, would mint the
+ * same IDs, and no number may be chosen for the application).  A node
+ * chosen by the claim (node=None or a range) is chosen again: the child
+ * claims the lowest free number of the same range before its first ID.
  */
 #include "chronoid_py.h"
 
@@ -27,12 +32,18 @@
 typedef struct
 {
 	PyObject_HEAD
-	cid_snowflake_gen gen;
+	cid_claimed_snowflake *g;	/* NULL before __init__ and after close() */
+	cid_layout	layout;
+	cid_snowflake_opts opts;
+	uint64_t	node;
+	uint64_t	first;			/* the range the node is chosen from */
+	uint64_t	last;
+	bool		chosen;			/* node=None or a range: chosen by the claim */
+	bool		host;			/* claim=True: host-wide */
+	bool		closed;
 	uint64_t	forkgen;		/* cpy_fork_generation it may mint under */
 	long		pid;			/* the process that made it (messages) */
 	int			waiting;		/* threads in the core without the GIL */
-	cid_node_claim *claim;		/* claim=True: the claim on gen.node */
-	bool		claiming;		/* claim=True */
 	char	   *scope;			/* claim scope (PyMem), NULL = default */
 	char	   *claim_dir;		/* claim directory (PyMem), NULL = default */
 } SnowflakeObject;
@@ -87,20 +98,61 @@ ms_arg(PyObject *o, const char *name, int64_t *out)
 	return 0;
 }
 
+/*
+ * A node argument: an int (exactly that node), or with a claim a range of
+ * step 1 (the lowest free one in it); 0 with *first and *last set.
+ */
 static int
-node_arg(SnowflakeObject *self, PyObject *o, uint64_t *node)
+node_arg(SnowflakeObject *self, PyObject *o, bool host, uint64_t *first, uint64_t *last,
+		 bool *chosen)
 {
 	char		ctx[96];
+	uint64_t	max = cid_layout_max_node(&self->layout);
 
 	snprintf(ctx, sizeof(ctx), " (layout %s has %d node bits)",
-			 self->gen.layout.name, self->gen.layout.bits[CID_FIELD_NODE]);
-	return cpy_uint(o, "node", cid_layout_max_node(&self->gen.layout), ctx, node);
+			 self->layout.name, self->layout.bits[CID_FIELD_NODE]);
+	if (PyRange_Check(o))
+	{
+		PyObject   *start = PyObject_GetAttrString(o, "start");
+		PyObject   *stop = PyObject_GetAttrString(o, "stop");
+		PyObject   *step = PyObject_GetAttrString(o, "step");
+		uint64_t	a = 0,
+					b = 0;
+		int			rc = -1;
+
+		if (start != NULL && stop != NULL && step != NULL)
+		{
+			if (!host)
+				cpy_raise(cpy_TypeError, "node=%R needs claim=True: a number is chosen from "
+						  "a range by claiming it", o);
+			else if (PyLong_AsLong(step) != 1 || PyObject_Length(o) < 1)
+				cpy_raise(cpy_ValueError, "node=%R: expected a non-empty range of step 1", o);
+			else if (cpy_uint(start, "node range start", max, ctx, &a) == 0 &&
+					 cpy_uint(stop, "node range stop", max + 1, ctx, &b) == 0)
+			{
+				*first = a;
+				*last = b - 1;
+				*chosen = true;
+				rc = 0;
+			}
+		}
+		Py_XDECREF(start);
+		Py_XDECREF(stop);
+		Py_XDECREF(step);
+		return rc;
+	}
+	if (cpy_uint(o, "node", max, ctx, first) < 0)
+		return -1;
+	*last = *first;
+	*chosen = false;
+	return 0;
 }
 
 /*
- * Claim node in [first, last], the lowest free one; 0 with self->claim and
- * gen.node set.  A held number is skipped; any other failure (a directory
- * the core will not trust, a bad scope) is raised at once.
+ * Open the process's generator of the lowest free node in [first, last]
+ * (held numbers are skipped; any other failure, such as a directory the
+ * core will not trust, is raised at once); 0 with self->g and self->node
+ * set, the generator it replaces closed.
  */
 static int
 claim_node(SnowflakeObject *self, uint64_t first, uint64_t last)
@@ -110,29 +162,28 @@ claim_node(SnowflakeObject *self, uint64_t first, uint64_t last)
 
 	for (n = first;; n++)
 	{
-		cid_node_claim *c = NULL;
+		cid_claimed_snowflake *g = NULL;
 		long		holder = 0;
 		int			st;
 
-		err[0] = '\0';
-		st = cid_node_claim_acquire(&c, self->scope, n, self->claim_dir, &holder, err, sizeof(err));
+		st = cid_claimed_snowflake_open(&g, self->scope, n, &self->layout, &self->opts,
+										self->host, self->claim_dir, &holder, err, sizeof(err));
 		if (st == CID_OK)
 		{
-			cid_node_claim_release(self->claim);
-			self->claim = c;
-			self->gen.node = n;
+			cid_claimed_snowflake_close(self->g);
+			self->g = g;
+			self->node = n;
 			return 0;
 		}
 		if (st != CID_ENODE_HELD)
-			return cpy_raise_status(st, "Snowflake: claiming node %llu: %s",
-									(unsigned long long) n, err), -1;
+			return cpy_raise_status(st, "Snowflake: node %llu: %s", (unsigned long long) n, err), -1;
 		if (n == last)
 		{
 			if (first == last)
 				return cpy_raise_status(st, "Snowflake: %s", err), -1;
 			return cpy_raise_status(st, "Snowflake: every node %llu..%llu of layout %s is "
 									"claimed in scope %s (%s)", (unsigned long long) first,
-									(unsigned long long) last, self->gen.layout.name,
+									(unsigned long long) last, self->layout.name,
 									self->scope ? self->scope : "default",
 									self->claim_dir ? self->claim_dir : cid_node_claim_dir()), -1;
 		}
@@ -140,16 +191,16 @@ claim_node(SnowflakeObject *self, uint64_t first, uint64_t last)
 }
 
 /*
- * A valid generator from the start (pgedge, node 0), so that the getters
- * and decode() of one whose __init__ never ran read a real layout; it
- * cannot mint until __init__ sets pid.
+ * A valid layout from the start (pgedge, node 0), so that the getters and
+ * decode() of one whose __init__ never ran read a real layout; it cannot
+ * mint until __init__ opens its generator.
  */
 static PyObject *
 Snowflake_new(PyTypeObject *type, PyObject *args, PyObject *kw)
 {
 	SnowflakeObject *self = (SnowflakeObject *) type->tp_alloc(type, 0);
 
-	if (self != NULL && cid_snowflake_init(&self->gen, NULL, 0, NULL, NULL) < 0)
+	if (self != NULL && cid_layout_preset(&self->layout, "pgedge") != CID_OK)
 	{
 		Py_DECREF(self);
 		return cpy_raise(cpy_GeneratorError, "Snowflake: the default layout failed");
@@ -161,30 +212,34 @@ static int
 Snowflake_init(SnowflakeObject *self, PyObject *args, PyObject *kw)
 {
 	static char *names[] = {"layout", "node", "on_behind", "max_drift_ms", "max_wait_ms",
-	"on_exhausted", "max_borrow_ticks", "claim", "claim_scope", "claim_dir", NULL};
+		"on_exhausted", "max_borrow_ticks", "claim", "scope", "claim_dir", "claim_scope", NULL};
 	PyObject   *layout_arg = Py_None,
-			   *node_o = NULL,
+			   *node_o = Py_None,
 			   *behind = NULL,
 			   *drift = NULL,
 			   *wait = NULL,
 			   *exhaust = NULL,
 			   *borrow = NULL,
-			   *scope_o = NULL,
-			   *dir_o = NULL;
-	int			claim = 0;
+			   *claim_o = Py_True,
+			   *scope_o = Py_None,
+			   *dir_o = Py_None,
+			   *old_scope_o = Py_None;
 	cid_layout	layout;
 	cid_snowflake_opts opts;
-	uint64_t	node = 0,
-				borrow_ticks;
+	uint64_t	borrow_ticks,
+				first = 0,
+				last = 0;
+	bool		chosen = false,
+				has_node_field;
 	int			pol,
-				st;
+				host;
 
 	if (self->pid != 0)
 		return cpy_raise(cpy_TypeError, "a Snowflake generator is made once; "
 						 "renode() gives it another node"), -1;
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "|OO$OOOOOpOO:Snowflake", names, &layout_arg,
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "|OO$OOOOOOOOO:Snowflake", names, &layout_arg,
 									 &node_o, &behind, &drift, &wait, &exhaust, &borrow,
-									 &claim, &scope_o, &dir_o))
+									 &claim_o, &scope_o, &dir_o, &old_scope_o))
 		return -1;
 	if (cpy_layout(layout_arg, &layout) < 0)
 		return -1;
@@ -206,44 +261,57 @@ Snowflake_init(SnowflakeObject *self, PyObject *args, PyObject *kw)
 			return -1;
 		opts.max_borrow_ticks = borrow_ticks;
 	}
-	self->gen.layout = layout;
-	if (!claim && ((scope_o != NULL && scope_o != Py_None) || (dir_o != NULL && dir_o != Py_None)))
-		return cpy_raise(cpy_TypeError, "claim_scope= and claim_dir= need claim=True"), -1;
-	if (claim && layout.bits[CID_FIELD_NODE] == 0)
-		return cpy_raise(cpy_ValueError, "claim=True: layout %s has no node field to claim",
-						 layout.name), -1;
-	if (layout.bits[CID_FIELD_NODE] > 0 && !(claim && (node_o == NULL || node_o == Py_None)))
+	if (old_scope_o != Py_None)
 	{
-		if (node_o == NULL || node_o == Py_None)
-			return cpy_raise(cpy_TypeError, "Snowflake(layout=%R) needs node=: an int in "
-							 "0..%llu, unique among the processes that mint with this "
-							 "layout", layout_arg, (unsigned long long) cid_layout_max_node(&layout)), -1;
-		if (node_arg(self, node_o, &node) < 0)
-			return -1;
+		if (scope_o != Py_None)
+			return cpy_raise(cpy_TypeError, "give scope= or its older name claim_scope=, "
+							 "not both"), -1;
+		scope_o = old_scope_o;
 	}
-	else if (node_o != NULL && node_o != Py_None)
-	{
-		if (cpy_uint(node_o, "node", 0, " (the layout has no node field)", &node) < 0)
-			return -1;
-	}
-	st = cid_snowflake_init(&self->gen, &layout, node, &opts, NULL);
-	if (st < 0)
-		return cpy_raise_status(st, "Snowflake(): layout %s, node %llu", layout.name,
-								(unsigned long long) node), -1;
-	if (claim)
-	{
-		bool		any = node_o == NULL || node_o == Py_None;
 
-		/* From a failed __init__ before, which left pid 0. */
-		PyMem_Free(self->scope);
-		PyMem_Free(self->claim_dir);
-		self->scope = self->claim_dir = NULL;
-		if (cpy_cstr_opt(scope_o, "claim_scope", false, &self->scope) < 0 ||
-			cpy_cstr_opt(dir_o, "claim_dir", true, &self->claim_dir) < 0 ||
-			claim_node(self, any ? 0 : node, any ? cid_layout_max_node(&layout) : node) < 0)
+	/*
+	 * Claiming is the default, as in the JavaScript package: a process
+	 * that mints unclaimed is a duplicate waiting for a second process
+	 * with the same number.  A layout without a node field is claimed as
+	 * node 0: two processes of one scope could never mint it apart.
+	 */
+	has_node_field = layout.bits[CID_FIELD_NODE] > 0;
+	if ((host = PyObject_IsTrue(claim_o)) < 0)
+		return -1;
+	self->layout = layout;
+	self->opts = opts;
+	self->host = host;
+	if (!has_node_field)
+	{
+		if (node_o != Py_None && cpy_uint(node_o, "node", 0, " (the layout has no node field)", &first) < 0)
 			return -1;
-		self->claiming = true;
 	}
+	else if (node_o == Py_None)
+	{
+		if (!host)
+			return cpy_raise(cpy_TypeError, "Snowflake(layout=%R, claim=False) needs node=: an "
+							 "int in 0..%llu, unique among the processes that mint with this "
+							 "layout", layout_arg, (unsigned long long) cid_layout_max_node(&layout)), -1;
+		last = cid_layout_max_node(&layout);
+		chosen = true;
+	}
+	else if (node_arg(self, node_o, host, &first, &last, &chosen) < 0)
+		return -1;
+
+	/* From a failed __init__ before, which left pid 0. */
+	PyMem_Free(self->scope);
+	PyMem_Free(self->claim_dir);
+	self->scope = self->claim_dir = NULL;
+	if (cpy_cstr_opt(scope_o, "scope", false, &self->scope) < 0 ||
+		cpy_cstr_opt(dir_o, "claim_dir", true, &self->claim_dir) < 0)
+		return -1;
+	if (!host && dir_o != Py_None)
+		return cpy_raise(cpy_TypeError, "claim_dir= needs claim=True"), -1;
+	self->first = first;
+	self->last = last;
+	self->chosen = chosen;
+	if (claim_node(self, first, last) < 0)
+		return -1;
 	self->forkgen = cpy_fork_generation;
 	self->pid = (long) getpid();
 	return 0;
@@ -252,8 +320,8 @@ Snowflake_init(SnowflakeObject *self, PyObject *args, PyObject *kw)
 static void
 Snowflake_dealloc(SnowflakeObject *self)
 {
-	/* In a child this only closes the inherited descriptor. */
-	cid_node_claim_release(self->claim);
+	/* In a child this only frees the child's copy: the parent's stands. */
+	cid_claimed_snowflake_close(self->g);
 	PyMem_Free(self->scope);
 	PyMem_Free(self->claim_dir);
 	Py_TYPE(self)->tp_free((PyObject *) self);
@@ -265,28 +333,30 @@ forked(SnowflakeObject *self)
 	return cpy_raise(cpy_ForkError, "this Snowflake generator (layout %s, node %llu) was "
 					 "made in process %ld; this is a child (pid %ld) made by fork(), where "
 					 "it would mint the same IDs as its parent: give it a node of its own "
-					 "with renode(node) first", self->gen.layout.name,
-					 (unsigned long long) self->gen.node, self->pid, (long) getpid());
+					 "with renode(node) or renode(range(first, stop)) first",
+					 self->layout.name, (unsigned long long) self->node, self->pid,
+					 (long) getpid());
 }
 
 /*
- * 0 when self may mint in this process; -1 with an exception.  A claiming
- * generator in a child first claims a node of its own (the lowest free).
+ * 0 when self may mint in this process; -1 with an exception.  In a child,
+ * a generator whose node was chosen by its claim chooses again.
  */
 static int
 usable_slow(SnowflakeObject *self)
 {
 	if (self->pid == 0)
 		return cpy_raise(cpy_TypeError, "Snowflake.__init__() was not called"), -1;
+	if (self->closed)
+		return cpy_raise(cpy_GeneratorError, "this Snowflake generator (node %llu) was closed",
+						 (unsigned long long) self->node), -1;
 	if (self->forkgen == cpy_fork_generation)
 		return 0;
-	if (!self->claiming)
+	if (!self->chosen)
 		return forked(self), -1;
-	/* The parent's threads do not exist here; the claim is the parent's. */
+	/* The parent's threads do not exist here; its generator is its own. */
 	self->waiting = 0;
-	cid_node_claim_release(self->claim);
-	self->claim = NULL;
-	if (claim_node(self, 0, cid_layout_max_node(&self->gen.layout)) < 0)
+	if (claim_node(self, self->first, self->last) < 0)
 		return -1;
 	self->forkgen = cpy_fork_generation;
 	self->pid = (long) getpid();
@@ -297,7 +367,7 @@ usable_slow(SnowflakeObject *self)
 static inline int
 usable(SnowflakeObject *self)
 {
-	if (self->forkgen == cpy_fork_generation && self->pid != 0)
+	if (self->forkgen == cpy_fork_generation && self->pid != 0 && !self->closed)
 		return 0;
 	return usable_slow(self);
 }
@@ -306,7 +376,7 @@ static PyObject *
 mint_failed(SnowflakeObject *self, int st, const char *what)
 {
 	return cpy_raise_status(st, "Snowflake.%s (layout %s, node %llu)", what,
-							self->gen.layout.name, (unsigned long long) self->gen.node);
+							self->layout.name, (unsigned long long) self->node);
 }
 
 static PyObject *
@@ -317,17 +387,22 @@ Snowflake_next(SnowflakeObject *self, PyObject *const *args, Py_ssize_t nargs)
 
 	if (cpy_no_args("next()", nargs) < 0 || usable(self) < 0)
 		return NULL;
-	if (self->waiting == 0)
+	if (self->waiting == 0 && self->opts.on_behind != CID_BEHIND_FAIL)
 	{
 		int64_t		now = cid_platform_clock(NULL);
 
-		st = now < 0 ? CID_ECLOCK : cid_snowflake_next_at(&self->gen, now, &id);
+		st = now < 0 ? CID_ECLOCK :
+			cid_snowflake_next_at(cid_claimed_snowflake_gen(self->g), now, &id);
+		if (st != CID_EAGAIN)
+			st = cid_claimed_snowflake_cover(self->g, st);
 	}
 	if (st == CID_EAGAIN)
 	{
+		cid_claimed_snowflake *g = self->g;
+
 		self->waiting++;
 		Py_BEGIN_ALLOW_THREADS
-			st = cid_snowflake_next(&self->gen, &id);
+			st = cid_claimed_snowflake_next(g, &id);
 		Py_END_ALLOW_THREADS
 			self->waiting--;
 	}
@@ -340,6 +415,7 @@ Snowflake_next(SnowflakeObject *self, PyObject *const *args, Py_ssize_t nargs)
 static uint64_t *
 fill(SnowflakeObject *self, PyObject *arg, Py_ssize_t *n, const char *what)
 {
+	cid_claimed_snowflake *g;
 	uint64_t   *ids;
 	size_t		done = 0;
 	int			st;
@@ -351,9 +427,10 @@ fill(SnowflakeObject *self, PyObject *arg, Py_ssize_t *n, const char *what)
 	ids = PyMem_RawMalloc(*n > 0 ? sizeof(uint64_t) * (size_t) *n : 1);
 	if (ids == NULL)
 		return PyErr_NoMemory(), NULL;
+	g = self->g;
 	self->waiting++;
 	Py_BEGIN_ALLOW_THREADS
-		st = cid_snowflake_fill(&self->gen, ids, (size_t) *n, &done);
+		st = cid_claimed_snowflake_fill(g, ids, (size_t) *n, &done);
 	Py_END_ALLOW_THREADS
 		self->waiting--;
 	if (st < 0)
@@ -429,7 +506,9 @@ Snowflake_next_at(SnowflakeObject *self, PyObject *arg)
 	}
 	if (self->waiting > 0)
 		return cpy_raise(cpy_GeneratorError, "next_at(): another thread is waiting in next()");
-	st = cid_snowflake_next_at(&self->gen, (int64_t) now, &id);
+	st = cid_snowflake_next_at(cid_claimed_snowflake_gen(self->g), (int64_t) now, &id);
+	if (st != CID_EAGAIN)
+		st = cid_claimed_snowflake_cover(self->g, st);
 	if (st < 0)
 		return mint_failed(self, st, "next_at()");
 	return PyLong_FromUnsignedLongLong(id);
@@ -438,10 +517,14 @@ Snowflake_next_at(SnowflakeObject *self, PyObject *arg)
 static PyObject *
 Snowflake_renode(SnowflakeObject *self, PyObject *arg)
 {
-	uint64_t	node;
+	uint64_t	first,
+				last;
+	bool		chosen;
 
 	if (self->pid == 0)
 		return cpy_raise(cpy_TypeError, "Snowflake.__init__() was not called");
+	if (self->closed)
+		return cpy_raise(cpy_GeneratorError, "renode(): this Snowflake generator was closed");
 	if (self->forkgen != cpy_fork_generation)
 	{
 		/* The parent's threads do not exist here. */
@@ -450,39 +533,59 @@ Snowflake_renode(SnowflakeObject *self, PyObject *arg)
 	else if (self->waiting > 0)
 		return cpy_raise(cpy_GeneratorError, "renode(): another thread is waiting in "
 						 "next() or a batch of this generator");
-	if (self->gen.layout.bits[CID_FIELD_NODE] == 0)
+	if (self->layout.bits[CID_FIELD_NODE] == 0)
 		return cpy_raise(cpy_ValueError, "renode(): layout %s has no node field",
-						 self->gen.layout.name);
-	if (node_arg(self, arg, &node) < 0)
+						 self->layout.name);
+	if (node_arg(self, arg, self->host, &first, &last, &chosen) < 0)
 		return NULL;
 	/*
-	 * The state word stays: IDs keep increasing across the change, and
-	 * with another node they cannot collide with the old node's.
+	 * The same number in the same process: nothing to do.  Another one
+	 * (or any in a child) is claimed before the old one is let go, and
+	 * the new generator starts after the number's own mark.
 	 */
-	if (self->claiming)
-	{
-		if (self->forkgen != cpy_fork_generation)
-		{
-			cid_node_claim_release(self->claim);
-			self->claim = NULL;
-		}
-		if (self->claim == NULL || node != self->gen.node)
-		{
-			cid_node_claim *old = self->claim;
-
-			self->claim = NULL;
-			if (claim_node(self, node, node) < 0)
-			{
-				self->claim = old;
-				return NULL;
-			}
-			cid_node_claim_release(old);
-		}
-	}
-	self->gen.node = node;
+	if (self->forkgen == cpy_fork_generation && !chosen && first == self->node)
+		Py_RETURN_NONE;
+	if (claim_node(self, first, last) < 0)
+		return NULL;
+	self->first = first;
+	self->last = last;
+	self->chosen = chosen;
 	self->forkgen = cpy_fork_generation;
 	self->pid = (long) getpid();
 	Py_RETURN_NONE;
+}
+
+/* Give the node back (with the last object of it in this process). */
+static PyObject *
+Snowflake_close(SnowflakeObject *self, PyObject *Py_UNUSED(ignored))
+{
+	if (self->waiting > 0)
+		return cpy_raise(cpy_GeneratorError, "close(): another thread is waiting in "
+						 "next() or a batch of this generator");
+	if (!self->closed)
+	{
+		cid_claimed_snowflake_close(self->g);
+		self->g = NULL;
+		self->closed = true;
+	}
+	Py_RETURN_NONE;
+}
+
+static PyObject *
+Snowflake_enter(SnowflakeObject *self, PyObject *Py_UNUSED(ignored))
+{
+	if (usable(self) < 0)
+		return NULL;
+	Py_INCREF(self);
+	return (PyObject *) self;
+}
+
+static PyObject *
+Snowflake_exit(SnowflakeObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+	(void) args;
+	(void) nargs;
+	return Snowflake_close(self, NULL);
 }
 
 static PyObject *
@@ -495,16 +598,16 @@ Snowflake_decode(SnowflakeObject *self, PyObject *arg)
 
 	if (cpy_uint(arg, "id", UINT64_MAX, "", &id) < 0)
 		return NULL;
-	st = cid_snowflake_decode(&parts, &self->gen.layout, id);
+	st = cid_snowflake_decode(&parts, &self->layout, id);
 	if (st < 0)
 		return cpy_raise_status(st, "Snowflake.decode(%llu): not an ID of layout %s",
-								(unsigned long long) id, self->gen.layout.name);
+								(unsigned long long) id, self->layout.name);
 	memset(&info, 0, sizeof(info));
 	info.kind = CID_KIND_SNOWFLAKE;
 	info.snowflake = id;
 	info.has_time = true;
 	info.unix_ms = parts.unix_ms;
-	info.has_node = self->gen.layout.bits[CID_FIELD_NODE] > 0;
+	info.has_node = self->layout.bits[CID_FIELD_NODE] > 0;
 	info.node = parts.node;
 	info.has_sequence = true;
 	info.sequence = parts.sequence;
@@ -514,13 +617,13 @@ Snowflake_decode(SnowflakeObject *self, PyObject *arg)
 static PyObject *
 Snowflake_get_node(SnowflakeObject *self, void *closure)
 {
-	return PyLong_FromUnsignedLongLong(self->gen.node);
+	return PyLong_FromUnsignedLongLong(self->node);
 }
 
 static PyObject *
 Snowflake_get_max_node(SnowflakeObject *self, void *closure)
 {
-	return PyLong_FromUnsignedLongLong(cid_layout_max_node(&self->gen.layout));
+	return PyLong_FromUnsignedLongLong(cid_layout_max_node(&self->layout));
 }
 
 static PyObject *
@@ -528,7 +631,7 @@ Snowflake_get_layout(SnowflakeObject *self, void *closure)
 {
 	char		spec[256];
 
-	if (cid_layout_format(spec, sizeof(spec), &self->gen.layout) < 0)
+	if (cid_layout_format(spec, sizeof(spec), &self->layout) < 0)
 		return cpy_raise(cpy_GeneratorError, "layout text does not fit");
 	return PyUnicode_FromString(spec);
 }
@@ -536,22 +639,22 @@ Snowflake_get_layout(SnowflakeObject *self, void *closure)
 static PyObject *
 Snowflake_get_layout_name(SnowflakeObject *self, void *closure)
 {
-	return PyUnicode_FromString(self->gen.layout.name);
+	return PyUnicode_FromString(self->layout.name);
 }
 
 static PyObject *
 Snowflake_get_claim_path(SnowflakeObject *self, void *closure)
 {
-	if (self->claim == NULL || cid_node_claim_status(self->claim) != CID_OK)
+	if (self->g == NULL || !self->host || cid_claimed_snowflake_status(self->g) != CID_OK)
 		Py_RETURN_NONE;
-	return PyUnicode_DecodeFSDefault(cid_node_claim_path(self->claim));
+	return PyUnicode_DecodeFSDefault(cid_claimed_snowflake_path(self->g));
 }
 
 static PyObject *
 Snowflake_repr(SnowflakeObject *self)
 {
 	return PyUnicode_FromFormat("chronoid.Snowflake(layout='%s', node=%llu)",
-								self->gen.layout.name, (unsigned long long) self->gen.node);
+								self->layout.name, (unsigned long long) self->node);
 }
 
 static PyMethodDef Snowflake_methods[] = {
@@ -563,7 +666,12 @@ static PyMethodDef Snowflake_methods[] = {
 	"next_at(now_ns) -> int: the pure step at a given clock reading; WouldWait "
 	"where next() would wait."},
 	{"renode", (PyCFunction) Snowflake_renode, METH_O,
-	"renode(node): mint under another node from now on (in a forked child: its own)."},
+	"renode(node): mint under another node (an int, or with a claim the lowest free "
+	"one of a range) from now on; in a forked child, its own."},
+	{"close", (PyCFunction) Snowflake_close, METH_NOARGS,
+	"close(): stop minting; the last generator of the node in this process gives it back."},
+	{"__enter__", (PyCFunction) Snowflake_enter, METH_NOARGS, NULL},
+	{"__exit__", CPY_FN(Snowflake_exit), METH_FASTCALL, NULL},
 	{"decode", (PyCFunction) Snowflake_decode, METH_O,
 	"decode(id) -> IdInfo: an ID of this generator's layout taken apart."},
 	{NULL, NULL, 0, NULL}
@@ -586,7 +694,7 @@ static PyTypeObject SnowflakeType = {
 	.tp_flags = Py_TPFLAGS_DEFAULT,
 	.tp_doc = "Snowflake(layout='pgedge', node=None, *, on_behind='run_ahead', "
 	"max_drift_ms=1000, max_wait_ms=1000, on_exhausted='wait', max_borrow_ticks=1000, "
-	"claim=False, claim_scope=None, claim_dir=None)",
+	"claim=True, scope=None, claim_dir=None)",
 	.tp_new = Snowflake_new,
 	.tp_init = (initproc) Snowflake_init,
 	.tp_dealloc = (destructor) Snowflake_dealloc,

@@ -67,3 +67,12 @@ def _module_location():
     if want:
         got = os.path.realpath(os.path.dirname(chronoid._chronoid.__file__))
         assert got.startswith(os.path.realpath(want)), f"chronoid imported from {got}, not {want}"
+
+
+@pytest.fixture(autouse=True)
+def _own_claim_directory(tmp_path_factory, monkeypatch):
+    """Each test claims in a directory of its own: node claims and their
+    marks are host-wide (docs/node-claims.md), so a test that mints at a
+    made-up time (next_at) would otherwise move the mark the next test's
+    generator of the same number starts after."""
+    monkeypatch.setenv("CHRONOID_CLAIM_DIR", str(tmp_path_factory.mktemp("claims") / "claims"))

@@ -33,6 +33,11 @@ BUILD=${BUILD:-build}
 root=$PWD
 out=$root/$BUILD/python
 mkdir -p "$out"
+# Claims go to a directory of this run's own, never the host's default
+# (node claims are host-wide: docs/node-claims.md); removed at exit.
+claims=$(mktemp -d "${TMPDIR:-/tmp}/chronoid-py-claims.XXXXXX") || bail "mktemp"
+trap 'rm -rf "$claims"' EXIT
+export CHRONOID_CLAIM_DIR=$claims/claims
 
 "$PYTHON" -c 'import pytest' 2>/dev/null || bail "$PYTHON has no pytest (apt-get install python3-pytest)"
 
