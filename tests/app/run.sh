@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # run.sh — the application state machine (statemachine.py): builds its
 # workers privately in a temporary directory (worker.c against
-# $BUILD/libchronoid.a; the npm package's addon from this tree, so that a
-# concurrent rebuild of node/build, such as node/test/run.sh asan's, is
-# never loaded halfway), then runs the driver.  TAP on stdout.
+# $BUILD/libchronoid.a; the npm package's addon and the Python module
+# from this tree, so that a concurrent rebuild of node/build or
+# python/build, such as the packages' sanitizer passes, is never loaded
+# halfway), then runs the driver.  TAP on stdout.
 #
 #   tests/app/run.sh [--steps N] [--seed S]
 #
@@ -66,11 +67,33 @@ else
     echo "# no node: Node workers skipped"
 fi
 
+py_args=()
+if /usr/bin/python3 -c 'import setuptools' 2>/dev/null; then
+    # The module as pip installs it, built in a copy of python/ whose
+    # ../src, ../include and ../db are this tree's (setup.py's layout):
+    # python/tests/run.sh builds in python/build meanwhile.
+    mkdir -p "$tmp/py"
+    cp -r python "$tmp/py/python"
+    rm -rf "$tmp/py/python/build" "$tmp/py/python/build-"* "$tmp/py/python/"*.egg-info
+    for d in src include db; do ln -s "$root/$d" "$tmp/py/$d"; done
+    if ! CHRONOID_NO_LEASE=1 /usr/bin/python3 -m pip install --quiet --no-build-isolation --no-index \
+            --no-deps --no-warn-script-location --target "$tmp/py/site" "$tmp/py/python" \
+            >"$tmp/pip.log" 2>&1; then
+        diag <"$tmp/pip.log"
+        bail "pip install python/ (into $tmp/py/site)"
+    fi
+    chmod -R a+rX "$tmp/py/site"
+    py_args=(--python-site "$tmp/py/site")
+    kinds+=(py)
+else
+    echo "# /usr/bin/python3 has no setuptools: Python workers skipped"
+fi
+
 seed_args=()
 [ -n "$seed" ] && seed_args=(--seed "$seed")
 kind_list=$(IFS=,; echo "${kinds[*]}")
 timeout "${CHRONOID_APP_TIMEOUT:-3600}" /usr/bin/python3 tests/app/statemachine.py --steps "$steps" \
-    "${seed_args[@]}" --tmp "$tmp/sm" --cworker "$tmp/bin/cworker" "${node_args[@]}" --kinds "$kind_list"
+    "${seed_args[@]}" --tmp "$tmp/sm" --cworker "$tmp/bin/cworker" "${node_args[@]}" "${py_args[@]}" --kinds "$kind_list"
 st=$?
 [ "$st" -eq 124 ] && echo "not ok 3 - the state machine timed out after ${CHRONOID_APP_TIMEOUT:-3600} s"
 exit "$st"

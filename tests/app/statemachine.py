@@ -163,7 +163,7 @@ class Machine:
         self.counts = {k: 0 for k in ("ids", "at_clock", "ahead", "claims_ok", "held", "eclaim",
                                       "handovers", "same_tick_handovers", "copy_refusals", "kills",
                                       "kills_minting", "forks", "children", "clock_back", "clock_fwd",
-                                      "mint_errors", "spawns", "local")}
+                                      "mint_errors", "spawns", "local", "reclaims", "forked_refusals")}
         self.lib = faketime_lib()
         self.users = ["root"]
         if os.geteuid() == 0 and shutil.which("setpriv"):
@@ -355,12 +355,47 @@ class Machine:
         return [h for w in self.workers.values() for h in w.handles.values()
                 if host is None or h.host == host]
 
+    def expect_range(self, w, scope, nodes):
+        """The model's outcome of a claim of the lowest free number of
+        nodes: (status, node).  Held numbers are skipped; another user's
+        lock file is an error at once."""
+        for n in nodes:
+            want = self.expect_open(w, 0, scope, n, True)
+            if want != "held":
+                return want, n
+        return "held", None
+
+    def open_range(self, w, scope, nodes, why="open range"):
+        want, wnode = self.expect_range(w, scope, nodes)
+        hnum = w.next_h
+        w.next_h += 1
+        _, r = w.call(f"openr {hnum} {scope} {nodes[0]} {nodes[-1]}")
+        got = r[1]
+        node = int(r[2]) if got == "ok" else None
+        self.note(f"{why} {w.label} {scope}.{nodes[0]}..{nodes[-1]}: {' '.join(r[1:3])} "
+                  f"(model: {want} {wnode})")
+        if got == "ok" and (want != "ok" or node != wnode):
+            holders = self.live_holders((scope, node))
+            raise Failure(f"claim of {scope}.{nodes[0]}..{nodes[-1]} by {w.label} got node {node} "
+                          f"(held by {', '.join(x.label for x, _ in holders) or 'nobody'}); "
+                          f"the model expected {want} {wnode}")
+        if got != want:
+            raise Failure(f"claim of {scope}.{nodes[0]}..{nodes[-1]} by {w.label}: {' '.join(r[1:])}; "
+                          f"the model expected {want} {wnode}")
+        if got == "ok":
+            h = Handle(w, hnum, 0, scope, node, True)
+            w.handles[hnum] = h
+            self.counts["claims_ok"] += 1
+            return h
+        self.counts[got] += 1
+        return None
+
     def open(self, w, copy, scope, node, host, why="open"):
         want = self.expect_open(w, copy, scope, node, host)
         holders = self.live_holders((scope, node)) if host else set()
         hnum = w.next_h
         w.next_h += 1
-        cmd = f"open {hnum} {copy} {scope} {node} {1 if host else 0}" if w.kind not in ("c", "cs") else \
+        cmd = f"open {hnum} {copy} {scope} {node} {1 if host else 0}" if w.kind in ("node", "node2") else \
             f"open {hnum} {scope} {node} {1 if host else 0}"
         _, r = w.call(cmd)
         got = r[1]
@@ -406,7 +441,9 @@ class Machine:
 
     def step_open(self, host=True):
         w = self.rnd.choice(list(self.workers.values()))
-        if host:
+        if host and w.kind == "py" and self.rnd.random() < 0.4:
+            self.open_range(w, self.rnd.choice(SCOPES[w.user]), list(NODES))
+        elif host:
             self.open(w, self.rnd.randrange(w.copies), self.rnd.choice(SCOPES[w.user]), self.rnd.choice(NODES),
                       True)
         elif w.local_node is not None:
@@ -468,14 +505,38 @@ class Machine:
     def check_fork_child(self, w, lines):
         """A forked child holds nothing of its parent's: it may mint
         nothing through the inherited generators, and is refused their
-        numbers while the parent lives."""
+        numbers while the parent lives.  A Python generator whose number
+        came from a range claims the lowest free one again (fre)."""
+        child = Worker.__new__(Worker)
+        child.kind, child.user, child.handles, child.serial = w.kind, w.user, {}, -1
+        child.label = f"{w.label}/forked-child"
+        self.workers[-1] = child  # a live holder while its lines are read
+        try:
+            self.check_fork_lines(w, child, lines)
+        finally:
+            del self.workers[-1]
+
+    def check_fork_lines(self, w, child, lines):
         for line in lines:
             p = line.split(" ")
             if p[0] == "id":
-                h = w.handles.get(int(p[1]))
-                child = Worker.__new__(Worker)
-                child.label = f"{w.label}/forked-child"
+                h = child.handles.get(int(p[1])) or w.handles.get(int(p[1]))
                 self.record(child, h, p[2], "forked child")
+            elif p[0] == "fre":
+                h = w.handles[int(p[1])]
+                want, wnode = self.expect_range(child, h.scope, list(NODES))
+                got = "ok" if p[2].isdigit() else p[2]
+                if got == "ok" and (want != "ok" or int(p[2]) != wnode):
+                    raise Failure(f"a forked child of {w.label} claimed {h.scope}.{p[2]} again for {h}; the "
+                                  f"model expected {want} {wnode}")
+                if got != want and not (got == "err" and p[3] in MINT_ERRORS):
+                    raise Failure(f"a forked child of {w.label} re-claiming for {h}: {line}; the model "
+                                  f"expected {want} {wnode}")
+                if got == "ok":
+                    child.handles[int(p[1])] = Handle(child, int(p[1]), 0, h.scope, int(p[2]), True)
+                    self.counts["reclaims"] += 1
+            elif p[0] == "fmint" and p[2] == "forked":
+                self.counts["forked_refusals"] += 1
             elif p[0] == "fmint" and p[2] == "ok":
                 raise Failure(f"a forked child of {w.label} minted through the inherited {w.handles[int(p[1])]}: "
                               f"{line} (it must report CID_EFORKED / ForkError)")
@@ -586,7 +647,7 @@ def main():
     ap.add_argument("--node-pkg", help="the npm package directory, with build/chronoid.node")
     ap.add_argument("--cworker", help="worker.c built against libchronoid")
     ap.add_argument("--python-site", help="PYTHONPATH for worker.py: where chronoid is installed")
-    ap.add_argument("--kinds", default="node,node2,c,cs",
+    ap.add_argument("--kinds", default="node,node2,c,cs,py",
                     help="worker kinds: node, node2 (two addon copies), c (worker.c claim), "
                          "cs (worker.c shared), py")
     a = ap.parse_args()
@@ -611,7 +672,8 @@ def main():
               f"as held ({c['copy_refusals']} by another copy or generator in the holder's process), "
               f"{c['eclaim']} as another user's, {c['local']} in-process; {c['handovers']} handovers "
               f"({c['same_tick_handovers']} to another process in the same ms), {c['kills']} SIGKILLs "
-              f"({c['kills_minting']} while minting), {c['forks']} forks, {c['children']} child processes; "
+              f"({c['kills_minting']} while minting), {c['forks']} forks (children refused {c['forked_refusals']} "
+              f"inherited generators, claimed {c['reclaims']} numbers again), {c['children']} child processes; "
               f"clock {c['clock_fwd']} steps forward, {c['clock_back']} back; {c['mint_errors']} mints "
               f"refused (drift, wait); {time.time() - t0:.0f} s")
         if c["at_clock"] > 0 and c["ids"] == c["at_clock"] + c["ahead"]:
