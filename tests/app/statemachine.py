@@ -403,8 +403,11 @@ class Machine:
                   f"(model: {want}){' ' + r[3][:90] if len(r) > 3 and got != 'ok' else ''}")
         if got == "ok" and want != "ok":
             others = ", ".join(f"{x.label} copy {c}" for x, c in holders if (x, c) != (w, copy))
-            raise Failure(f"two live holders of {scope}.{node}: {w.label} copy {copy} was granted the claim "
-                          f"while {others or 'a lock file of another user'} holds it")
+            if others:
+                raise Failure(f"two live holders of {scope}.{node}: {w.label} copy {copy} was granted the "
+                              f"claim while {others} holds it")
+            raise Failure(f"{w.label} copy {copy} was granted {scope}.{node}, whose lock file belongs to "
+                          f"another user (who can remove or replace it under the holder)")
         if got != want:
             raise Failure(f"claim of {scope}.{node} by {w.label} copy {copy}: {' '.join(r[1:])}; the model "
                           f"expected {want}")
