@@ -10,8 +10,10 @@
 #
 # CHRONOID_APP_STEPS (default 600; `make soak`: 10,000) and
 # CHRONOID_APP_SEED do the same for make check and make soak; the driver
-# prints the seed and the command that replays it.  As root, some workers
-# run as nobody; otherwise all run as the caller.  BUILD (default build).
+# prints the seed and the command that replays it.  CHRONOID_APP_KINDS
+# (e.g. node,py) picks the kinds of workers among those built (default
+# all: c, cs, node, node2, py).  As root, some workers run as nobody;
+# otherwise all run as the caller.  BUILD (default build).
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source-path=SCRIPTDIR source=../../scripts/tap.bash
@@ -91,7 +93,7 @@ fi
 
 seed_args=()
 [ -n "$seed" ] && seed_args=(--seed "$seed")
-kind_list=$(IFS=,; echo "${kinds[*]}")
+kind_list=${CHRONOID_APP_KINDS:-$(IFS=,; echo "${kinds[*]}")}
 timeout "${CHRONOID_APP_TIMEOUT:-3600}" /usr/bin/python3 tests/app/statemachine.py --steps "$steps" \
     "${seed_args[@]}" --tmp "$tmp/sm" --cworker "$tmp/bin/cworker" "${node_args[@]}" "${py_args[@]}" --kinds "$kind_list"
 st=$?
