@@ -490,7 +490,7 @@ lint: setup
 # throwaway cluster (as root), then chronoid migrate on a live table of
 # 1,000,000 rows (tests/scenarios/migrate_live.sh: writers, kills, rollback,
 # the replication-lag pause; SOAK_MIGRATE_ROWS), then the application state
-# machine for 10,000 steps (tests/app/run.sh; SOAK_APP_STEPS).  Prints TAP
+# machine for 20,000 steps (tests/app/run.sh; SOAK_APP_STEPS).  Prints TAP
 # and a figures table.
 SOAK_SECONDS ?= 60
 .PHONY: soak

@@ -257,7 +257,7 @@ job_python() {
 }
 
 # The application side's invariants: Node, C and Python processes that
-# claim node numbers and mint, randomized (tests/app/run.sh, 600 steps).
+# claim node numbers and mint, randomized (tests/app/run.sh, 2,000 steps).
 # It builds its own copies of the addon and the module, so the package
 # jobs' sanitizer rebuilds beside it never reach its workers; it uses no
 # server.

@@ -8,7 +8,7 @@
 #
 #   tests/app/run.sh [--steps N] [--seed S]
 #
-# CHRONOID_APP_STEPS (default 600; `make soak`: 10,000) and
+# CHRONOID_APP_STEPS (default 2,000; `make soak`: 20,000) and
 # CHRONOID_APP_SEED do the same for make check and make soak; the driver
 # prints the seed and the command that replays it.  CHRONOID_APP_KINDS
 # (e.g. node,py) picks the kinds of workers among those built (default
@@ -21,7 +21,7 @@ cd "$(dirname "$0")/../.." || exit 1
 export TZ=UTC LC_ALL=C
 root=$PWD
 BUILD=${BUILD:-build}
-steps=${CHRONOID_APP_STEPS:-600}
+steps=${CHRONOID_APP_STEPS:-2000}
 seed=${CHRONOID_APP_SEED:-}
 while [ $# -gt 0 ]; do
     case $1 in

@@ -17,6 +17,7 @@ The clock is libfaketime's, frozen at a time the driver writes to its
 timestamp file (FAKETIME_NO_CACHE: every reading rereads it) and moves
 forward and back between steps: every handover happens within one tick
 unless a step moves the clock, which is what a fast machine sees at worst.
+A worker that stays silent (waiting for the next tick) gets one ms more.
 
 Checked at every step: every ID a worker wrote (a worker writes each one
 before it makes the next, so a SIGKILL loses none it returned) is unique
@@ -57,7 +58,9 @@ CLOCK_START_MS = 1780272000000  # 2026-06-01T00:00:00Z, far from the real clock
 # "b" and "c" are one user's each, contested by that user's workers.
 SCOPES = {"root": ("a", "b"), "nobody": ("a", "c")}
 NODES = range(4)
-LOCAL_SCOPE = "u"  # claim: false numbers, one per worker process
+# claim: false numbers, one per worker process for the whole run (what an
+# application that skips the claim promises): 100..999 of scopes u0, u1...
+LOCAL_FIRST, LOCAL_COUNT = 100, 900
 MAX_WORKERS = 6
 REPLY_S = 120
 # A worker silent this long while the clock is frozen may be waiting for
@@ -108,7 +111,8 @@ class Worker:
         self.eof = False
         self.label = f"w{serial}:{kind}:{user}:pid{self.pid}"
         self.copies = 2 if kind == "node2" else 1
-        self.local_node = 100 + serial if serial < 900 else None
+        self.local_scope = f"u{serial // LOCAL_COUNT}"
+        self.local_node = LOCAL_FIRST + serial % LOCAL_COUNT
         os.set_blocking(proc.stdout.fileno(), False)
 
     def send(self, line):
@@ -472,8 +476,8 @@ class Machine:
         elif host:
             self.open(w, self.rnd.randrange(w.copies), self.rnd.choice(SCOPES[w.user]), self.rnd.choice(NODES),
                       True)
-        elif w.local_node is not None:
-            self.open(w, 0, LOCAL_SCOPE, w.local_node, False)
+        else:
+            self.open(w, 0, w.local_scope, w.local_node, False)
 
     def step_handover(self):
         """Close a number and claim it again at once, elsewhere or here."""
@@ -677,7 +681,7 @@ class Machine:
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--steps", type=int, default=600)
+    ap.add_argument("--steps", type=int, default=2000)
     ap.add_argument("--seed", type=int, default=None)
     ap.add_argument("--tmp", required=True, help="an empty directory of the test's own")
     ap.add_argument("--node-pkg", help="the npm package directory, with build/chronoid.node")

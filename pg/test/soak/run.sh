@@ -12,7 +12,7 @@
 # of `run`, the swap, a rollback, the replication-lag pause with a logical
 # subscriber, the swap again (SOAK_MIGRATE_KINDS, default uuidv7).  Then
 # the application side's state machine (tests/app/run.sh) with
-# SOAK_APP_STEPS (default 10,000) steps.  Exits non-zero on any failure.
+# SOAK_APP_STEPS (default 20,000) steps.  Exits non-zero on any failure.
 # Run as root.
 set -uo pipefail
 
@@ -98,8 +98,8 @@ fi
 scenario migrate "$root/tests/scenarios/migrate_live.sh" MIGRATE_ROWS="${SOAK_MIGRATE_ROWS:-1000000}" \
     MIGRATE_KILLS="${SOAK_MIGRATE_KILLS:-5}" MIGRATE_KINDS="${SOAK_MIGRATE_KINDS:-uuidv7}" MIGRATE_RATE=200
 
-# Node claims and Snowflakes in application processes: 10,000 random steps.
-scenario app "$root/tests/app/run.sh" CHRONOID_APP_STEPS="${SOAK_APP_STEPS:-10000}"
+# Node claims and Snowflakes in application processes: 20,000 random steps.
+scenario app "$root/tests/app/run.sh" CHRONOID_APP_STEPS="${SOAK_APP_STEPS:-20000}"
 
 # The figures: one line per mode and kind of key, then the totals.
 if [ -s "$figures" ]; then
