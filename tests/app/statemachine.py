@@ -56,7 +56,7 @@ CLOCK_START_MS = 1780272000000  # 2026-06-01T00:00:00Z, far from the real clock
 # The claim scopes each user's workers use: "a" is both users' (one's lock
 # file refuses the other, for good: its mark is not the other's to move),
 # "b" and "c" are one user's each, contested by that user's workers.
-SCOPES = {"root": ("a", "b"), "nobody": ("a", "c")}
+SCOPES = (("a", "b"), ("a", "c"))  # the running user's, the second user's
 NODES = range(4)
 # claim: false numbers, one per worker process for the whole run (what an
 # application that skips the claim promises): 100..999 of scopes u0, u1...
@@ -183,7 +183,8 @@ class Machine:
                                       "mint_errors", "spawns", "local", "reclaims", "forked_refusals", "waits",
                                       "live_sum", "waited")}
         self.lib = faketime_lib()
-        self.users = ["root"]
+        self.me = pwd.getpwuid(os.geteuid()).pw_name
+        self.users = [self.me]
         if os.geteuid() == 0 and shutil.which("setpriv"):
             try:
                 pwd.getpwnam("nobody")
@@ -255,6 +256,9 @@ class Machine:
         if len(self.log) > 40:
             del self.log[0]
 
+    def scopes(self, w):
+        return SCOPES[0] if w.user == self.me else SCOPES[1]
+
     def live_holders(self, key):
         """(worker, copy) pairs with an open host-wide handle of key."""
         return {(h.w, h.copy) for w in self.workers.values() for h in w.handles.values()
@@ -319,7 +323,7 @@ class Machine:
 
     def spawn(self, kind=None, user=None):
         kind = kind or self.rnd.choice(self.kinds)
-        user = user or self.rnd.choice(self.users + ["root"])  # root twice as often
+        user = user or self.rnd.choice(self.users + [self.me])  # the running user twice as often
         self.serial += 1
         if kind in ("node", "node2"):
             argv = ["node", os.path.join(self.bin, "worker.js")] + self.pkgs[:2 if kind == "node2" else 1]
@@ -333,7 +337,7 @@ class Machine:
         # shared memory (FAKETIME_SHARED, inherited by the worker's
         # children) must be the worker's own
         argv = ["env", f"LD_PRELOAD={self.lib}"] + argv
-        if user != "root":
+        if user != self.me:
             argv = ["setpriv", f"--reuid={user}", "--regid=nogroup", "--clear-groups", "--"] + argv
         proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=self.worker_env(),
                                 cwd=self.tmp)
@@ -472,9 +476,9 @@ class Machine:
     def step_open(self, host=True):
         w = self.rnd.choice(list(self.workers.values()))
         if host and w.kind == "py" and self.rnd.random() < 0.4:
-            self.open_range(w, self.rnd.choice(SCOPES[w.user]), list(NODES))
+            self.open_range(w, self.rnd.choice(self.scopes(w)), list(NODES))
         elif host:
-            self.open(w, self.rnd.randrange(w.copies), self.rnd.choice(SCOPES[w.user]), self.rnd.choice(NODES),
+            self.open(w, self.rnd.randrange(w.copies), self.rnd.choice(self.scopes(w)), self.rnd.choice(NODES),
                       True)
         else:
             self.open(w, 0, w.local_scope, w.local_node, False)
@@ -507,7 +511,7 @@ class Machine:
             self.counts["forks"] += 1
             self.check_fork_child(w, lines)
         else:
-            scope, node = self.rnd.choice(SCOPES[w.user]), self.rnd.choice(NODES)
+            scope, node = self.rnd.choice(self.scopes(w)), self.rnd.choice(NODES)
             # the child is a process of its own: the model's claimant
             child = Worker.__new__(Worker)
             child.kind, child.user, child.label, child.handles = "node", w.user, f"{w.label}/child", {}
@@ -702,7 +706,7 @@ def main():
     t0 = time.time()
     rc = 0
     try:
-        if "nobody" not in m.users:
+        if len(m.users) == 1:
             print("# not root (or no setpriv / nobody): every worker runs as this user")
         m.run(a.steps)
         c = m.counts
