@@ -228,30 +228,67 @@ open_dir(const char *dir, bool shared, struct stat *st, char *err, size_t errlen
 }
 
 /*
+ * The decimal number right-aligned in s[0, width): spaces, an optional
+ * '-', at least one digit and nothing else; false when it is not one or
+ * leaves int64_t.  Accumulated as a negative number so that INT64_MIN
+ * (NO_MARK) reads back too.
+ */
+static bool
+parse_field(const char *s, size_t width, int64_t *out)
+{
+	size_t		i = 0;
+	bool		neg = false;
+	bool		any = false;
+	int64_t		v = 0;
+
+	while (i < width && s[i] == ' ')
+		i++;
+	if (i < width && s[i] == '-')
+	{
+		neg = true;
+		i++;
+	}
+	for (; i < width; i++)
+	{
+		int			d = s[i] - '0';
+
+		if (d < 0 || d > 9 || v < (INT64_MIN + d) / 10)
+			return false;
+		v = v * 10 - d;
+		any = true;
+	}
+	if (!any || (!neg && v == INT64_MIN))
+		return false;
+	*out = neg ? v : -v;
+	return true;
+}
+
+/*
  * Read the record of fd's lock file: *pid and *mark (NO_MARK for a new,
  * empty file).  CID_ECLAIM when it holds something else.
  */
 static int
 read_record(int fd, const char *path, long *pid, int64_t *mark, char *err, size_t errlen)
 {
+	static const char head[] = "chronoid-claim 1 pid ";
+	static const char mid[] = " last_ms ";
 	char		buf[RECORD_LEN + 1];
-	ssize_t		n = pread(fd, buf, RECORD_LEN, 0);
-	unsigned	upid = 0;
-	int			used = 0;
+	ssize_t		n = pread(fd, buf, RECORD_LEN + 1, 0);
+	const char *p = buf;
+	int64_t		upid = 0;
 
 	*pid = 0;
 	*mark = NO_MARK;
 	if (n == 0)
 		return CID_OK;
-	if (n == RECORD_LEN)
+	if (n == RECORD_LEN && memcmp(p, head, sizeof(head) - 1) == 0 &&
+		parse_field(p + sizeof(head) - 1, 10, &upid) && upid >= 0 &&
+		memcmp(p + sizeof(head) - 1 + 10, mid, sizeof(mid) - 1) == 0 &&
+		parse_field(p + sizeof(head) - 1 + 10 + sizeof(mid) - 1, 20, mark) &&
+		buf[RECORD_LEN - 1] == '\n')
 	{
-		buf[n] = '\0';
-		if (sscanf(buf, "chronoid-claim 1 pid %u last_ms %" SCNd64 "\n%n", &upid, mark, &used) == 2 &&
-			used == RECORD_LEN)
-		{
-			*pid = (long) upid;
-			return CID_OK;
-		}
+		*pid = (long) upid;
+		return CID_OK;
 	}
 	*pid = 0;
 	*mark = NO_MARK;
@@ -547,7 +584,7 @@ acquire(cid_node_claim **out, const char *scope, uint64_t node, const char *dir,
 	c->name = c->path + dirlen + (local ? 0 : 1);
 	if (!local)
 		c->path[dirlen] = '/';
-	snprintf(c->name, namelen, local ? "%s.%" PRIu64 : "%s.%" PRIu64 ".lock", scope, node);
+	snprintf(c->name, namelen, "%s.%" PRIu64 "%s", scope, node, local ? "" : ".lock");
 	c->next = NULL;
 	c->pid = self;
 	c->fd = -1;

@@ -29,6 +29,7 @@ enum
 	OPT_PROGRESS,
 	OPT_NO_PROGRESS,
 	OPT_JSON,
+	OPT_FIRE_TRIGGERS,
 	OPT_HELP
 };
 
@@ -48,6 +49,7 @@ static const cli_option mig_options[] = {
 	{"progress", 0, false, OPT_PROGRESS},
 	{"no-progress", 0, false, OPT_NO_PROGRESS},
 	{"json", 0, false, OPT_JSON},
+	{"fire-triggers", 0, false, OPT_FIRE_TRIGGERS},
 	{"help", 'h', false, OPT_HELP},
 	{NULL, 0, false, 0}
 };
@@ -199,6 +201,9 @@ parse(mig_opts *o, int argc, char **argv)
 			case OPT_JSON:
 				o->json = true;
 				break;
+			case OPT_FIRE_TRIGGERS:
+				o->fire_triggers = true;
+				break;
 			case OPT_HELP:
 				mig_usage(stdout);
 				return -1;
@@ -215,6 +220,12 @@ check_needs(const mig_opts *o)
 {
 	bool		ext = strcmp(o->action, "from-extension") == 0;
 
+	if (o->fire_triggers && strcmp(o->action, "plan") != 0 && strcmp(o->action, "run") != 0 &&
+		strcmp(o->action, "rollback") != 0)
+	{
+		cli_error(o->sub, "--fire-triggers belongs to plan, run and rollback (the steps that write rows)");
+		return MIG_EXIT_USAGE;
+	}
 	if (ext)
 	{
 		if (o->extension == NULL)

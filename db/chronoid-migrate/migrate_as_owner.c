@@ -165,6 +165,23 @@ mig_txn_begin_capped(mig_txn *x, PGconn *conn, bool in_txn, int64_t lock_timeout
 	return true;
 }
 
+bool
+mig_txn_set(mig_txn *x, const char *sql)
+{
+	char	   *now;
+
+	x->sqlstate[0] = '\0';
+	if (!cid_pq_do(x->conn, sql, 0, x->err, x->errlen))
+		return false;
+	/* The tool's own change: what the next owner's call is compared with. */
+	now = settings_now(x);
+	if (now == NULL)
+		return false;
+	free(x->settings);
+	x->settings = now;
+	return true;
+}
+
 /* The value of setting name (a line "name=value") in snapshot, or NULL. */
 static const char *
 value_in(const char *snapshot, const char *name, size_t namelen, size_t *vlen)

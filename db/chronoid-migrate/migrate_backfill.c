@@ -222,7 +222,8 @@ one_batch(mig_ctx *c, mig_txn *x, const char *sql, const char *state_sql, const 
 	snprintf(n, sizeof(n), "%lld", (long long) pace->batch);
 	if (!mig_txn_begin_capped(x, c->conn, false, -1, pace->cap_ms, c->err, sizeof(c->err)))
 		return false;
-	res = mig_txn_rows(x, &c->t.owner, sql, from_cursor ? 2 : 1, args);
+	/* The table's triggers do not fire on the new column's values (migrate_triggers.c). */
+	res = mig_trig_rows(c, x, &c->t.owner, sql, from_cursor ? 2 : 1, args);
 	if (res == NULL)
 	{
 		mig_txn_rollback(x);
@@ -437,7 +438,7 @@ mig_backfill_children(mig_ctx *c)
 			res = NULL;
 			if (mig_txn_begin_capped(&x, c->conn, false, -1, pace.cap_ms, c->err, sizeof(c->err)))
 			{
-				res = mig_txn_rows(&x, &ch->owner, sql.s, 2, args);
+				res = mig_trig_rows(c, &x, &ch->owner, sql.s, 2, args);
 				if (res != NULL)
 				{
 					const char *params[3] = {to, PQgetvalue(res, 0, 0), ch->con_raw};

@@ -69,10 +69,11 @@ mig_buf_free(mig_buf *b)
 	b->len = b->cap = 0;
 }
 
-void
-mig_script_as(mig_script *s, int who)
+/* A new segment as who; quiet ones are never shared with what follows. */
+static void
+script_seg(mig_script *s, int who, bool quiet)
 {
-	if (s->n > 0 && s->seg[s->n - 1].who == who)
+	if (!quiet && s->n > 0 && s->seg[s->n - 1].who == who && !s->seg[s->n - 1].quiet)
 		return;
 	if (s->n == s->cap)
 	{
@@ -85,8 +86,21 @@ mig_script_as(mig_script *s, int who)
 		s->cap = cap;
 	}
 	s->seg[s->n].who = who;
+	s->seg[s->n].quiet = quiet;
 	memset(&s->seg[s->n].sql, 0, sizeof(mig_buf));
 	s->n++;
+}
+
+void
+mig_script_as(mig_script *s, int who)
+{
+	script_seg(s, who, false);
+}
+
+void
+mig_script_quiet(mig_script *s, int who)
+{
+	script_seg(s, who, true);
 }
 
 void
@@ -229,9 +243,14 @@ try_once(mig_ctx *c, const mig_script *s, bool txn, bool strong, bool *again)
 		ok = true;
 		for (i = 0; ok && i < s->n; i++)
 		{
-			if (s->seg[i].sql.s == NULL)
+			const mig_seg *g = &s->seg[i];
+
+			if (g->sql.s == NULL)
 				continue;
-			ok = mig_txn_do(&x, mig_who(c, s->seg[i].who), s->seg[i].sql.s);
+			/* A segment that writes rows: no trigger fires on them (migrate_triggers.c). */
+			ok = (!g->quiet || mig_trig_quiet(c, &x, true)) &&
+				mig_txn_do(&x, mig_who(c, g->who), g->sql.s) &&
+				(!g->quiet || (mig_trig_verify(c, &x) && mig_trig_quiet(c, &x, false)));
 		}
 		if (ok)
 			ok = mig_txn_commit(&x);

@@ -44,6 +44,7 @@ typedef struct mig_opts
 	bool		plan_only;		/* from-extension --plan: print, change nothing */
 	int			progress;		/* -1 auto (a terminal), 0 plain lines, 1 bar */
 	bool		json;			/* status --json */
+	bool		fire_triggers;	/* --fire-triggers: let the table's triggers fire on the tool's UPDATEs */
 } mig_opts;
 
 /*
@@ -108,6 +109,13 @@ bool		mig_txn_do(mig_txn *x, const mig_owner *as, const char *sql);
  */
 PGresult   *mig_txn_rows(mig_txn *x, const mig_owner *as, const char *sql,
 						 int nargs, const char *const *args);
+
+/*
+ * A SET LOCAL of the tool's own (sql), sent as the tool, between two
+ * calls: the snapshot of the settings is taken again, so that the next
+ * owner's call is compared with the value set here.  false with err set.
+ */
+bool		mig_txn_set(mig_txn *x, const char *sql);
 
 /* COMMIT; false with err set (then rolled back). */
 bool		mig_txn_commit(mig_txn *x);

@@ -251,6 +251,7 @@ mig_plan(mig_ctx *c)
 	}
 	printf("  - the backfill updates every row once: expect about as much WAL and dead tuples as the\n"
 		   "    table's size (autovacuum catches up afterwards)\n");
+	mig_trig_plan(c);
 	if (!t->ext_installed)
 		printf("  - chronoid is not installed in this database: run installs it (CREATE EXTENSION chronoid SCHEMA public)\n");
 
@@ -289,7 +290,7 @@ mig_plan(mig_ctx *c)
 			mig_script	s = {0};
 
 			mig_sql_batch(c, &b, true);
-			mig_script_as(&s, MIG_AS_TABLE);
+			mig_script_quiet(&s, MIG_AS_TABLE);
 			mig_script_printf(&s, "%s;\n", b.s);
 			mig_buf_reset(&b);
 			mig_script_as(&s, MIG_AS_ME);
@@ -309,7 +310,7 @@ mig_plan(mig_ctx *c)
 			mig_script	s = {0};
 
 			mig_sql_child_batch(c, &t->children[i], &b);
-			mig_script_as(&s, i);
+			mig_script_quiet(&s, i);
 			mig_script_printf(&s, "%s;\n", b.s);
 			mig_buf_reset(&b);
 			mig_script_print(c, &s);

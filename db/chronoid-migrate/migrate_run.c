@@ -128,7 +128,7 @@ mig_catch_up(mig_ctx *c)
 			ok = false;
 			break;
 		}
-		res = mig_txn_rows(&x, &c->t.owner, b.s, 0, NULL);
+		res = mig_trig_rows(c, &x, &c->t.owner, b.s, 0, NULL);
 		if (res == NULL || !mig_txn_commit(&x))
 		{
 			if (res == NULL)
@@ -149,7 +149,7 @@ mig_catch_up(mig_ctx *c)
 		const mig_child *ch = &c->t.children[i];
 		mig_script	s = {0};
 
-		mig_script_as(&s, i);
+		mig_script_quiet(&s, i);
 		mig_script_printf(&s, "UPDATE ONLY %s c SET %s = p.%s FROM ONLY %s p WHERE c.%s IS NULL AND c.%s IS NOT NULL"
 						  " AND p.%s %s c.%s", ch->qname, ch->new_q, c->t.new_q, c->t.qname, ch->new_q, ch->fk_q,
 						  c->t.key_q, eq, ch->fk_q);
@@ -435,6 +435,22 @@ fail:
 	return MIG_EXIT_FAIL;
 }
 
+/*
+ * Whether the action writes rows of the table or its children: run up to
+ * the CHECKs (the backfills, the catch-up before them), rollback after a
+ * swap (the children's old column, then the catch-up).  Rollback before
+ * the swap drops columns and writes no row.
+ */
+static bool
+writes_rows(const mig_ctx *c)
+{
+	if (strcmp(c->o->action, "run") == 0)
+		return !c->st.exists || c->st.step < MIG_CHECKED;
+	if (strcmp(c->o->action, "rollback") == 0)
+		return c->st.exists && (c->st.step == MIG_SWAPPED || c->st.step == MIG_DONE || c->st.step == MIG_ROLLING);
+	return false;
+}
+
 int
 mig_table_action(const mig_opts *o)
 {
@@ -504,6 +520,9 @@ mig_table_action(const mig_opts *o)
 		goto fail;
 	if (!is_status && !mig_owners_ok(c))
 		goto fail;
+	/* plan lists what would fire on the rows the steps write; run and rollback refuse it. */
+	if (!c->t.convert && (is_plan || writes_rows(c)) && !mig_trig_check(c, !is_plan))
+		goto fail;
 	if (is_plan)
 	{
 		rc = mig_plan(c);
@@ -532,6 +551,7 @@ out:
 	if (c->conn != NULL)
 		PQfinish(c->conn);
 	mig_views_free(c);
+	mig_trig_free(c);
 	free(c);
 	return rc;
 }

@@ -487,9 +487,11 @@ mig_sql_unswap(const mig_ctx *c, mig_script *s)
 		mig_script_printf(s, "ALTER TABLE %s DROP CONSTRAINT %s;\n", ch->qname, ch->con_q);
 		/* After the swap the key is the new column, compared with the new type's operator. */
 		/* The trigger kept the old column filled; a row it missed gets its value here. */
+		mig_script_quiet(s, i);
 		mig_script_printf(s, "UPDATE ONLY %s c SET %s = p.%s FROM ONLY %s p WHERE c.%s IS NULL AND c.%s IS NOT NULL"
 						  " AND p.%s %s c.%s;\n", ch->qname, ch->old_q, t->old_q, t->qname, ch->old_q, ch->fk_q,
 						  t->key_q, mig_sql_op(c, t->newtype, "=", eqb, sizeof(eqb)), ch->fk_q);
+		mig_script_as(s, i);
 		mig_script_printf(s, "ALTER TABLE %s RENAME COLUMN %s TO %s;\n", ch->qname, ch->fk_q, ch->new_q);
 		mig_script_printf(s, "ALTER TABLE %s RENAME COLUMN %s TO %s;\n", ch->qname, ch->old_q, ch->fk_q);
 		if (ch->ix_q[0] != '\0')
@@ -537,6 +539,8 @@ mig_script_print(const mig_ctx *c, const mig_script *s)
 		const mig_owner *o = mig_who(c, s->seg[i].who);
 		const char *p = s->seg[i].sql.s != NULL ? s->seg[i].sql.s : "";
 
+		if (s->seg[i].quiet && c->trig_replica)
+			printf("      SET LOCAL session_replication_role = replica;  -- as yourself: no trigger fires on these rows\n");
 		if (o == NULL)
 			printf("      -- as yourself\n");
 		else if (o->wrap)
@@ -553,5 +557,7 @@ mig_script_print(const mig_ctx *c, const mig_script *s)
 				printf("      %.*s\n", (int) n, p);
 			p += n + (nl != NULL ? 1 : 0);
 		}
+		if (s->seg[i].quiet && c->trig_replica)
+			printf("      SET LOCAL session_replication_role TO DEFAULT;  -- as yourself\n");
 	}
 }

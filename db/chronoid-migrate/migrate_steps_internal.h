@@ -69,6 +69,7 @@ void		mig_buf_free(mig_buf *b);
 typedef struct mig_seg
 {
 	int			who;
+	bool		quiet;			/* writes rows: the tables' triggers kept from firing (mig_trig_quiet) */
 	mig_buf		sql;
 } mig_seg;
 
@@ -81,6 +82,13 @@ typedef struct mig_script
 
 /* What follows runs as who (a new segment when who changes). */
 void		mig_script_as(mig_script *s, int who);
+
+/*
+ * What follows, up to the next mig_script_as, writes rows of a table as
+ * who: a segment of its own, run with the tables' triggers kept from
+ * firing (mig_trig_quiet) and checked after it (mig_trig_verify).
+ */
+void		mig_script_quiet(mig_script *s, int who);
 void		mig_script_printf(mig_script *s, const char *fmt,...) CID_PRINTF(2, 3);
 void		mig_script_free(mig_script *s);
 
@@ -226,6 +234,11 @@ typedef struct mig_ctx
 	int			nviews;
 	char	   *views_guard;	/* plpgsql: raise unless the views are those read */
 	char	   *views_refused;	/* what binds the key and cannot be carried, "" */
+	/* The triggers on the tool's UPDATEs (migrate_triggers.c, mig_trig_check). */
+	bool		trig_replica;	/* its UPDATEs run with session_replication_role = replica */
+	bool		trig_may_set;	/* the role may set it (superuser; GRANT SET ON PARAMETER, 15+) */
+	char	   *trig_fire;		/* what fires on them all the same, one a line; "" none */
+	char	   *trig_skipped;	/* what replica keeps from firing, one a line; "" none */
 	char		err[4096];
 } mig_ctx;
 
@@ -313,6 +326,43 @@ bool		mig_views_ok(mig_ctx *c, const char *what);
 void		mig_views_free(mig_ctx *c);
 void		mig_sql_views_drop(const mig_ctx *c, mig_script *s);
 void		mig_sql_views_create(const mig_ctx *c, mig_script *s);
+
+/* --- migrate_triggers.c: the tool's UPDATEs fire no trigger ------------ */
+
+/*
+ * Which triggers of the table and its children would fire on the tool's
+ * UPDATEs (the backfills, the catch-up, rollback's fill of the children's
+ * old column), and whether session_replication_role = replica keeps them
+ * from it: c->trig_*.  With refuse (run, rollback): false, c->err naming
+ * each trigger that would fire all the same, unless --fire-triggers.
+ */
+bool		mig_trig_check(mig_ctx *c, bool refuse);
+
+/*
+ * In x, before a statement that writes rows (on, as the tool: SET LOCAL
+ * session_replication_role = replica when c->trig_replica), and after it
+ * (off: back to the session's value).  false with c->err set.
+ */
+bool		mig_trig_quiet(mig_ctx *c, mig_txn *x, bool on);
+
+/*
+ * In x, after the statement that wrote rows, before COMMIT: false (c->err
+ * naming it) when a trigger not accepted at the start would have fired on
+ * it (one created or enabled since: it holds the table's lock, so what it
+ * sees is what the statement saw).  The caller rolls back.
+ */
+bool		mig_trig_verify(mig_ctx *c, mig_txn *x);
+
+/*
+ * mig_txn_rows of a statement that writes rows, between mig_trig_quiet on
+ * and off, checked by mig_trig_verify.  NULL with c->err set.
+ */
+PGresult   *mig_trig_rows(mig_ctx *c, mig_txn *x, const mig_owner *as, const char *sql,
+						  int nargs, const char *const *args);
+
+/* plan: what fires on the tool's UPDATEs, and what does not, and why. */
+void		mig_trig_plan(const mig_ctx *c);
+void		mig_trig_free(mig_ctx *c);
 
 /* --- migrate_plan.c --------------------------------------------------- */
 

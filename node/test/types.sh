@@ -30,4 +30,31 @@ else
     not_ok "examples/types.ts compiled and run"
     diag <<<"$out"
 fi
+# An ES module consumer (examples/esm.mts) compiled as an application
+# would: the package found in node_modules through its "exports" map,
+# under module "nodenext" (tsc's ESM resolution for Node) and under
+# "bundler" resolution (what esbuild, Vite and webpack users set), then run.
+for mode in nodenext bundler; do
+    app=$tmp/esm-$mode
+    mkdir -p "$app/node_modules"
+    ln -s "$PWD" "$app/node_modules/chronoid"
+    cp examples/esm.mts "$app/"
+    if [ $mode = nodenext ]; then
+        opts='"module": "nodenext", "moduleResolution": "nodenext"'
+    else
+        opts='"module": "esnext", "moduleResolution": "bundler"'
+    fi
+    cat >"$app/tsconfig.json" <<JSON
+{ "compilerOptions": { "strict": true, "target": "ES2022", $opts, "outDir": "out",
+    "types": ["node"], "typeRoots": ["$PWD/node_modules/@types"] }, "files": ["esm.mts"] }
+JSON
+    if out=$(cd "$app" && "$OLDPWD/$tsc" -p tsconfig.json 2>&1) &&
+        out=$(cd "$app" && CHRONOID_CLAIM_DIR="$tmp/claims" node out/esm.mjs 2>&1) &&
+        [[ $out == *'"kind":"uuid"'* ]]; then
+        ok "tsc (module $mode) compiles examples/esm.mts against the exports map, and it runs"
+    else
+        not_ok "examples/esm.mts under module $mode"
+        diag <<<"$out"
+    fi
+done
 tap_done

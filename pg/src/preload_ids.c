@@ -15,8 +15,9 @@
  * crash) the generators resume at their marks, above everything issued
  * before, whatever the clock says.
  */
-#include "atomic_internal.h"
+/* postgres.h first (through chronoid_internal.h), as in every backend file. */
 #include "preload_ids_internal.h"
+#include "atomic_internal.h"
 
 #include <fcntl.h>
 #include <unistd.h>

@@ -279,14 +279,15 @@ sf_mark_for(int64 page_last, void *arg)
  * record with its own commit (WAL positions are reserved in order).
  */
 static void
-sf_slot_sync(cid_sf_slot *s, Oid relid, Oid relfilenode, int64 need)
+sf_slot_sync(cid_sf_slot *s, Oid relid, Oid relfilenode, Oid guard, int64 need,
+			 bool force)
 {
 	LWLock	   *lock = &sf_locks[1 + s->index].lock;
 	Relation	rel;
 	sf_sync_arg a;
 
 	LWLockAcquire(lock, LW_EXCLUSIVE);
-	if (s->loaded && s->relid == relid && s->relfilenode == relfilenode &&
+	if (!force && s->loaded && s->relid == relid && s->relfilenode == relfilenode &&
 		(int64) pg_atomic_read_u64(&s->mark) >= need)
 	{
 		/* another backend did it while we waited */
@@ -300,7 +301,7 @@ sf_slot_sync(cid_sf_slot *s, Oid relid, Oid relfilenode, int64 need)
 	a.mark = 0;
 	/* the caller holds RowExclusiveLock for the transaction */
 	rel = relation_open(relid, NoLock);
-	(void) cid_sf_page_read_write(rel, sf_mark_for, &a);
+	(void) cid_sf_page_read_write(rel, guard, sf_mark_for, &a);
 	relation_close(rel, NoLock);
 	s->page_value = a.mark;
 	s->loaded = true;
@@ -312,14 +313,34 @@ sf_slot_sync(cid_sf_slot *s, Oid relid, Oid relfilenode, int64 need)
 }
 
 int
-cid_sf_slot_step(cid_sf_slot *s, Oid mark_relid, Oid relfilenode, int64 floor,
-				 int64 block, int64 *next)
+cid_sf_slot_step(cid_sf_slot *s, Oid mark_relid, Oid relfilenode, Oid guard,
+				 int64 floor, int64 block, int64 *next)
 {
+	static LocalTransactionId checked_lxid = InvalidLocalTransactionId;
 	int64		body = 0;
 	int			rc;
 
 	if (!s->loaded || s->relid != mark_relid || s->relfilenode != relfilenode)
-		sf_slot_sync(s, mark_relid, relfilenode, 0);
+		sf_slot_sync(s, mark_relid, relfilenode, guard, 0, false);
+	else if (OidIsValid(guard) && checked_lxid != cid_sf_current_lxid())
+	{
+		/*
+		 * Once per transaction, a page that someone else changed by
+		 * setval() (the owner may since 0.7.0: its restore) is read again
+		 * at once.  Set forward, it says IDs up to there were used
+		 * elsewhere (a restore into a database that minted since the
+		 * start), so the state must pass it now, not once the slot's own
+		 * mark runs out; set back, it is written up again, so that a
+		 * pg_dump finds the mark, not the lowered value.
+		 */
+		Relation	rel = relation_open(mark_relid, NoLock);
+		int64		page = cid_sf_page_peek(rel);
+
+		relation_close(rel, NoLock);
+		checked_lxid = cid_sf_current_lxid();
+		if (page != s->page_value)
+			sf_slot_sync(s, mark_relid, relfilenode, guard, 0, true);
+	}
 
 	for (;;)
 	{
@@ -341,7 +362,7 @@ cid_sf_slot_step(cid_sf_slot *s, Oid mark_relid, Oid relfilenode, int64 floor,
 			break;
 	}
 	if (body > (int64) pg_atomic_read_u64(&s->mark))
-		sf_slot_sync(s, mark_relid, relfilenode, body);
+		sf_slot_sync(s, mark_relid, relfilenode, guard, body, false);
 	*next = body;
 	return rc;
 }

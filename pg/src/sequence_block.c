@@ -8,9 +8,16 @@
 
 #include "access/htup_details.h"
 #include "access/relation.h"
+#include "access/genam.h"
+#include "access/table.h"
 #include "access/xact.h"
+#include "catalog/dependency.h"
+#include "catalog/indexing.h"
 #include "catalog/pg_class.h"
+#include "catalog/pg_depend.h"
+#include "catalog/pg_proc.h"
 #include "catalog/pg_sequence.h"
+#include "commands/extension.h"
 #include "fmgr.h"
 #include "funcapi.h"
 #include "miscadmin.h"
@@ -18,6 +25,7 @@
 #include "tcop/utility.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
+#include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 #include "utils/syscache.h"
@@ -36,6 +44,124 @@ block_seq_name(Relation rel)
 {
 	return quote_qualified_identifier(get_namespace_name(RelationGetNamespace(rel)),
 									  RelationGetRelationName(rel));
+}
+
+/*
+ * True when proc is chronoid's snowflake.nextval(): a member of the
+ * extension (ext) whose C symbol is the one that mints snowflakes.  By
+ * identity, not by name: a look-alike in another schema is not it.
+ */
+static bool
+block_is_snowflake_nextval(Oid proc, Oid ext)
+{
+	HeapTuple	tup;
+	bool		isnull;
+	Datum		src;
+	bool		result = false;
+
+	if (!OidIsValid(ext) || getExtensionOfObject(ProcedureRelationId, proc) != ext)
+		return false;
+	tup = SearchSysCache1(PROCOID, ObjectIdGetDatum(proc));
+	if (!HeapTupleIsValid(tup))
+		return false;
+	src = SysCacheGetAttr(PROCOID, tup, Anum_pg_proc_prosrc, &isnull);
+	if (!isnull)
+		result = strcmp(TextDatumGetCString(src), "chronoid_snowflake_nextval") == 0;
+	ReleaseSysCache(tup);
+	return result;
+}
+
+/*
+ * The object that passes relid to chronoid's snowflake.nextval(): a
+ * column default, a view, anything whose recorded dependencies name both
+ * the sequence and the function (as a default or a view's rule records
+ * them), described for a message; NULL for none.
+ */
+static char *
+block_snowflake_user_of(Oid relid, Oid ext)
+{
+	Relation	depRel;
+	ScanKeyData key[2];
+	SysScanDesc scan;
+	HeapTuple	tup;
+	char	   *found = NULL;
+
+	depRel = table_open(DependRelationId, AccessShareLock);
+	ScanKeyInit(&key[0], Anum_pg_depend_refclassid, BTEqualStrategyNumber, F_OIDEQ,
+				ObjectIdGetDatum(RelationRelationId));
+	ScanKeyInit(&key[1], Anum_pg_depend_refobjid, BTEqualStrategyNumber, F_OIDEQ,
+				ObjectIdGetDatum(relid));
+	scan = systable_beginscan(depRel, DependReferenceIndexId, true, NULL, 2, key);
+	while (found == NULL && HeapTupleIsValid(tup = systable_getnext(scan)))
+	{
+		Form_pg_depend dep = (Form_pg_depend) GETSTRUCT(tup);
+		ScanKeyData ikey[2];
+		SysScanDesc iscan;
+		HeapTuple	itup;
+
+		/* what else it depends on: is chronoid's function one? */
+		ScanKeyInit(&ikey[0], Anum_pg_depend_classid, BTEqualStrategyNumber, F_OIDEQ,
+					ObjectIdGetDatum(dep->classid));
+		ScanKeyInit(&ikey[1], Anum_pg_depend_objid, BTEqualStrategyNumber, F_OIDEQ,
+					ObjectIdGetDatum(dep->objid));
+		iscan = systable_beginscan(depRel, DependDependerIndexId, true, NULL, 2, ikey);
+		while (HeapTupleIsValid(itup = systable_getnext(iscan)))
+		{
+			Form_pg_depend d = (Form_pg_depend) GETSTRUCT(itup);
+
+			if (d->refclassid == ProcedureRelationId &&
+				block_is_snowflake_nextval(d->refobjid, ext))
+			{
+				ObjectAddress user;
+
+				user.classId = dep->classid;
+				user.objectId = dep->objid;
+				user.objectSubId = 0;
+				found = getObjectDescription(&user, false);
+				break;
+			}
+		}
+		systable_endscan(iscan);
+	}
+	systable_endscan(scan);
+	table_close(depRel, AccessShareLock);
+	return found;
+}
+
+/*
+ * Refuse a sequence whose value is a floor of snowflakes: one of
+ * chronoid's own (snowflake.id_seq, snowflake.node_mark, the mark's
+ * guard: members of the extension that nextval_block() belongs to), or
+ * one a column default or a view passes to snowflake.nextval().  Moving
+ * such a sequence by a block moves the next snowflake of everyone who
+ * mints from it: a billion values are four minutes of snowflakes, and a
+ * loop of calls would put them years ahead of the clock.
+ */
+static void
+block_refuse_snowflake_floor(Relation rel, Oid self)
+{
+	Oid			relid = RelationGetRelid(rel);
+	Oid			ext = getExtensionOfObject(ProcedureRelationId, self);
+	char	   *user;
+
+	if (OidIsValid(ext) && getExtensionOfObject(RelationRelationId, relid) == ext)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("sequence %s is a floor of snowflakes, not a sequence to reserve from",
+						block_seq_name(rel)),
+				 errdetail("It belongs to the chronoid extension: snowflake.nextval() reads it "
+						   "as a floor for the snowflakes of the database, and a block would "
+						   "move them ahead of the clock for everyone.")));
+	user = block_snowflake_user_of(relid, ext);
+	if (user != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("sequence %s is a floor of snowflakes, not a sequence to reserve from",
+						block_seq_name(rel)),
+				 errdetail("The %s passes it to snowflake.nextval(), which reads it as a floor "
+						   "for the snowflakes it makes; a block would move them ahead of the clock.",
+						   user),
+				 errhint("Reserve blocks from a sequence of their own.")));
 }
 
 /*
@@ -58,10 +184,6 @@ block_check_sequence(Relation rel)
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 				 errmsg("\"%s\" is not a sequence", RelationGetRelationName(rel)),
 				 errhint("nextval_block() reserves values of a sequence.")));
-	if (relid == cid_sf_mark_relid(NULL))
-		ereport(ERROR,
-				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
-				 errmsg("snowflake.node_mark is the mark of the snowflake ID space, not a sequence to reserve from")));
 	if (rel->rd_rel->relpersistence == RELPERSISTENCE_UNLOGGED)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
@@ -128,8 +250,12 @@ chronoid_nextval_block(PG_FUNCTION_ARGS)
 	/*
 	 * As core nextval(): RowExclusiveLock for the transaction (it blocks
 	 * only ALTER and DROP SEQUENCE, not other callers), then the kind, the
-	 * privilege (USAGE or UPDATE) and the refusals of a read-only or
-	 * parallel transaction.
+	 * privilege and the refusals of a read-only or parallel transaction.
+	 * The privilege: a block of one is a nextval() (USAGE or UPDATE); a
+	 * larger block moves the sequence as setval() does, so it needs what
+	 * setval() needs (UPDATE).  With USAGE alone a role could otherwise
+	 * push a shared sequence a billion values per call, or use up an
+	 * integer one in three.
 	 */
 	if (get_rel_relkind(relid) == '\0')
 		ereport(ERROR,
@@ -137,11 +263,21 @@ chronoid_nextval_block(PG_FUNCTION_ARGS)
 				 errmsg("relation with OID %u does not exist", relid)));
 	rel = relation_open(relid, RowExclusiveLock);
 	maxv = block_check_sequence(rel);
+	block_refuse_snowflake_floor(rel, fcinfo->flinfo->fn_oid);
 	if (pg_class_aclcheck(relid, GetUserId(), ACL_USAGE | ACL_UPDATE) != ACLCHECK_OK)
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("permission denied for sequence %s",
 						RelationGetRelationName(rel))));
+	if (n > 1 && pg_class_aclcheck(relid, GetUserId(), ACL_UPDATE) != ACLCHECK_OK)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied to reserve a block of " INT64_FORMAT " values of sequence %s",
+						n, block_seq_name(rel)),
+				 errdetail("A block of more than one value needs UPDATE on the sequence, "
+						   "the privilege setval() needs; USAGE allows blocks of one."),
+				 errhint("GRANT UPDATE ON SEQUENCE %s to the role that reserves blocks.",
+						 block_seq_name(rel))));
 	PreventCommandIfReadOnly("nextval_block()");
 	PreventCommandIfParallelMode("nextval_block()");
 

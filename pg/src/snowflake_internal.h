@@ -57,6 +57,14 @@ cid_sf_current_lxid(void)
 Oid			cid_sf_mark_relid(Oid *relfilenode);
 
 /*
+ * The OID of snowflake.node_mark_guard as the last cid_sf_mark_relid()
+ * found it (locked with the mark), InvalidOid for SQL older than 0.7.0.
+ * It keeps the highest mark logged, so that a mark set back by setval()
+ * (the database owner's restore) never lowers the ID space.
+ */
+Oid			cid_sf_guard_relid(void);
+
+/*
  * The next body of the ID space, above floor (a sequence's last_value,
  * -1 for none) and above every body issued before in this database, with
  * the block bodies from it on reserved for the caller (a sequence's
@@ -99,11 +107,13 @@ int			cid_sf_decide(int64 last, int64 floor, int64 block, int64_t now_ns,
  * The non-preloaded step, under the mark sequence's exclusive buffer lock:
  * decide(page_last, arg, &next) and, when it returns a status >= 0, store
  * next, WAL-logging a new mark (next + margin) when next passes the logged
- * one or a checkpoint came since.  Returns decide's status, *next set when
- * it is >= 0.  The caller holds RowExclusiveLock on the sequence.
+ * one or a checkpoint came since, and raising the guard (InvalidOid: none)
+ * to it.  page_last is the guard's value when the page was set back below
+ * it.  Returns decide's status, *next set when it is >= 0.  The caller
+ * holds RowExclusiveLock on the sequence and the guard.
  */
 typedef int (*cid_sf_decide_fn) (int64 page_last, void *arg, int64 *next);
-int			cid_sf_page_step(Oid relid, cid_sf_decide_fn decide, void *arg,
+int			cid_sf_page_step(Oid relid, Oid guard, cid_sf_decide_fn decide, void *arg,
 							 int64 *next);
 
 /* A catalog change: the page path reads its sequence's buffer again. */
@@ -111,12 +121,13 @@ void		cid_sf_page_forget(void);
 
 /*
  * The preloaded mode's page access: read the sequence's last taken body
- * (last_value, or last_value - 1 before the first call), then, if mark >
- * 0, store mark as last_value (called) with a WAL record, in one hold of
- * the buffer lock.  Returns the body read.
+ * (last_value, or last_value - 1 before the first call; the guard's value
+ * when the page was set back below it), then, if mark > 0, store mark as
+ * last_value (called) with a WAL record and raise the guard to it, in one
+ * hold of the buffer lock.  Returns the body read.
  */
-int64		cid_sf_page_read_write(Relation rel, int64 (*mark_for) (int64 page_last, void *arg),
-								   void *arg);
+int64		cid_sf_page_read_write(Relation rel, Oid guard,
+								   int64 (*mark_for) (int64 page_last, void *arg), void *arg);
 
 /* The last taken body, read under a share lock (no change). */
 int64		cid_sf_page_peek(Relation rel);
@@ -157,7 +168,7 @@ struct cid_sf_slot *cid_sf_slot_find(void);
  * the decision's status, *next set when it is >= 0.
  */
 int			cid_sf_slot_step(struct cid_sf_slot *slot, Oid mark_relid,
-							 Oid relfilenode, int64 floor, int64 block,
+							 Oid relfilenode, Oid guard, int64 floor, int64 block,
 							 int64 *next);
 
 /* ------------------------------------------------------------------------

@@ -131,6 +131,113 @@ sf_xlrec(Relation rel, xl_seq_rec *xlrec)
 #endif
 }
 
+/* ------------------------------------------------------------------------
+ * The mark's guard, snowflake.node_mark_guard (0.7.0)
+ *
+ * The database's owner may setval() the mark, so that its restore brings
+ * the dumped mark back; the guard, which only this module writes, keeps
+ * the highest mark ever logged, so a mark set back (a restore of an older
+ * dump, a mistake) never lowers the ID space.  A page is intact while
+ * what it covers (last_value + log_cnt: the mark its WAL record holds)
+ * reaches the guard.  Every mark this module logs goes to the guard too,
+ * and before bodies are issued under a page that covers more than the
+ * guard (a setval() forward, core nextval() of the mark logging its own
+ * record), the guard is raised to it: so the guard covers every body
+ * issued, and a page set back covers less than the guard, which is then
+ * the last body.
+ * ------------------------------------------------------------------------ */
+
+/*
+ * The page LSN at which this backend last found the mark intact, and the
+ * relation: a page set back by setval() gets a new LSN (setval() logs
+ * it), so an unchanged LSN spares reading the guard.
+ */
+static XLogRecPtr sf_intact_lsn = InvalidXLogRecPtr;
+static Oid	sf_intact_relid = InvalidOid;
+
+/* The highest mark this module logs: the layout's last body and a margin. */
+static int64
+sf_last_loggable(void)
+{
+	return (INT64CONST(1) << (cid_sf_layout.bits[CID_FIELD_TIME] +
+							  cid_sf_layout.bits[CID_FIELD_SEQ])) - 1 + CID_SF_MARGIN;
+}
+
+/* The guard's value (-1 before the first mark); the caller holds its lock. */
+static int64
+sf_guard_read(Oid guard)
+{
+	Relation	rel = relation_open(guard, NoLock);
+	int64		v = cid_sf_page_peek(rel);
+
+	relation_close(rel, NoLock);
+	return v;
+}
+
+/* Raise the guard to mark (never lower it), with a WAL record. */
+static void
+sf_guard_raise(Oid guard, int64 mark)
+{
+	Relation	rel;
+	Buffer		buf;
+	HeapTupleData tup;
+	Form_pg_sequence_data seq;
+	xl_seq_rec	xlrec;
+
+	if (!OidIsValid(guard))
+		return;
+	rel = relation_open(guard, NoLock);
+	buf = ReadBuffer(rel, 0);
+	LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+	seq = sf_locked_tuple(RelationGetRelationName(rel), buf, &tup);
+	if (!seq->is_called || seq->last_value < mark)
+	{
+		sf_xlrec(rel, &xlrec);
+		sf_write_tuple_logged(RelationNeedsWAL(rel), &xlrec, buf, &tup, seq, mark, 0, mark);
+	}
+	UnlockReleaseBuffer(buf);
+	relation_close(rel, NoLock);
+}
+
+/*
+ * The last body of the ID space from the mark's locked page: the page's,
+ * or the guard's when the page was set back below it.
+ */
+static int64
+sf_guarded_last(Oid relid, Buffer buf, Form_pg_sequence_data seq, Oid guard)
+{
+	int64		last = seq->is_called ? seq->last_value : seq->last_value - 1;
+	int64		covered = seq->is_called ? seq->last_value + seq->log_cnt : last;
+	XLogRecPtr	lsn = PageGetLSN(BufferGetPage(buf));
+	int64		g;
+
+	if (!OidIsValid(guard) || (sf_intact_relid == relid && sf_intact_lsn == lsn))
+		return last;
+
+	/*
+	 * A mark set past the layout's end (by its owner since 0.7.0) holds no
+	 * ID: every call fails, and neither the guard nor a preloaded slot
+	 * takes it, so that setting it back is believed again.
+	 */
+	if (last > sf_last_loggable())
+		ereport(ERROR,
+				(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+				 errmsg("snowflake.node_mark value " INT64_FORMAT " lies past the last snowflake", last),
+				 errdetail("Snowflake bodies end at " INT64_FORMAT "; nothing was minted.",
+						   sf_last_loggable() - CID_SF_MARGIN),
+				 errhint("Set the mark back to the last ID's body: SELECT setval('snowflake.node_mark', ...).")));
+	g = sf_guard_read(guard);
+	if (covered >= g)
+	{
+		if (covered > g && covered <= sf_last_loggable())
+			sf_guard_raise(guard, covered);
+		sf_intact_relid = relid;
+		sf_intact_lsn = lsn;
+		return last;
+	}
+	return Max(last, g);
+}
+
 /*
  * The page path keeps its sequence's buffer pinned for the rest of the
  * transaction, so that a call only locks and changes it: no relcache or
@@ -194,7 +301,7 @@ cid_sf_page_forget(void)
  * decide fails or asks to wait.
  */
 int
-cid_sf_page_step(Oid relid, cid_sf_decide_fn decide, void *arg, int64 *next)
+cid_sf_page_step(Oid relid, Oid guard, cid_sf_decide_fn decide, void *arg, int64 *next)
 {
 	static bool registered = false;
 	HeapTupleData tup;
@@ -202,6 +309,7 @@ cid_sf_page_step(Oid relid, cid_sf_decide_fn decide, void *arg, int64 *next)
 	int64		last;
 	int64		body = 0;
 	int64		covered;
+	int64		logged = 0;
 	int			rc;
 
 	if (sf_held.valid &&
@@ -235,17 +343,25 @@ cid_sf_page_step(Oid relid, cid_sf_decide_fn decide, void *arg, int64 *next)
 	LockBuffer(sf_held.buf, BUFFER_LOCK_EXCLUSIVE);
 	/* an error in decide releases the lock with the transaction's abort */
 	seq = sf_locked_tuple(NameStr(sf_held.relname), sf_held.buf, &tup);
-	last = seq->is_called ? seq->last_value : seq->last_value - 1;
+	last = sf_guarded_last(relid, sf_held.buf, seq, guard);
 	rc = decide(last, arg, &body);
 	if (rc >= 0)
 	{
 		covered = seq->is_called ? seq->last_value + seq->log_cnt : 0;
 		if (body > covered || PageGetLSN(BufferGetPage(sf_held.buf)) <= GetRedoRecPtr())
+		{
+			logged = body + CID_SF_MARGIN;
 			sf_write_tuple(sf_held.needs_wal, &sf_held.xlrec, sf_held.buf, &tup, seq,
-						   body, CID_SF_MARGIN, body + CID_SF_MARGIN);
+						   body, CID_SF_MARGIN, logged);
+		}
 		else
 			sf_write_tuple(sf_held.needs_wal, &sf_held.xlrec, sf_held.buf, &tup, seq,
 						   body, covered - body, 0);
+		/* under the mark's lock, so guards are raised in the marks' order */
+		if (logged > 0)
+			sf_guard_raise(guard, logged);
+		sf_intact_relid = relid;
+		sf_intact_lsn = PageGetLSN(BufferGetPage(sf_held.buf));
 		*next = body;
 	}
 	LockBuffer(sf_held.buf, BUFFER_LOCK_UNLOCK);
@@ -253,8 +369,8 @@ cid_sf_page_step(Oid relid, cid_sf_decide_fn decide, void *arg, int64 *next)
 }
 
 int64
-cid_sf_page_read_write(Relation rel, int64 (*mark_for) (int64 page_last, void *arg),
-					   void *arg)
+cid_sf_page_read_write(Relation rel, Oid guard,
+					   int64 (*mark_for) (int64 page_last, void *arg), void *arg)
 {
 	Buffer		buf;
 	HeapTupleData tup;
@@ -265,12 +381,20 @@ cid_sf_page_read_write(Relation rel, int64 (*mark_for) (int64 page_last, void *a
 	xl_seq_rec	xlrec;
 
 	seq = sf_read_tuple(rel, &buf, &tup);
-	last = seq->is_called ? seq->last_value : seq->last_value - 1;
+	last = sf_guarded_last(RelationGetRelid(rel), buf, seq, guard);
 	mark = mark_for(last, arg);
+
+	/*
+	 * A page set back below its guard is written up to it even when the
+	 * guard covers what the slot needs: a pg_dump must not find it low.
+	 */
+	if (mark <= 0 && last > (seq->is_called ? seq->last_value : seq->last_value - 1))
+		mark = last;
 	if (mark > 0)
 	{
 		sf_xlrec(rel, &xlrec);
 		sf_write_tuple(RelationNeedsWAL(rel), &xlrec, buf, &tup, seq, mark, 0, mark);
+		sf_guard_raise(guard, mark);
 	}
 	UnlockReleaseBuffer(buf);
 	return last;

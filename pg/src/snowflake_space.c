@@ -37,6 +37,7 @@
 static Oid	sf_mark_relid = InvalidOid;
 static Oid	sf_mark_relfilenode = InvalidOid;
 static Oid	sf_mark_locked = InvalidOid;	/* locked in transaction sf_mark_lxid */
+static Oid	sf_guard_relid = InvalidOid;	/* snowflake.node_mark_guard, if any */
 static LocalTransactionId sf_mark_lxid = InvalidLocalTransactionId;
 static bool sf_mark_callback = false;
 
@@ -52,18 +53,40 @@ sf_mark_invalidate(Datum arg, int cacheid, uint32 hashvalue)
 
 /*
  * As a sequence's own lock: once per transaction, owned by the top
- * transaction, so DDL on the mark waits for minting to commit.
+ * transaction, so DDL on the mark (and on its guard) waits for minting to
+ * commit.
  */
 static void
-sf_mark_lock(Oid relid)
+sf_mark_lock(Oid relid, Oid guard)
 {
 	ResourceOwner save = CurrentResourceOwner;
 
 	CurrentResourceOwner = TopTransactionResourceOwner;
 	LockRelationOid(relid, RowExclusiveLock);
+	if (OidIsValid(guard))
+		LockRelationOid(guard, RowExclusiveLock);
 	CurrentResourceOwner = save;
 	sf_mark_locked = relid;
 	sf_mark_lxid = cid_sf_current_lxid();
+}
+
+/*
+ * snowflake.node_mark_guard (0.7.0): the highest mark this module logged.
+ * A database whose SQL predates it has none, and its mark is then
+ * writable by superusers only.
+ */
+static Oid
+sf_guard_lookup(Oid nsp)
+{
+	Oid			relid = get_relname_relid("node_mark_guard", nsp);
+
+	return OidIsValid(relid) && get_rel_relkind(relid) == RELKIND_SEQUENCE ? relid : InvalidOid;
+}
+
+Oid
+cid_sf_guard_relid(void)
+{
+	return sf_guard_relid;
 }
 
 Oid
@@ -76,11 +99,12 @@ cid_sf_mark_relid(Oid *relfilenode)
 	}
 	/* taking the lock processes invalidations, which may clear the cache */
 	if (OidIsValid(sf_mark_relid) && sf_mark_lxid != cid_sf_current_lxid())
-		sf_mark_lock(sf_mark_relid);
+		sf_mark_lock(sf_mark_relid, sf_guard_relid);
 	while (!OidIsValid(sf_mark_relid))
 	{
 		Oid			nsp = get_namespace_oid("snowflake", true);
 		Oid			relid = OidIsValid(nsp) ? get_relname_relid("node_mark", nsp) : InvalidOid;
+		Oid			guard;
 		HeapTuple	tup;
 
 		if (!OidIsValid(relid) || get_rel_relkind(relid) != RELKIND_SEQUENCE)
@@ -90,13 +114,16 @@ cid_sf_mark_relid(Oid *relfilenode)
 					 errdetail("snowflake.nextval() keeps the high-water mark of every "
 							   "snowflake of the database in it since chronoid 0.2.0."),
 					 errhint("Run ALTER EXTENSION chronoid UPDATE.")));
-		if (sf_mark_locked != relid || sf_mark_lxid != cid_sf_current_lxid())
-			sf_mark_lock(relid);
+		guard = sf_guard_lookup(nsp);
+		if (sf_mark_locked != relid || sf_mark_lxid != cid_sf_current_lxid() ||
+			sf_guard_relid != guard)
+			sf_mark_lock(relid, guard);
 		tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
 		if (!HeapTupleIsValid(tup))
 			continue;			/* dropped meanwhile: look again */
 		sf_mark_relfilenode = ((Form_pg_class) GETSTRUCT(tup))->relfilenode;
 		ReleaseSysCache(tup);
+		sf_guard_relid = guard;
 		sf_mark_relid = relid;
 	}
 	if (relfilenode != NULL)
@@ -177,14 +204,15 @@ cid_sf_space_next(int64 floor, int64 block, Oid seqrelid)
 		int64_t		now_ns;
 
 		if (slot != NULL)
-			rc = cid_sf_slot_step(slot, mark_relid, relfilenode, floor, block, &next);
+			rc = cid_sf_slot_step(slot, mark_relid, relfilenode, cid_sf_guard_relid(),
+								  floor, block, &next);
 		else
 		{
 			sf_page_arg a;
 
 			a.floor = floor;
 			a.block = block;
-			rc = cid_sf_page_step(mark_relid, sf_page_decide, &a, &next);
+			rc = cid_sf_page_step(mark_relid, cid_sf_guard_relid(), sf_page_decide, &a, &next);
 		}
 		if (rc != CID_EEXHAUSTED)
 			break;

@@ -614,9 +614,16 @@ Snowflake_decode(SnowflakeObject *self, PyObject *arg)
 	return cpy_info(&info);
 }
 
+/*
+ * In a forked child, a node chosen from a range is chosen again before it
+ * is shown, so that gen.node never names the parent's number there.
+ */
 static PyObject *
 Snowflake_get_node(SnowflakeObject *self, void *closure)
 {
+	if (self->chosen && self->pid != 0 && !self->closed &&
+		self->forkgen != cpy_fork_generation && usable_slow(self) < 0)
+		return NULL;
 	return PyLong_FromUnsignedLongLong(self->node);
 }
 

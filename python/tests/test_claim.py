@@ -123,8 +123,10 @@ def test_forked_child_chooses_from_the_same_range():
     mine = gen.batch(1000)
 
     def child():
+        node = gen.node  # chosen again before it is shown: never the parent's
         ids = gen.batch(1000) + [gen.next() for _ in range(100)]
-        return gen.node, ids
+        assert gen.node == node
+        return node, ids
 
     kids = [in_child(child) for _ in range(3)]
     # The parent holds 40; a child's claim ends when it exits, so each

@@ -308,7 +308,9 @@ check "a server crash mid-backfill: run exits 1, the next finishes, every row on
 mig rollback --table public.orders >/dev/null 2>&1
 
 # --- a slow batch holds writers no longer than the cap ------------------------
-# The backfill's updates each sleep 20 ms (the owner's trigger): the first
+# The backfill's updates each sleep 20 ms (the owner's trigger, ENABLE
+# ALWAYS and accepted with --fire-triggers: an ordinary one would not fire
+# on the tool's UPDATEs, migrate_triggers.sh): the first
 # batches (1,000 rows, then fewer) would hold their rows for seconds; each
 # is cancelled at 1 s, rolled back and halved, and a writer updating rows
 # meanwhile never waits much longer than that.
@@ -318,6 +320,7 @@ q "CREATE TABLE slowt (id uuid PRIMARY KEY DEFAULT gen_random_uuid(), n int);
      \$\$BEGIN IF current_setting('application_name') = 'chronoid-migrate' THEN PERFORM pg_sleep(0.02); END IF;
        RETURN NEW; END\$\$;
    CREATE TRIGGER slowt_nap BEFORE UPDATE ON slowt FOR EACH ROW EXECUTE FUNCTION slowt_nap();
+   ALTER TABLE slowt ENABLE ALWAYS TRIGGER slowt_nap;
    ANALYZE slowt" >/dev/null
 (
     end=$((SECONDS + 8))
@@ -328,7 +331,7 @@ q "CREATE TABLE slowt (id uuid PRIMARY KEY DEFAULT gen_random_uuid(), n int);
     done >"$work/slow_writer"
 ) &
 writer=$!
-out=$(PGAPPNAME=chronoid-migrate "$bin" migrate run --table slowt --to uuidv7 --no-progress 2>&1); rc=$?
+out=$(PGAPPNAME=chronoid-migrate "$bin" migrate run --table slowt --to uuidv7 --fire-triggers --no-progress 2>&1); rc=$?
 wait "$writer"
 wmax=$(sort -n "$work/slow_writer" | tail -n 1)
 ok_if "a batch that runs past 1 s is cancelled, rolled back and halved; run goes on and backfills every row once" \

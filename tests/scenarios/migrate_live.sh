@@ -171,6 +171,11 @@ CREATE FUNCTION $s.c_upd_f() RETURNS trigger LANGUAGE plpgsql SET enable_nestloo
      AND n.parent_id IS NOT DISTINCT FROM o.parent_id;
   RETURN NULL; END \$\$;
 CREATE TRIGGER c_upd AFTER UPDATE ON $s.child REFERENCING OLD TABLE AS ot NEW TABLE AS nt FOR EACH STATEMENT EXECUTE FUNCTION $s.c_upd_f();
+-- The ledger of updates watches the tool's own too: ENABLE ALWAYS, which
+-- the tool's session_replication_role = replica does not skip, accepted
+-- with --fire-triggers (run and rollback, below).
+ALTER TABLE $s.parent ENABLE ALWAYS TRIGGER p_upd;
+ALTER TABLE $s.child ENABLE ALWAYS TRIGGER c_upd;
 -- Old rows: created over the last 30 days, a few ms apart.
 INSERT INTO $s.parent (created_at)
   SELECT now() - interval '30 days' + g * (interval '30 days' / $rows) + random() * interval '1 ms'
@@ -447,7 +452,7 @@ writer_errors() {
 # killed with SIGKILL at KILLS random points, then run to the end.
 run_killed() {
     local s=$1 kind=$2 i pid delay rc landed=0 before after err=$work/$1.run.err
-    local opts=(--table "$s.parent" --to "$kind" --time-from created_at --lock-timeout "${LOCK_MS}ms")
+    local opts=(--table "$s.parent" --to "$kind" --time-from created_at --lock-timeout "${LOCK_MS}ms" --fire-triggers)
     [ "$LAG" = 1 ] && opts+=(--max-lag 2s)
     [ "$big" = 0 ] && opts+=(--batch 1000 --pause 50ms)
     # SIGTERM: stops after the current batch, exit 1, says to run again.
@@ -504,7 +509,8 @@ run_killed() {
 # disabled: it pauses, makes no progress, and resumes once re-enabled.
 run_lagging() {
     local s=$1 kind=$2 err=$work/$1.lag.err pid rc r1 r2 step1 t0 paused=0 resumed=0
-    local opts=(--table "$s.parent" --to "$kind" --time-from created_at --lock-timeout "${LOCK_MS}ms" --max-lag 2s)
+    local opts=(--table "$s.parent" --to "$kind" --time-from created_at --lock-timeout "${LOCK_MS}ms" --max-lag 2s
+                --fire-triggers)
     [ "$big" = 0 ] && opts+=(--batch 500 --pause 100ms)
     ev "$s" "run with the subscriber disabled"
     env PGAPPNAME=chronoid-migrate "$bin" migrate run "${opts[@]}" >"$err.out" 2>"$err" &
@@ -550,9 +556,11 @@ MOVES=(
 move() {
     local s=$1 kind=$2 sub times pause step stage name kname lname e rc i
     IFS='|' read -r sub times pause step stage name kname lname <<<"$3"
+    local fire=()
+    [ "$sub" = rollback ] && fire=(--fire-triggers)
     ev "$s" "${name/#-/$kname}"
     for i in $(seq "$times"); do
-        e=$(mig "$sub" --table "$s.parent" --lock-timeout "${LOCK_MS}ms" 2>&1)
+        e=$(mig "$sub" --table "$s.parent" --lock-timeout "${LOCK_MS}ms" "${fire[@]}" 2>&1)
         rc=$?
         [ $rc -eq 0 ] || break
     done
@@ -609,7 +617,7 @@ one_kind() {
         run_lagging "$s" "$kind"
     else
         ev "$s" "run again"
-        e=$(mig run --table "$s.parent" --to "$kind" --time-from created_at --lock-timeout "${LOCK_MS}ms" 2>&1)
+        e=$(mig run --table "$s.parent" --to "$kind" --time-from created_at --lock-timeout "${LOCK_MS}ms" --fire-triggers 2>&1)
         rc=$?
         ok_if "$kind: run again after the rollback" '[ $rc -eq 0 ]' "$(tail -n 3 <<<"$e")"
     fi

@@ -943,6 +943,46 @@ test_claimed_generator(void)
 	cid_claimed_snowflake_close(NULL);
 }
 
+/* The lock file's record: what a claim writes, and garbage refused. */
+static void
+test_record(void)
+{
+	cid_node_claim *c = NULL;
+	char		err[256];
+	char		path[300];
+	char		buf[128] = {0};
+	char		want[128];
+	int			fd;
+
+	fresh_dir();
+	EXPECT_EQ_INT(claim(&c, "rec", 1, NULL, err), CID_OK);
+	fd = open(cid_node_claim_path(c), O_RDONLY);
+	EXPECT(fd >= 0);
+	EXPECT_EQ_INT(read(fd, buf, sizeof(buf) - 1), 61);
+	close(fd);
+	snprintf(want, sizeof(want), "chronoid-claim 1 pid %10ld last_ms %20s\n", (long) getpid(),
+			 "-9223372036854775808");
+	EXPECT_STR(buf, want);
+	cid_node_claim_release(c);
+
+	for (int i = 0; i < 3; i++)
+	{
+		static const char *const junk[] = {
+			"hello\n",
+			"chronoid-claim 1 pid      12345 last_ms        1x00000000000\n",
+			"chronoid-claim 1 pid      12345 last_ms  1700000000000000000\nmore",
+		};
+
+		snprintf(path, sizeof(path), "%s/rec.%d.lock", dir, 10 + i);
+		fd = open(path, O_CREAT | O_WRONLY, 0600);
+		EXPECT_EQ_INT(write(fd, junk[i], strlen(junk[i])), (int) strlen(junk[i]));
+		close(fd);
+		EXPECT_EQ_INT(claim(&c, "rec", 10 + i, NULL, err), CID_ECLAIM);
+		EXPECT(strstr(err, "holds no claim record") != NULL);
+	}
+	printf("#     %s\n", err);
+}
+
 static void
 test_strerror_names(void)
 {
@@ -979,6 +1019,7 @@ main(void)
 	TAP_CASE(test_handover_across_processes);
 	TAP_CASE(test_two_copies);
 	TAP_CASE(test_claimed_generator);
+	TAP_CASE(test_record);
 	TAP_CASE(test_strerror_names);
 	{
 		char		cmd[300];

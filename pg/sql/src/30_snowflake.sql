@@ -13,13 +13,24 @@ GRANT USAGE ON SCHEMA snowflake TO PUBLIC;
 -- The ID space of this database: last_value is the last body (ms << 12 |
 -- counter) issued from any sequence, WAL-logged up to a second ahead, so
 -- no snowflake repeats across sequences, restarts and crashes.  Only
--- snowflake.nextval() writes it; nobody else needs any privilege on it.
+-- snowflake.nextval() writes it, and a restore's setval() (below).
 CREATE SEQUENCE snowflake.node_mark AS pg_catalog.int8 INCREMENT BY 1 MINVALUE 0 CACHE 1;
 COMMENT ON SEQUENCE snowflake.node_mark IS
-	'high-water mark of every snowflake minted in this database (ms since 2023-01-01 << 12 | counter); written only by snowflake.nextval()';
+	'high-water mark of every snowflake minted in this database (ms since 2023-01-01 << 12 | counter); written by snowflake.nextval(), raised by a restore';
 REVOKE ALL ON SEQUENCE snowflake.node_mark FROM PUBLIC;
 -- pg_dump keeps it, so a restored database never repeats an ID.
 SELECT pg_catalog.pg_extension_config_dump('snowflake.node_mark', '');
+
+-- The mark's guard: the highest mark snowflake.nextval() ever logged.  A
+-- setval() that sets the mark back (a restore of an older dump into a
+-- database that minted since, a mistake) moves the ID space forward only:
+-- below the guard the mark is not believed.  Nobody but this module
+-- writes it, and it is not dumped (a restored database starts from the
+-- dumped mark).
+CREATE SEQUENCE snowflake.node_mark_guard AS pg_catalog.int8 INCREMENT BY 1 MINVALUE 0 CACHE 1;
+COMMENT ON SEQUENCE snowflake.node_mark_guard IS
+	'highest mark snowflake.nextval() logged in snowflake.node_mark: a mark set back below it is not believed; written only by snowflake.nextval()';
+REVOKE ALL ON SEQUENCE snowflake.node_mark_guard FROM PUBLIC;
 
 CREATE SEQUENCE snowflake.id_seq AS pg_catalog.int8 INCREMENT BY 1 CACHE 1;
 COMMENT ON SEQUENCE snowflake.id_seq IS
@@ -29,16 +40,18 @@ GRANT USAGE ON SEQUENCE snowflake.id_seq TO PUBLIC;
 SELECT pg_catalog.pg_extension_config_dump('snowflake.id_seq', '');
 
 -- pg_dump reads both sequences above (SELECT last_value, is_called), so a
--- role that may not read them cannot dump the database.  The database's
--- owner (PostgreSQL 14+'s pg_database_owner, whoever installed the
--- extension) may read both and set snowflake.id_seq, which is only a
--- floor for its own next ID (anyone may mint from it; moving it back is
--- harmless, forward is bounded by snowflake.max_run_ahead).  The mark
--- stays unwritable: only a superuser may move it.
+-- role that may not read them cannot dump the database; its restore sets
+-- them (setval()).  The database's owner (PostgreSQL 14+'s
+-- pg_database_owner, whoever installed the extension) may read and set
+-- both, so that its own pg_dump and pg_restore work: snowflake.id_seq is
+-- only a floor for its own next ID (anyone may mint from it; moving it
+-- back is harmless, forward is bounded by snowflake.max_run_ahead), and
+-- the mark, set back, is held up by its guard, so the owner can only move
+-- the ID space forward.  The registry's grant is after the table.
 DO $grant$
 BEGIN
 	IF EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname OPERATOR(pg_catalog.=) 'pg_database_owner') THEN
-		GRANT SELECT ON SEQUENCE snowflake.node_mark TO pg_database_owner;
+		GRANT SELECT, UPDATE ON SEQUENCE snowflake.node_mark TO pg_database_owner;
 		GRANT SELECT, UPDATE ON SEQUENCE snowflake.id_seq TO pg_database_owner;
 	END IF;
 END
@@ -389,6 +402,17 @@ COMMENT ON COLUMN snowflake.node_registry.claimed_at IS
 GRANT SELECT ON snowflake.node_registry TO PUBLIC;
 -- pg_dump keeps the claims.
 SELECT pg_catalog.pg_extension_config_dump('snowflake.node_registry', '');
+-- The owner's restore adds the dumped claims (COPY).  INSERT only:
+-- changing or removing a claim stays the superuser's (release_node()).
+-- An added claim is believed like any other, so the owner can also make
+-- one up (docs/postgresql.md says what it can do and how to revoke it).
+DO $grant$
+BEGIN
+	IF EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname OPERATOR(pg_catalog.=) 'pg_database_owner') THEN
+		GRANT INSERT ON snowflake.node_registry TO pg_database_owner;
+	END IF;
+END
+$grant$;
 
 -- This server's identity for the registry.
 CREATE FUNCTION snowflake.server_label()

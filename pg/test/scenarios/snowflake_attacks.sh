@@ -2,10 +2,13 @@
 # snowflake_attacks.sh — an ordinary role and a database owner try every
 # path to the node registry, the ID space's mark and the shared slots:
 # no planted claim reaches the registry (whatever snowflake.node they try
-# to set before the module is loaded), no role can write, lock or move
-# the mark, an idle-in-transaction session never blocks another's minting,
+# to set before the module is loaded), no role but the database owner can
+# write the mark, none can lock it or move the ID space back, an
+# idle-in-transaction session never blocks another's minting,
 # and creating and dropping sequences in bulk uses up nothing.  Preloaded,
-# the slot of a dropped database is reused.  TAP on stdout; run by
+# the slot of a dropped database is reused.  The database owner may add
+# claims and set the mark (its restore), and the ID space goes forward
+# only.  TAP on stdout; run by
 # pg/test/run.sh (PGHOST, PGPORT, PGBIN, CHRONOID_PGCTL, CHRONOID_MODE,
 # CHRONOID_TMP set).
 set -uo pipefail
@@ -73,8 +76,17 @@ check "a loop over 41 numbers claims none of them" \
 check "the attacker's own minting registers and uses the real node" \
     "$(as sf_attacker "SELECT snowflake.get_node(snowflake.nextval())")|$(q -c "SELECT string_agg(node::text, ',') FROM snowflake.node_registry")" "1|1"
 
+v14=$([ "$(q -c "SHOW server_version_num")" -ge 140000 ] && echo t || echo f)
 for r in sf_attacker sf_dbowner; do
-    denied "$r" "INSERT INTO snowflake.node_registry (node, system_identifier, database, server) VALUES (7, 1, 'x', 'x')"
+    if [ "$r" = sf_dbowner ] && [ "$v14" = t ]; then
+        # The owner may add claims (0.7.0: its restore's COPY), never
+        # change or remove one.
+        check "$r may add a claim (its restore)" \
+            "$(as "$r" "INSERT INTO snowflake.node_registry (node, system_identifier, database, server) VALUES (7, 1, 'x', 'x') RETURNING node")" 7
+        q -c "SELECT snowflake.release_node(7)" >/dev/null
+    else
+        denied "$r" "INSERT INTO snowflake.node_registry (node, system_identifier, database, server) VALUES (7, 1, 'x', 'x')"
+    fi
     denied "$r" "UPDATE snowflake.node_registry SET node = 8"
     denied "$r" "DELETE FROM snowflake.node_registry"
     denied "$r" "TRUNCATE snowflake.node_registry"
@@ -84,9 +96,18 @@ for r in sf_attacker sf_dbowner; do
     denied "$r" "BEGIN; LOCK TABLE snowflake.node_registry IN SHARE ROW EXCLUSIVE MODE; COMMIT"
     denied "$r" "SELECT * FROM snowflake.node_registry FOR UPDATE"
     denied "$r" "ALTER TABLE snowflake.node_registry DISABLE TRIGGER ALL"
-    # The ID space's mark.
-    denied "$r" "SELECT setval('snowflake.node_mark', 1)"
-    denied "$r" "SELECT nextval('snowflake.node_mark')"
+    # The ID space's mark: the owner may set it (0.7.0: its restore's
+    # setval()), and the ID space goes forward only (snowflake_dump.sh
+    # plays it at length); nobody else may.
+    if [ "$r" = sf_dbowner ] && [ "$v14" = t ]; then
+        check "$r may set the mark (forward only: snowflake_dump.sh)" \
+            "$(as "$r" "SELECT setval('snowflake.node_mark', (SELECT last_value FROM snowflake.node_mark))" | tr -d 0-9)" ""
+    else
+        denied "$r" "SELECT setval('snowflake.node_mark', 1)"
+        denied "$r" "SELECT nextval('snowflake.node_mark')"
+    fi
+    denied "$r" "SELECT setval('snowflake.node_mark_guard', 1)"
+    denied "$r" "SELECT nextval('snowflake.node_mark_guard')"
     if [ "$r" = sf_attacker ]; then
         denied "$r" "SELECT last_value FROM snowflake.node_mark"
     else

@@ -5,7 +5,9 @@
 # privileges, comments and dumped configuration.  From 0.1.0, snowflakes
 # minted before the update stay below every one minted after it, from any
 # sequence, and a sequence that 0.1.0 left past the layout's end (a clock
-# once past 2092) gets a clear error and recovers with setval().  TAP on
+# once past 2092) gets a clear error and recovers with setval().  From
+# 0.6.0, the mark's new guard starts at what the mark covered, so the mark
+# set back right after the update does not lower the next ID.  TAP on
 # stdout; run by pg/test/run.sh (PGHOST, PGPORT, PGBIN set).
 set -uo pipefail
 # shellcheck source-path=SCRIPTDIR source=scenario_lib.bash
@@ -94,6 +96,23 @@ CREATE SEQUENCE s_broken;
 SELECT setval('s_broken', (INT8 '1' << 53) + 5);
 SQL
     fi
+    if [ "$old" = 0.6.0 ]; then
+        # IDs minted under 0.6.0's SQL (its mark, no guard yet), an hour
+        # ahead of the clock (two hours of run-ahead allowed for this case,
+        # put back at exit): after the update the owner may set the mark,
+        # and the guard must already hold what the mark covered.
+        trap 'set_run_ahead "RESET snowflake.max_run_ahead" 1s' EXIT
+        set_run_ahead "SET snowflake.max_run_ahead = '2h'" 2h || not_ok "snowflake.max_run_ahead = 2h after a reload"
+        q -d "$db" >/dev/null <<'SQL'
+CREATE TABLE t_six (id int8 PRIMARY KEY DEFAULT snowflake.nextval(), v int4);
+SELECT setval('snowflake.id_seq', ((extract(epoch FROM clock_timestamp()) * 1000)::int8 - 1672531200000 + 3600000) << 12);
+INSERT INTO t_six (v) SELECT g FROM generate_series(1, 100) g;
+SELECT setval('snowflake.id_seq', 1, false);
+SQL
+        six_cover=$(q -d "$db" -c "SELECT last_value + log_cnt FROM snowflake.node_mark")
+        check "0.6.0: IDs minted an hour ahead of the clock" \
+            "$(q -d "$db" -c "SELECT count(*) FROM t_six WHERE snowflake.to_timestamp(id) > now() + interval '59 minutes'")" 100
+    fi
     if q -d "$db" -c "ALTER EXTENSION chronoid UPDATE" >/dev/null; then
         ok "ALTER EXTENSION chronoid UPDATE from $old"
     else
@@ -124,6 +143,14 @@ SQL
             "$([[ $err == *"value 9007199254740997 is too far ahead"* ]] && echo t || echo "$err")"
         check "from 0.1.0: and recovers with setval() back" \
             "$(q -d "$db" -c "SELECT setval('s_broken', 1)" -c "SELECT snowflake.nextval('s_broken') > (SELECT max(id) FROM t_old)" | tail -n 1)"
+    fi
+    if [ "$old" = 0.6.0 ]; then
+        check "from 0.6.0: the guard starts at what the mark covered (its WAL-logged value)" \
+            "$(q -d "$db" -c "SELECT last_value = $six_cover AND is_called FROM snowflake.node_mark_guard")"
+        check "from 0.6.0: the mark set back to 0 after the update, the next ID is above every one minted before it" \
+            "$(q -d "$db" -c "SELECT setval('snowflake.node_mark', 0)" -c "INSERT INTO t_six (v) VALUES (0) RETURNING id > (SELECT max(id) FROM t_six WHERE v > 0)" | tail -n 1)"
+        set_run_ahead "RESET snowflake.max_run_ahead" 1s
+        trap - EXIT
     fi
     "$PGBIN/dropdb" --if-exists "$db" >/dev/null 2>&1
 done

@@ -26,11 +26,33 @@ SELECT last_id - first_id + 1 AS billion FROM nextval_block('block_t.s', 1000000
 -- STRICT: a null argument gives a null row.
 SELECT * FROM nextval_block(NULL, 1);
 SELECT * FROM nextval_block('block_t.s', NULL);
--- Not a sequence, no relation, snowflake's mark.
+-- Not a sequence, no relation.
 CREATE TABLE block_t.tbl (id int8);
 SELECT regress.err($$SELECT nextval_block('block_t.tbl', 1)$$);
 SELECT regress.err($$SELECT nextval_block(0, 1)$$);
-SELECT regress.err($$SELECT nextval_block('snowflake.node_mark', 1)$$);
+-- Floors of snowflakes, even for a block of one: every sequence of the
+-- extension (found as its members) and every sequence a column default
+-- or a view passes to snowflake.nextval(), under any name.
+SELECT c.oid::regclass AS member, regress.err(format('SELECT nextval_block(%s, 1)', c.oid))
+FROM pg_depend d JOIN pg_class c ON c.oid = d.objid
+WHERE d.classid = 'pg_class'::regclass AND d.deptype = 'e' AND c.relkind = 'S'
+  AND d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'chronoid')
+ORDER BY c.relname;
+CREATE SEQUENCE block_t.sf;
+CREATE TABLE block_t.sf_tbl (id int8 DEFAULT snowflake.nextval('block_t.sf'));
+SELECT regress.err($$SELECT nextval_block('block_t.sf', 1)$$);
+ALTER SEQUENCE block_t.sf RENAME TO renamed;
+SELECT regress.err($$SELECT nextval_block('block_t.renamed', 1000)$$);
+-- A view that passes a sequence to snowflake.nextval() makes it a floor too.
+CREATE SEQUENCE block_t.sf_view_seq;
+CREATE VIEW block_t.sf_view AS SELECT snowflake.nextval('block_t.sf_view_seq') AS id;
+SELECT regress.err($$SELECT nextval_block('block_t.sf_view_seq', 1)$$);
+-- A look-alike snowflake.nextval() of another schema is not chronoid's:
+-- its sequence is an ordinary one.
+CREATE FUNCTION block_t.nextval(regclass) RETURNS int8 LANGUAGE sql AS 'SELECT 1::int8';
+CREATE SEQUENCE block_t.lookalike;
+CREATE TABLE block_t.la_tbl (id int8 DEFAULT block_t.nextval('block_t.lookalike'));
+SELECT * FROM nextval_block('block_t.lookalike', 3);
 -- Sequences whose blocks would overlap or come back.
 CREATE SEQUENCE block_t.by2 INCREMENT 2;
 SELECT regress.err($$SELECT nextval_block('block_t.by2', 1)$$);
@@ -69,7 +91,8 @@ SELECT * FROM nextval_block('tmp_s', 2);
 BEGIN READ ONLY;
 SELECT regress.err($$SELECT nextval_block('block_t.s', 1)$$);
 ROLLBACK;
--- Privileges as nextval(): USAGE or UPDATE; SELECT alone is not enough.
+-- Privileges: a block of one as nextval() (USAGE or UPDATE), a larger
+-- block as setval() (UPDATE); SELECT alone is not enough.
 CREATE ROLE block_regress_user;
 GRANT USAGE ON SCHEMA block_t TO block_regress_user;
 CREATE SEQUENCE block_t.priv;
@@ -79,13 +102,38 @@ SELECT regress.err($$SELECT nextval_block('block_t.priv', 1)$$);
 RESET ROLE;
 GRANT USAGE ON SEQUENCE block_t.priv TO block_regress_user;
 SET ROLE block_regress_user;
-SELECT * FROM nextval_block('block_t.priv', 2);
+SELECT * FROM nextval_block('block_t.priv', 1);
+SELECT regress.err($$SELECT nextval_block('block_t.priv', 2)$$);
+SELECT regress.err($$SELECT nextval_block('block_t.priv', 1000000000)$$);
 RESET ROLE;
+SELECT last_value FROM block_t.priv;
 REVOKE USAGE ON SEQUENCE block_t.priv FROM block_regress_user;
 GRANT UPDATE ON SEQUENCE block_t.priv TO block_regress_user;
 SET ROLE block_regress_user;
 SELECT * FROM nextval_block('block_t.priv', 2);
 RESET ROLE;
+-- The attack: a role with no grant at all, on the default sequence of
+-- snowflake.nextval() (USAGE to PUBLIC), half a million billion-value
+-- blocks in one statement.  Refused at the first; the sequence and the
+-- ID space do not move.  And an integer serial to which the role has
+-- USAGE is not used up in three calls: blocks of one, as nextval().
+SELECT last_value AS id_seq_before FROM snowflake.id_seq \gset
+SET ROLE block_regress_user;
+SELECT regress.err($$SELECT count(*) FROM generate_series(1, 500000) g,
+                     LATERAL nextval_block('snowflake.id_seq', 1000000000)$$);
+RESET ROLE;
+SELECT last_value = :id_seq_before AS id_seq_unmoved FROM snowflake.id_seq;
+CREATE TABLE block_t.ser (id serial PRIMARY KEY);
+GRANT USAGE ON SEQUENCE block_t.ser_id_seq TO block_regress_user;
+SET ROLE block_regress_user;
+SELECT regress.err($$SELECT nextval_block('block_t.ser_id_seq', 1000000000)$$);
+RESET ROLE;
+SELECT last_value, is_called FROM block_t.ser_id_seq;
+-- With UPDATE (the right to setval() it to its end anyway), the block
+-- that would pass an integer's end is refused whole, naming what is left.
+SELECT * FROM nextval_block('block_t.ser_id_seq', 1000000000);
+SELECT * FROM nextval_block('block_t.ser_id_seq', 1000000000);
+SELECT regress.err($$SELECT nextval_block('block_t.ser_id_seq', 1000000000)$$);
 -- Not SECURITY DEFINER, and no search_path lookup of its own.
 SELECT p.prosecdef, p.provolatile, p.proparallel, p.proisstrict
 FROM pg_proc p WHERE p.oid = 'nextval_block(regclass, int8)'::regprocedure;
