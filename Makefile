@@ -489,7 +489,9 @@ lint: setup
 # key, then the crash and clock scenarios, without and with preload, on a
 # throwaway cluster (as root), then chronoid migrate on a live table of
 # 1,000,000 rows (tests/scenarios/migrate_live.sh: writers, kills, rollback,
-# the replication-lag pause; SOAK_MIGRATE_ROWS).  Prints TAP and a figures table.
+# the replication-lag pause; SOAK_MIGRATE_ROWS), then the application state
+# machine for 20,000 steps (tests/app/run.sh; SOAK_APP_STEPS).  Prints TAP
+# and a figures table.
 SOAK_SECONDS ?= 60
 .PHONY: soak
 soak: setup

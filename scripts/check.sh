@@ -120,8 +120,8 @@ build() {
 }
 
 # quick NAME...: make test.  A NAME is a scenario of tests/scenarios or
-# pg/test/scenarios (file name without .sh), or node or python (that
-# package's suite).
+# pg/test/scenarios (file name without .sh), node or python (that
+# package's suite), or app (the application state machine, tests/app).
 quick() {
     local name pg_scen=() t
     build default all tests || return 0
@@ -132,7 +132,8 @@ quick() {
     for name in "$@"; do
         if [ -f "pg/test/scenarios/$name.sh" ]; then
             pg_scen+=("$name")
-        elif ! [ -f "tests/scenarios/$name.sh" ] && [ "$name" != node ] && [ "$name" != python ]; then
+        elif ! [ -f "tests/scenarios/$name.sh" ] && [ "$name" != node ] && [ "$name" != python ] &&
+            [ "$name" != app ]; then
             echo "  FAIL make test: no scenario or package named '$name'"
             failed=$((failed + 1))
         fi
@@ -145,6 +146,7 @@ quick() {
         case $name in
             node) run_tap node node/test/run.sh ;;
             python) run_tap python python/tests/run.sh ;;
+            app) run_tap app tests/app/run.sh ;;
             *) [ -f "tests/scenarios/$name.sh" ] && run_tap scenario "tests/scenarios/$name.sh" ;;
         esac
     done
@@ -254,6 +256,13 @@ job_python() {
     run_tap python-tsan python/tests/run.sh tsan
 }
 
+# The application side's invariants: Node, C and Python processes that
+# claim node numbers and mint, randomized (tests/app/run.sh, 2,000 steps).
+# It builds its own copies of the addon and the module, so the package
+# jobs' sanitizer rebuilds beside it never reach its workers; it uses no
+# server.
+job_app() { [ -x tests/app/run.sh ] && run_tap app tests/app/run.sh; }
+
 # One job per scenario: each starts what servers it needs itself
 # (migrate_privilege.sh: without and with chronoid preloaded).
 job_scenario() { [ -x "$1" ] && run_tap scenario "$1"; }
@@ -333,7 +342,7 @@ for extra in tests/scenarios/*.sh; do
     esac
 done
 queue+=("shared job_scenario tests/scenarios/migrate_from_extension.sh"
-        job_lint "exclusive job_debian_install" job_fuzz job_tsan job_portable job_unit)
+        job_lint "exclusive job_debian_install" job_fuzz job_app job_tsan job_portable job_unit)
 
 run_queue build/check-workers "${CHRONOID_CHECK_WORKERS:-$jobs}"
 

@@ -10,8 +10,10 @@
 # clusters): SOAK_MIGRATE_ROWS (default 1,000,000) rows and as many child
 # rows, writers all along, SOAK_MIGRATE_KILLS (default 5) random SIGKILLs
 # of `run`, the swap, a rollback, the replication-lag pause with a logical
-# subscriber, the swap again (SOAK_MIGRATE_KINDS, default uuidv7).  Exits
-# non-zero on any failure.  Run as root.
+# subscriber, the swap again (SOAK_MIGRATE_KINDS, default uuidv7).  Then
+# the application side's state machine (tests/app/run.sh) with
+# SOAK_APP_STEPS (default 20,000) steps.  Exits non-zero on any failure.
+# Run as root.
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -95,6 +97,9 @@ fi
 # The live key move, 1,000,000 rows by default (its own two clusters).
 scenario migrate "$root/tests/scenarios/migrate_live.sh" MIGRATE_ROWS="${SOAK_MIGRATE_ROWS:-1000000}" \
     MIGRATE_KILLS="${SOAK_MIGRATE_KILLS:-5}" MIGRATE_KINDS="${SOAK_MIGRATE_KINDS:-uuidv7}" MIGRATE_RATE=200
+
+# Node claims and Snowflakes in application processes: 20,000 random steps.
+scenario app "$root/tests/app/run.sh" CHRONOID_APP_STEPS="${SOAK_APP_STEPS:-20000}"
 
 # The figures: one line per mode and kind of key, then the totals.
 if [ -s "$figures" ]; then
