@@ -12,7 +12,6 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +20,7 @@
 #include <unistd.h>
 
 #include "chronoid.h"
+#include "err_internal.h"
 
 /* How often a lock file replaced between open and lock is tried again. */
 #define LOCK_TRIES 3
@@ -120,21 +120,6 @@ install_atfork(void)
 	pthread_atfork(registry_acquire, registry_drop, atfork_child);
 }
 
-/* printf into err (when there is room); returns status. */
-static int
-fail(int status, char *err, size_t errlen, const char *fmt,...)
-{
-	if (err != NULL && errlen > 0)
-	{
-		va_list		ap;
-
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return status;
-}
-
 static bool
 scope_ok(const char *scope)
 {
@@ -177,14 +162,14 @@ open_dir(const char *dir, bool shared, struct stat *st, char *err, size_t errlen
 		/* mkdir's mode passes through the umask; the sticky bit may not. */
 		if (chmod(dir, shared ? 01777 : 0700) != 0)
 		{
-			fail(CID_ECLAIM, err, errlen, "cannot set the mode of claim directory \"%s\": %s",
+			cid_fail(CID_ECLAIM, err, errlen, "cannot set the mode of claim directory \"%s\": %s",
 				 dir, strerror(errno));
 			return -1;
 		}
 	}
 	else if (errno != EEXIST)
 	{
-		fail(CID_ECLAIM, err, errlen, "cannot create claim directory \"%s\": %s%s",
+		cid_fail(CID_ECLAIM, err, errlen, "cannot create claim directory \"%s\": %s%s",
 			 dir, strerror(errno),
 			 shared ? " (set " CID_CLAIM_DIR_ENV " to a directory of yours)" : "");
 		return -1;
@@ -197,15 +182,15 @@ open_dir(const char *dir, bool shared, struct stat *st, char *err, size_t errlen
 
 		/* O_DIRECTORY with O_NOFOLLOW says ENOTDIR for a link: tell which. */
 		if (lstat(dir, st) == 0 && S_ISLNK(st->st_mode))
-			fail(CID_ECLAIM, err, errlen, "claim directory \"%s\" is a symbolic link", dir);
+			cid_fail(CID_ECLAIM, err, errlen, "claim directory \"%s\" is a symbolic link", dir);
 		else
-			fail(CID_ECLAIM, err, errlen, "cannot open claim directory \"%s\": %s",
+			cid_fail(CID_ECLAIM, err, errlen, "cannot open claim directory \"%s\": %s",
 				 dir, strerror(e));
 		return -1;
 	}
 	if (fstat(fd, st) != 0)
 	{
-		fail(CID_ECLAIM, err, errlen, "cannot stat claim directory \"%s\": %s",
+		cid_fail(CID_ECLAIM, err, errlen, "cannot stat claim directory \"%s\": %s",
 			 dir, strerror(errno));
 		close(fd);
 		return -1;
@@ -213,7 +198,7 @@ open_dir(const char *dir, bool shared, struct stat *st, char *err, size_t errlen
 	/* Whoever owns the directory can unlink or rename any file in it. */
 	if (st->st_uid != 0 && st->st_uid != geteuid())
 	{
-		fail(CID_ECLAIM, err, errlen,
+		cid_fail(CID_ECLAIM, err, errlen,
 			 "claim directory \"%s\" belongs to uid %ld, neither root nor this user (uid %ld)",
 			 dir, (long) st->st_uid, (long) geteuid());
 		close(fd);
@@ -223,7 +208,7 @@ open_dir(const char *dir, bool shared, struct stat *st, char *err, size_t errlen
 	 * them from removing files that are not theirs. */
 	if ((st->st_mode & (S_IWGRP | S_IWOTH)) != 0 && (st->st_mode & S_ISVTX) == 0)
 	{
-		fail(CID_ECLAIM, err, errlen,
+		cid_fail(CID_ECLAIM, err, errlen,
 			 "claim directory \"%s\" is writable by others but not sticky (mode %04o)",
 			 dir, (unsigned) (st->st_mode & 07777));
 		close(fd);
@@ -297,7 +282,7 @@ read_record(int fd, const char *path, long *pid, int64_t *mark, char *err, size_
 	}
 	*pid = 0;
 	*mark = NO_MARK;
-	return fail(CID_ECLAIM, err, errlen,
+	return cid_fail(CID_ECLAIM, err, errlen,
 				"lock file \"%s\" holds no claim record of this version (%s): "
 				"remove it when no process uses the number",
 				path, n < 0 ? strerror(errno) : "unexpected content");
@@ -323,10 +308,10 @@ refuse_held(long pid, const char *scope, uint64_t node, const char *path,
 	if (holder_pid != NULL)
 		*holder_pid = pid;
 	if (pid > 0)
-		return fail(CID_ENODE_HELD, err, errlen,
+		return cid_fail(CID_ENODE_HELD, err, errlen,
 					"node %" PRIu64 " of scope \"%s\" is held by process %ld%s (%s)",
 					node, scope, pid, pid == (long) getpid() ? " (this process)" : "", path);
-	return fail(CID_ENODE_HELD, err, errlen,
+	return cid_fail(CID_ENODE_HELD, err, errlen,
 				"node %" PRIu64 " of scope \"%s\" is held by another process (%s)",
 				node, scope, path);
 }
@@ -340,16 +325,16 @@ static int
 refuse_foreign(const struct stat *st, const char *path, char *err, size_t errlen)
 {
 	if (st->st_uid != geteuid())
-		return fail(CID_ECLAIM, err, errlen,
+		return cid_fail(CID_ECLAIM, err, errlen,
 					"lock file \"%s\" belongs to uid %ld, not this user (uid %ld): another "
 					"user holds or held this number; remove the file or use a claim "
 					"directory of your own (" CID_CLAIM_DIR_ENV ")",
 					path, (long) st->st_uid, (long) geteuid());
 	if (S_ISLNK(st->st_mode))
-		return fail(CID_ECLAIM, err, errlen, "lock file \"%s\" is a symbolic link", path);
+		return cid_fail(CID_ECLAIM, err, errlen, "lock file \"%s\" is a symbolic link", path);
 	if (!S_ISREG(st->st_mode))
-		return fail(CID_ECLAIM, err, errlen, "lock file \"%s\" is not a regular file", path);
-	return fail(CID_ECLAIM, err, errlen,
+		return cid_fail(CID_ECLAIM, err, errlen, "lock file \"%s\" is not a regular file", path);
+	return cid_fail(CID_ECLAIM, err, errlen,
 				"lock file \"%s\" has %ld links: a second name for a lock file could "
 				"claim one number as two; remove the other names",
 				path, (long) st->st_nlink);
@@ -450,7 +435,7 @@ lock_file(int dirfd, struct cid_node_claim *c, const char *scope,
 			if (fstatat(dirfd, c->name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 				(st.st_uid != geteuid() || !S_ISREG(st.st_mode)))
 				return refuse_foreign(&st, c->path, err, errlen);
-			return fail(CID_ECLAIM, err, errlen, "cannot open lock file \"%s\": %s",
+			return cid_fail(CID_ECLAIM, err, errlen, "cannot open lock file \"%s\": %s",
 						c->path, e == ELOOP ? "it is a symbolic link" : strerror(e));
 		}
 		if (fstat(fd, &st) != 0)
@@ -458,7 +443,7 @@ lock_file(int dirfd, struct cid_node_claim *c, const char *scope,
 			int			e = errno;
 
 			close(fd);
-			return fail(CID_ECLAIM, err, errlen, "cannot stat lock file \"%s\": %s",
+			return cid_fail(CID_ECLAIM, err, errlen, "cannot stat lock file \"%s\": %s",
 						c->path, strerror(e));
 		}
 		if (st.st_uid != geteuid() || !S_ISREG(st.st_mode) || st.st_nlink != 1)
@@ -472,7 +457,7 @@ lock_file(int dirfd, struct cid_node_claim *c, const char *scope,
 			int			e = errno;
 
 			close(fd);
-			return fail(CID_ECLAIM, err, errlen, "cannot set the mode of lock file \"%s\": %s",
+			return cid_fail(CID_ECLAIM, err, errlen, "cannot set the mode of lock file \"%s\": %s",
 						c->path, strerror(e));
 		}
 
@@ -493,7 +478,7 @@ lock_file(int dirfd, struct cid_node_claim *c, const char *scope,
 				return refuse_held(pid, scope, c->node, c->path, holder_pid, err, errlen);
 			}
 			close(fd);
-			return fail(CID_ECLAIM, err, errlen, "cannot lock \"%s\": %s", c->path, strerror(e));
+			return cid_fail(CID_ECLAIM, err, errlen, "cannot lock \"%s\": %s", c->path, strerror(e));
 		}
 
 		/*
@@ -511,7 +496,7 @@ lock_file(int dirfd, struct cid_node_claim *c, const char *scope,
 		}
 		rc = read_record(fd, c->path, &pid, &mark, err, errlen);
 		if (rc == CID_OK && write_record(fd, (long) c->pid, mark) != 0)
-			rc = fail(CID_ECLAIM, err, errlen, "cannot write lock file \"%s\": %s",
+			rc = cid_fail(CID_ECLAIM, err, errlen, "cannot write lock file \"%s\": %s",
 					  c->path, strerror(errno));
 		if (rc != CID_OK)
 		{
@@ -522,7 +507,7 @@ lock_file(int dirfd, struct cid_node_claim *c, const char *scope,
 		atomic_store(&c->mark_ms, mark);
 		return CID_OK;
 	}
-	return fail(CID_ECLAIM, err, errlen,
+	return cid_fail(CID_ECLAIM, err, errlen,
 				"lock file \"%s\" was replaced while being locked, %d times: "
 				"is something removing the claim directory's files?", c->path, LOCK_TRIES);
 }
@@ -550,12 +535,12 @@ acquire(cid_node_claim **out, const char *scope, uint64_t node, const char *dir,
 	if (holder_pid != NULL)
 		*holder_pid = 0;
 	if (out == NULL)
-		return fail(CID_EINVAL, err, errlen, "no place for the claim (out is NULL)");
+		return cid_fail(CID_EINVAL, err, errlen, "no place for the claim (out is NULL)");
 	*out = NULL;
 	if (scope == NULL)
 		scope = "default";
 	if (!scope_ok(scope))
-		return fail(CID_EINVAL, err, errlen,
+		return cid_fail(CID_EINVAL, err, errlen,
 					"invalid claim scope \"%.*s\": expected 1 to %d characters of "
 					"A-Z a-z 0-9 _ . - not starting with '.'",
 					CID_CLAIM_SCOPE_MAX + 1, scope, CID_CLAIM_SCOPE_MAX);
@@ -569,10 +554,10 @@ acquire(cid_node_claim **out, const char *scope, uint64_t node, const char *dir,
 		if (dir == NULL)
 			dir = cid_node_claim_dir();
 		if (dir[0] == '\0')
-			return fail(CID_EINVAL, err, errlen, "empty claim directory");
+			return cid_fail(CID_EINVAL, err, errlen, "empty claim directory");
 		/* A relative one names another directory in every working directory. */
 		if (dir[0] != '/')
-			return fail(CID_EINVAL, err, errlen,
+			return cid_fail(CID_EINVAL, err, errlen,
 						"claim directory \"%s\" is not an absolute path: workers started "
 						"in different directories would claim in different places", dir);
 	}
@@ -584,7 +569,7 @@ acquire(cid_node_claim **out, const char *scope, uint64_t node, const char *dir,
 	namelen = CID_CLAIM_SCOPE_MAX + 1 + 20 + 5 + 1;
 	c = malloc(sizeof(*c) + dirlen + 1 + namelen);
 	if (c == NULL)
-		return fail(CID_ECLAIM, err, errlen, "out of memory");
+		return cid_fail(CID_ECLAIM, err, errlen, "out of memory");
 	memcpy(c->path, dir, dirlen);
 	c->name = c->path + dirlen + (local ? 0 : 1);
 	if (!local)
@@ -618,7 +603,7 @@ acquire(cid_node_claim **out, const char *scope, uint64_t node, const char *dir,
 	drop_inherited(c, self);
 	if (find_own(c, self) != NULL)
 		status = local ?
-			fail(CID_ENODE_HELD, err, errlen,
+			cid_fail(CID_ENODE_HELD, err, errlen,
 				 "node %" PRIu64 " of scope \"%s\" is already in use by another generator "
 				 "of this process", node, scope) :
 			refuse_held((long) self, scope, node, c->path, holder_pid, err, errlen);

@@ -10,13 +10,13 @@
 
 #include <inttypes.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "chronoid.h"
+#include "err_internal.h"
 
 struct cid_claimed_snowflake
 {
@@ -57,20 +57,6 @@ install_atfork(void)
 	pthread_atfork(registry_acquire, registry_drop, registry_drop);
 }
 
-static int
-fail(int status, char *err, size_t errlen, const char *fmt,...)
-{
-	if (err != NULL && errlen > 0)
-	{
-		va_list		ap;
-
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return status;
-}
-
 static bool
 same_opts(const cid_snowflake_opts *a, const cid_snowflake_opts *b)
 {
@@ -100,7 +86,7 @@ take_claim(struct cid_claimed_snowflake *g, bool host, const char *dir,
 	rc = cid_node_claim_start(c, &g->gen);
 	if (rc != CID_OK)
 	{
-		fail(rc, err, errlen, "node %" PRIu64 " of scope \"%s\": the last holder's mark "
+		cid_fail(rc, err, errlen, "node %" PRIu64 " of scope \"%s\": the last holder's mark "
 			 "(Unix ms %" PRId64 ") lies past layout \"%s\"'s time field",
 			 g->gen.node, g->scope, cid_node_claim_mark_ms(c), g->gen.layout.name);
 		cid_node_claim_release(c);
@@ -130,17 +116,17 @@ cid_claimed_snowflake_open(cid_claimed_snowflake **out, const char *scope, uint6
 	if (holder_pid != NULL)
 		*holder_pid = 0;
 	if (out == NULL)
-		return fail(CID_EINVAL, err, errlen, "no place for the generator (out is NULL)");
+		return cid_fail(CID_EINVAL, err, errlen, "no place for the generator (out is NULL)");
 	*out = NULL;
 	if (scope == NULL)
 		scope = "default";
 	if (strlen(scope) > CID_CLAIM_SCOPE_MAX)
-		return fail(CID_EINVAL, err, errlen, "claim scope is longer than %d characters",
+		return cid_fail(CID_EINVAL, err, errlen, "claim scope is longer than %d characters",
 					CID_CLAIM_SCOPE_MAX);
 	if (layout == NULL)
 	{
 		if (cid_layout_preset(&l, "pgedge") != CID_OK)
-			return fail(CID_ELAYOUT, err, errlen, "the default layout failed");
+			return cid_fail(CID_ELAYOUT, err, errlen, "the default layout failed");
 		layout = &l;
 	}
 	if (opts == NULL)
@@ -159,7 +145,7 @@ cid_claimed_snowflake_open(cid_claimed_snowflake **out, const char *scope, uint6
 	if (g != NULL)
 	{
 		if (strcmp(g->spec, spec) != 0 || !same_opts(&g->gen.opts, opts))
-			rc = fail(CID_ENODE_HELD, err, errlen,
+			rc = cid_fail(CID_ENODE_HELD, err, errlen,
 					  "node %" PRIu64 " of scope \"%s\" is already in use in this process with "
 					  "layout \"%s\" and other settings: one process mints under one number "
 					  "with one layout and one set of policies", node, scope, g->spec);
@@ -179,14 +165,14 @@ cid_claimed_snowflake_open(cid_claimed_snowflake **out, const char *scope, uint6
 	if (g == NULL)
 	{
 		registry_drop();
-		return fail(CID_ECLAIM, err, errlen, "out of memory");
+		return cid_fail(CID_ECLAIM, err, errlen, "out of memory");
 	}
 	snprintf(g->scope, sizeof(g->scope), "%s", scope);
 	snprintf(g->spec, sizeof(g->spec), "%s", spec);
 	g->pid = self;
 	rc = cid_snowflake_init(&g->gen, layout, node, opts, NULL);
 	if (rc != CID_OK)
-		fail(rc, err, errlen, "snowflake generator, layout \"%s\", node %" PRIu64 ": %s",
+		cid_fail(rc, err, errlen, "snowflake generator, layout \"%s\", node %" PRIu64 ": %s",
 			 layout->name, node, cid_strerror(rc));
 	else
 		rc = take_claim(g, host, dir, holder_pid, err, errlen);
