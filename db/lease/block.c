@@ -96,11 +96,15 @@ block_resolve(PGconn *conn, const cid_block_cfg *c, cid_block_bind *bind,
 					  "CREATE EXTENSION chronoid (0.6.0 or later), or ALTER EXTENSION chronoid UPDATE");
 	else if ((trusted = cid_pq_ext_trusted(conn, c->o.timeout_ms, &ext, why, sizeof(why),
 										   msg, sizeof(msg))) != 1)
-		cid_pq_seterr(errbuf, errlen, trusted < 0 ? "cannot check the extension chronoid: %s"
-					  : "refusing chronoid's nextval_block(): %s (whoever controls that schema "
-					  "could put its own function under that name, run with your rights; "
-					  "install chronoid into a schema that a superuser owns, as docs/block.md says)",
-					  trusted < 0 ? msg : why);
+	{
+		if (trusted < 0)
+			cid_pq_seterr(errbuf, errlen, "cannot check the extension chronoid: %s", msg);
+		else
+			cid_pq_seterr(errbuf, errlen, "refusing chronoid's nextval_block(): %s (whoever "
+						  "controls that schema could put its own function under that name, run "
+						  "with your rights; install chronoid into a schema that a superuser "
+						  "owns, as docs/block.md says)", why);
+	}
 	else
 	{
 		const char *fmt = "SELECT first_id FROM %s.nextval_block($1::pg_catalog.oid::pg_catalog.regclass,"

@@ -287,7 +287,8 @@ static const char trusted_sql[] =
 " UNION ALL"
 " SELECT 5, pg_catalog.format('table %I.%I has triggers (%s)', $1, t.relname,"
 "                             pg_catalog.string_agg(g.tgname::pg_catalog.text, ', ' ORDER BY g.tgname))"
-"   FROM t JOIN pg_catalog.pg_trigger g ON g.tgrelid = t.oid AND NOT g.tgisinternal GROUP BY t.relname"
+"   FROM t JOIN pg_catalog.pg_trigger g ON g.tgrelid = t.oid AND NOT g.tgisinternal"
+"  WHERE $3::pg_catalog.bool GROUP BY t.relname"
 " UNION ALL"
 " SELECT 6, pg_catalog.format('table %I.%I has rules (%s)', $1, t.relname,"
 "                             pg_catalog.string_agg(w.rulename::pg_catalog.text, ', ' ORDER BY w.rulename))"
@@ -302,14 +303,14 @@ static const char trusted_sql[] =
 "                        WHERE i.inhrelid = t.oid OR i.inhparent = t.oid)"
 " ORDER BY 1, 2 LIMIT 1";
 
-int
-cid_pq_trusted(PGconn *conn, const char *schema, const char *relname_re,
-			   int64_t timeout_ms, char *why, size_t whylen,
-			   char *errbuf, size_t errlen)
+/* cid_pq_trusted() and cid_pq_trusted_read(): writes tells whether triggers count. */
+static int
+trusted_check(PGconn *conn, const char *schema, const char *relname_re, bool writes,
+			  int64_t timeout_ms, char *why, size_t whylen, char *errbuf, size_t errlen)
 {
-	const char *params[2] = {schema, relname_re};
+	const char *params[3] = {schema, relname_re, writes ? "true" : "false"};
 	bool		broken;
-	PGresult   *res = cid_pq_exec(conn, trusted_sql, 2, params, timeout_ms, &broken,
+	PGresult   *res = cid_pq_exec(conn, trusted_sql, 3, params, timeout_ms, &broken,
 								  errbuf, errlen);
 	int			rc;
 
@@ -323,6 +324,22 @@ cid_pq_trusted(PGconn *conn, const char *schema, const char *relname_re,
 		snprintf(why, whylen, "%s", PQgetvalue(res, 0, 1));
 	PQclear(res);
 	return rc;
+}
+
+int
+cid_pq_trusted(PGconn *conn, const char *schema, const char *relname_re,
+			   int64_t timeout_ms, char *why, size_t whylen,
+			   char *errbuf, size_t errlen)
+{
+	return trusted_check(conn, schema, relname_re, true, timeout_ms, why, whylen, errbuf, errlen);
+}
+
+int
+cid_pq_trusted_read(PGconn *conn, const char *schema, const char *relname_re,
+					int64_t timeout_ms, char *why, size_t whylen,
+					char *errbuf, size_t errlen)
+{
+	return trusted_check(conn, schema, relname_re, false, timeout_ms, why, whylen, errbuf, errlen);
 }
 
 /*

@@ -93,6 +93,15 @@ int			cid_pq_trusted(PGconn *conn, const char *schema, const char *relname_re,
 						   char *errbuf, size_t errlen);
 
 /*
+ * cid_pq_trusted() for tables the caller only reads: their triggers
+ * never run for it, so they are allowed (chronoid's node registry has
+ * one); everything else is checked the same.
+ */
+int			cid_pq_trusted_read(PGconn *conn, const char *schema, const char *relname_re,
+								int64_t timeout_ms, char *why, size_t whylen,
+								char *errbuf, size_t errlen);
+
+/*
  * May the caller send a function of schema by name, or install one there
  * (schema NULL: every schema that holds a member of extension chronoid,
  * its own and snowflake)?  A schema's names stay what they were checked
