@@ -252,7 +252,9 @@ mig_plan(mig_ctx *c)
 	printf("  - the backfill updates every row once: expect about as much WAL and dead tuples as the\n"
 		   "    table's size (autovacuum catches up afterwards)\n");
 	if (!t->ext_installed)
-		printf("  - chronoid is not installed in this database: run installs it (CREATE EXTENSION chronoid SCHEMA public)\n");
+		printf("  - chronoid is not installed in this database: run installs it (CREATE EXTENSION chronoid SCHEMA %s)%s\n",
+			   c->t.ext_target, strcmp(c->t.ext_target, "public") != 0 ?
+			   ",\n    not into public, which a role other than you or a superuser controls" : "");
 
 	printf("\nSteps (run does 1-%d, swap does %d-%d):\n", 5, 6, 7);
 	if (at < MIG_ADDED)
