@@ -100,10 +100,8 @@ block_resolve(PGconn *conn, const cid_block_cfg *c, cid_block_bind *bind,
 		if (trusted < 0)
 			cid_pq_seterr(errbuf, errlen, "cannot check the extension chronoid: %s", msg);
 		else
-			cid_pq_seterr(errbuf, errlen, "refusing chronoid's nextval_block(): %s (whoever "
-						  "controls that schema could put its own function under that name, run "
-						  "with your rights; install chronoid into a schema that a superuser "
-						  "owns, as docs/block.md says)", why);
+			cid_pq_seterr(errbuf, errlen, "refusing chronoid's nextval_block(): %s "
+						  "(see docs/block.md, \"Trust\")", why);
 	}
 	else
 	{
@@ -164,8 +162,8 @@ block_fetch(PGconn *conn, const cid_block_bind *bind, int64_t n, int64_t timeout
 	}
 	else if (res != NULL && cid_pq_ok(res) && PQntuples(res) == 0)
 		cid_pq_seterr(errbuf, errlen, "refusing to reserve a block: chronoid's nextval_block() "
-					  "is no longer the function checked when the allocator connected (its schema "
-					  "was renamed or replaced): open the allocator again");
+					  "is no longer the function checked at open (its schema changed): open the "
+					  "allocator again");
 	else
 		cid_pq_seterr(errbuf, errlen, "cannot reserve a block: %s",
 					  res == NULL || !cid_pq_ok(res) ? msg : "no row");
@@ -212,7 +210,7 @@ block_reconnect(const cid_block *b, char *errbuf, size_t errlen)
 						 strcmp(now.sql, b->bind.sql) != 0))
 	{
 		cid_pq_seterr(errbuf, errlen, "refusing to reserve a block: chronoid's nextval_block() "
-					  "is no longer the function checked when the allocator opened: open it again");
+					  "is no longer the function checked at open: open the allocator again");
 		PQfinish(conn);
 		conn = NULL;
 	}
