@@ -157,7 +157,7 @@ bench_case() {
                                   CREATE EXTENSION chronoid SCHEMA $sch" >/dev/null ||
         { not_ok "bench-pk/$sch: chronoid in $sch"; return; }
     off=$(logsize)
-    "$bin" bench-pk -n 40000 -c 1 -k bigserial,uuidv7 -d "dbname=$db" -o "$work/bench_$sch" \
+    "$bin" bench-pk -n 60000 -c 1 -k bigserial,uuidv7 -d "dbname=$db" -o "$work/bench_$sch" \
         >"$work/bench_$sch.log" 2>&1 &
     bpid=$!
     for _ in $(seq 1 400); do
