@@ -97,7 +97,6 @@ typedef struct bpk_run
 	double		shared_buffers;	/* bytes; -1: unknown */
 	char		schema[64];
 	char		ext_schema[128];	/* chronoid's schema, quoted; "" when absent or refused */
-	char		ext_oid[16];	/* that schema's OID */
 	char		ext_refused[512];	/* why chronoid's schemas are not trusted; "" */
 	char		started_at[32];
 

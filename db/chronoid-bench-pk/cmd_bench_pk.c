@@ -343,7 +343,6 @@ prepare_target(bpk_run *run, PGconn *conn, bool scratch, char *err, size_t errle
 			bpk_fmt(run->ext_refused, sizeof(run->ext_refused), "refusing chronoid's functions: %s "
 					"(install chronoid into a schema that only a superuser controls)", why);
 		bpk_fmt(run->ext_schema, sizeof(run->ext_schema), "%s", trusted == 1 ? ext.schema_q : "");
-		bpk_fmt(run->ext_oid, sizeof(run->ext_oid), "%s", trusted == 1 ? ext.nsp_oid : "");
 	}
 
 	/*

@@ -303,14 +303,16 @@ static const char trusted_sql[] =
 "                        WHERE i.inhrelid = t.oid OR i.inhparent = t.oid)"
 " ORDER BY 1, 2 LIMIT 1";
 
-/* cid_pq_trusted() and cid_pq_trusted_read(): writes tells whether triggers count. */
+/*
+ * Run a check whose rows are problems (its second column the message):
+ * 1 when it returns none, 0 with the first in why, -1 with errbuf set.
+ */
 static int
-trusted_check(PGconn *conn, const char *schema, const char *relname_re, bool writes,
+first_problem(PGconn *conn, const char *sql, int nparams, const char *const *params,
 			  int64_t timeout_ms, char *why, size_t whylen, char *errbuf, size_t errlen)
 {
-	const char *params[3] = {schema, relname_re, writes ? "true" : "false"};
 	bool		broken;
-	PGresult   *res = cid_pq_exec(conn, trusted_sql, 3, params, timeout_ms, &broken,
+	PGresult   *res = cid_pq_exec(conn, sql, nparams, params, timeout_ms, &broken,
 								  errbuf, errlen);
 	int			rc;
 
@@ -324,6 +326,16 @@ trusted_check(PGconn *conn, const char *schema, const char *relname_re, bool wri
 		snprintf(why, whylen, "%s", PQgetvalue(res, 0, 1));
 	PQclear(res);
 	return rc;
+}
+
+/* cid_pq_trusted() and cid_pq_trusted_read(): writes tells whether triggers count. */
+static int
+trusted_check(PGconn *conn, const char *schema, const char *relname_re, bool writes,
+			  int64_t timeout_ms, char *why, size_t whylen, char *errbuf, size_t errlen)
+{
+	const char *params[3] = {schema, relname_re, writes ? "true" : "false"};
+
+	return first_problem(conn, trusted_sql, 3, params, timeout_ms, why, whylen, errbuf, errlen);
 }
 
 int
@@ -409,21 +421,8 @@ cid_pq_schema_trusted(PGconn *conn, const char *schema, int64_t timeout_ms,
 					  char *why, size_t whylen, char *errbuf, size_t errlen)
 {
 	const char *params[1] = {schema};
-	bool		broken;
-	PGresult   *res = cid_pq_exec(conn, schema_trust_sql, 1, params, timeout_ms, &broken,
-								  errbuf, errlen);
-	int			rc;
 
-	if (!cid_pq_ok(res))
-	{
-		PQclear(res);
-		return -1;
-	}
-	rc = PQntuples(res) == 0;
-	if (rc == 0)
-		snprintf(why, whylen, "%s", PQgetvalue(res, 0, 1));
-	PQclear(res);
-	return rc;
+	return first_problem(conn, schema_trust_sql, 1, params, timeout_ms, why, whylen, errbuf, errlen);
 }
 
 int
@@ -432,11 +431,10 @@ cid_pq_ext_trusted(PGconn *conn, int64_t timeout_ms, cid_pq_ext *ext,
 {
 	bool		broken;
 	PGresult   *res;
-	int			rc;
 
 	memset(ext, 0, sizeof(*ext));
 	res = cid_pq_exec(conn,
-					  "SELECT pg_catalog.quote_ident(n.nspname), n.nspname, n.oid"
+					  "SELECT pg_catalog.quote_ident(n.nspname)"
 					  "  FROM pg_catalog.pg_extension e"
 					  "  JOIN pg_catalog.pg_namespace n ON n.oid = e.extnamespace"
 					  " WHERE e.extname = 'chronoid'",
@@ -450,12 +448,9 @@ cid_pq_ext_trusted(PGconn *conn, int64_t timeout_ms, cid_pq_ext *ext,
 	{
 		ext->installed = true;
 		snprintf(ext->schema_q, sizeof(ext->schema_q), "%s", PQgetvalue(res, 0, 0));
-		snprintf(ext->schema, sizeof(ext->schema), "%s", PQgetvalue(res, 0, 1));
-		snprintf(ext->nsp_oid, sizeof(ext->nsp_oid), "%s", PQgetvalue(res, 0, 2));
 	}
 	PQclear(res);
 	if (!ext->installed)
 		return 1;
-	rc = cid_pq_schema_trusted(conn, NULL, timeout_ms, why, whylen, errbuf, errlen);
-	return rc;
+	return cid_pq_schema_trusted(conn, NULL, timeout_ms, why, whylen, errbuf, errlen);
 }

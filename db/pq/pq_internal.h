@@ -124,9 +124,7 @@ int			cid_pq_schema_trusted(PGconn *conn, const char *schema, int64_t timeout_ms
 typedef struct cid_pq_ext
 {
 	bool		installed;
-	char		schema[64];		/* its schema, as is */
-	char		schema_q[132];	/* quoted for SQL */
-	char		nsp_oid[16];	/* that schema's OID */
+	char		schema_q[132];	/* its schema, quoted for SQL */
 } cid_pq_ext;
 
 /*
