@@ -12,6 +12,8 @@
 #     superuser's schema that is given to dbo while the allocator runs,
 #     then swapped by dbo, is refused between two reservations and again
 #     across a reconnect, and no value repeats;
+#     every combination of database owner, schema owner and CREATE
+#     grantee is served or refused as the rule says;
 #   - lease acquire reads snowflake.node_registry: refused when dbo owns
 #     schema snowflake (given to it, or made by it where chronoid is not
 #     installed) and has put a view there;
@@ -113,6 +115,49 @@ block_swap() {
 }
 block_swap bn_between between
 block_swap bn_reconnect reconnect
+
+# 4. The rule, every case: app calls chronoid block with chronoid in schema
+# x of a database owned by DBA (app, the superuser postgres, dbo); x
+# owned by OWNER (app, postgres, dbo, pg_database_owner) and CREATE on it
+# granted to GRANTEE (nobody, PUBLIC, dbo, app, postgres).  Trusted, and
+# so served, exactly when OWNER and GRANTEE are each app, postgres, or
+# pg_database_owner standing for app or postgres; refused otherwise.
+trusted_role() { [ "$1" = app ] || [ "$1" = postgres ] || [ "$1" = none ] ||
+                 { [ "$1" = pg_database_owner ] && [ "$2" != dbo ]; }; }
+bad=()
+cases=0
+grant=()
+for dba in app postgres dbo; do
+    db=bn_rule_$dba
+    "$PGC_BIN/createdb" -O "$dba" "$db" &&
+        q -d "$db" -c "CREATE SCHEMA x; CREATE EXTENSION chronoid SCHEMA x; CREATE SCHEMA app_s AUTHORIZATION app" >/dev/null &&
+        q -U app -d "$db" -c "CREATE SEQUENCE app_s.ids" >/dev/null || { not_ok "rule: database $db"; continue; }
+    for owner in app postgres dbo pg_database_owner; do
+        for grantee in none PUBLIC dbo app postgres; do
+            grant=(-c "GRANT USAGE ON SCHEMA x TO PUBLIC")
+            [ "$grantee" = none ] || grant+=(-c "GRANT CREATE ON SCHEMA x TO $grantee")
+            out=$(q -d "$db" -c "ALTER SCHEMA x OWNER TO $owner" \
+                -c "REVOKE ALL ON SCHEMA x FROM PUBLIC, app, dbo, postgres, pg_database_owner" "${grant[@]}") ||
+                { bad+=("$dba/$owner/$grantee: setup: $out"); continue; }
+            out=$(PGUSER=app "$bin" block -d "dbname=$db" app_s.ids 1 2>&1); rc=$?
+            want=1
+            trusted_role "$owner" "$dba" && trusted_role "$grantee" "$dba" && want=0
+            cases=$((cases + 1))
+            if [ "$want" = 0 ] && [ $rc -ne 0 ]; then
+                bad+=("database owner $dba, x owned by $owner, CREATE to $grantee: refused: $out")
+            elif [ "$want" = 1 ] && { [ $rc -ne 1 ] || [[ $out != *"refusing chronoid's nextval_block()"* ]]; }; then
+                bad+=("database owner $dba, x owned by $owner, CREATE to $grantee: served (exit $rc): $out")
+            fi
+        done
+    done
+done
+check "rule: $cases cases of database owner, schema owner and CREATE grantee: served exactly when each is app, a superuser or pg_database_owner for one" \
+    "${#bad[@]}" 0 "${bad[@]}"
+# And the owner of chronoid's function, which could replace its body.
+q -d bn_rule_app -c "ALTER SCHEMA x OWNER TO postgres" -c "ALTER FUNCTION x.nextval_block(regclass, int8) OWNER TO dbo" >/dev/null
+out=$(PGUSER=app "$bin" block -d dbname=bn_rule_app app_s.ids 1 2>&1); rc=$?
+ok_if "rule: a function of chronoid owned by dbo is refused, naming it (exit 1)" \
+    '[ $rc -eq 1 ] && [[ $out == *"function x.nextval_block(regclass,bigint) of extension chronoid is owned by dbo"* ]]' "$out"
 
 # --- lease acquire and snowflake.node_registry --------------------------------
 # A view that claims every node and records who reads it.
