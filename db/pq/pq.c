@@ -356,11 +356,11 @@ cid_pq_trusted_read(PGconn *conn, const char *schema, const char *relname_re,
 
 /*
  * The roles trusted with the names in a schema, for the role running the
- * statement: itself, every superuser (a member of a superuser role can
- * become it, so it is one too), and pg_database_owner when the database's
- * owner is one of those (its only member is that owner).  Not "a role the
- * caller is a member of": its other members are not the caller, and a
- * superuser is a member of every role.
+ * statement: itself, every superuser (whoever may SET ROLE to one is as
+ * powerful already), and pg_database_owner when the database's owner is
+ * one of those (its only member is that owner).  Not "a role the caller
+ * is a member of": its other members are not the caller, and a superuser
+ * is a member of every role.
  */
 #define TRUSTED_ROLES \
 " me AS (SELECT r.oid FROM pg_catalog.pg_roles r WHERE r.rolname = CURRENT_USER)," \
