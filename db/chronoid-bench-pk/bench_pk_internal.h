@@ -96,7 +96,8 @@ typedef struct bpk_run
 	bool		have_checkpoint;
 	double		shared_buffers;	/* bytes; -1: unknown */
 	char		schema[64];
-	char		ext_schema[128];	/* chronoid's schema, quoted; "" when absent */
+	char		ext_schema[128];	/* chronoid's schema, quoted; "" when absent or refused */
+	char		ext_refused[512];	/* why chronoid's schemas are not trusted; "" */
 	char		started_at[32];
 
 	bpk_key		keys[BPK_MAX_KEYS];

@@ -17,6 +17,7 @@
 
 #include "cli_internal.h"
 #include "bench_pk_internal.h"
+#include "pq_internal.h"
 
 volatile sig_atomic_t bpk_interrupted;
 
@@ -324,17 +325,56 @@ prepare_target(bpk_run *run, PGconn *conn, bool scratch, char *err, size_t errle
 	/* chronoid: created on a scratch server, only used elsewhere. */
 	if (scratch)
 		bpk_exec(conn, "CREATE EXTENSION IF NOT EXISTS chronoid", msg, sizeof(msg));
-	if (!bpk_query(conn, "SELECT coalesce((SELECT quote_ident(n.nspname) FROM pg_extension e "
-				   "JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'chronoid'), '')",
-				   run->ext_schema, sizeof(run->ext_schema), msg, sizeof(msg)))
-		return failf(err, errlen, "looking for the chronoid extension", msg);
+	/*
+	 * chronoid's keys name its functions by schema, in each table's default
+	 * and in the one call below: its schemas must be trusted (db/pq), else
+	 * whoever controls them could rename one and have those names call its
+	 * own functions with our rights.  Refused, the keys are unavailable.
+	 */
+	{
+		cid_pq_ext	ext;
+		char		why[BPK_ERRLEN];
+		int			trusted = cid_pq_ext_trusted(conn, 0, &ext, why, sizeof(why), msg, sizeof(msg));
 
-	/* pgstattuple: the one installed, else ours (dropped with the schema). */
-	if (!bpk_query(conn, "SELECT coalesce((SELECT quote_ident(n.nspname) FROM pg_extension e "
+		if (trusted < 0)
+			return failf(err, errlen, "looking for the chronoid extension", msg);
+		run->ext_refused[0] = '\0';
+		if (trusted == 0)
+			bpk_fmt(run->ext_refused, sizeof(run->ext_refused), "refusing chronoid's functions: %s "
+					"(install chronoid into a schema that only a superuser controls)", why);
+		bpk_fmt(run->ext_schema, sizeof(run->ext_schema), "%s", trusted == 1 ? ext.schema_q : "");
+	}
+
+	/*
+	 * pgstattuple: the one installed, else ours (dropped with the schema);
+	 * pgstatindex() is named by schema too: one we cannot trust is left
+	 * unused.
+	 */
+	if (!bpk_query(conn, "SELECT coalesce((SELECT n.nspname FROM pg_extension e "
 				   "JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'pgstattuple'), '')",
 				   buf, sizeof(buf), msg, sizeof(msg)))
 		return failf(err, errlen, "looking for pgstattuple", msg);
-	if (buf[0] == '\0')
+	if (buf[0] != '\0')
+	{
+		char		why[BPK_ERRLEN];
+		int			trusted = cid_pq_schema_trusted(conn, buf, 0, why, sizeof(why), msg, sizeof(msg));
+		char	   *q = trusted == 1 ? PQescapeIdentifier(conn, buf, strlen(buf)) : NULL;
+
+		if (trusted < 0)
+			return failf(err, errlen, "looking for pgstattuple", msg);
+		if (q == NULL)
+		{
+			bpk_fmt(run->pgstattuple_note, sizeof(run->pgstattuple_note),
+					"pgstattuple is not used (%s): no leaf density", trusted == 0 ? why : "out of memory");
+			buf[0] = '\0';
+		}
+		else
+		{
+			bpk_fmt(buf, sizeof(buf), "%s", q);
+			PQfreemem(q);
+		}
+	}
+	else
 	{
 		bpk_fmt(sql, sizeof(sql), "CREATE EXTENSION pgstattuple SCHEMA %s", run->schema);
 		if (bpk_exec(conn, sql, msg, sizeof(msg)))
@@ -361,7 +401,8 @@ prepare_target(bpk_run *run, PGconn *conn, bool scratch, char *err, size_t errle
 
 			if (builtin_keys[b].chronoid && x[0] == '\0')
 			{
-				bpk_fmt(k->note, sizeof(k->note), "the chronoid extension is not installed in this database");
+				bpk_fmt(k->note, sizeof(k->note), "%s", run->ext_refused[0] != '\0' ? run->ext_refused
+						: "the chronoid extension is not installed in this database");
 				if (k->named)
 				{
 					bpk_fmt(err, errlen, "key \"%s\": %s", k->name, k->note);
@@ -434,6 +475,7 @@ measure_key(bpk_run *run, PGconn *conn, const char *conninfo, bpk_key *k,
 {
 	char		sql[2048],
 				tbl[128],
+				buf[16],
 				idx[160],
 				lsn[64],
 				msg[BPK_ERRLEN],
@@ -455,6 +497,27 @@ measure_key(bpk_run *run, PGconn *conn, const char *conninfo, bpk_key *k,
 			 "created_at timestamptz NOT NULL DEFAULT clock_timestamp(), "
 			 "payload text NOT NULL) WITH (autovacuum_enabled = off)");
 	Q(bpk_exec(conn, sql, msg, sizeof(msg)), ctx);
+	if (k->builtin && builtin_keys[builtin_index(k->name, strlen(k->name))].chronoid)
+	{
+		/*
+		 * The default keeps the functions it calls by OID: if they are
+		 * chronoid's, every insert calls chronoid's, whatever the names
+		 * mean later.
+		 */
+		bpk_fmt(sql, sizeof(sql),
+				"SELECT count(*) FILTER (WHERE m.objid IS NOT NULL) > 0 AND count(*) FILTER (WHERE m.objid IS NULL) = 0"
+				"  FROM pg_catalog.pg_attrdef a"
+				"  JOIN pg_catalog.pg_depend d ON d.classid = 'pg_catalog.pg_attrdef'::pg_catalog.regclass"
+				"   AND d.objid = a.oid AND d.refclassid = 'pg_catalog.pg_proc'::pg_catalog.regclass"
+				"  LEFT JOIN pg_catalog.pg_depend m ON m.classid = 'pg_catalog.pg_proc'::pg_catalog.regclass"
+				"   AND m.objid = d.refobjid AND m.deptype = 'e'"
+				"   AND m.refobjid = (SELECT e.oid FROM pg_catalog.pg_extension e WHERE e.extname = 'chronoid')"
+				" WHERE a.adrelid = '%s'::pg_catalog.regclass AND a.adnum = 1", tbl);
+		Q(bpk_query(conn, sql, buf, sizeof(buf), msg, sizeof(msg)), ctx);
+		if (strcmp(buf, "t") != 0)
+			return failf(err, errlen, ctx, "its default does not call chronoid's function: "
+						 "chronoid's schema changed while the benchmark ran");
+	}
 
 	/* Every key starts after a checkpoint: full-page images alike. */
 	if (run->have_checkpoint)

@@ -395,6 +395,36 @@ fx_find_source(const char *name)
 }
 
 /* Prints the refusals; true when there were any. */
+/*
+ * The schema chronoid goes into (the old extension's, so that the
+ * defaults' text names chronoid's functions) must be trusted
+ * (cid_pq_schema_trusted): the switch names it in every later step, and
+ * whoever could rename it and make another could have the defaults bind
+ * to functions of its own, run by every insert from then on.  False with
+ * *refused (the refusal printed) or r->err set.
+ */
+static bool
+fx_target_trusted(fx_run *r, bool *refused)
+{
+	char		target[128];
+	char		why[1024];
+	int			rc;
+
+	*refused = false;
+	if (!fx_value(r, "SELECT target FROM pg_temp.fx_ctx", 0, NULL, target, sizeof(target)))
+		return false;
+	rc = cid_pq_schema_trusted(r->conn, target, FX_QUERY_MS, why, sizeof(why), r->err, sizeof(r->err));
+	if (rc != 0)
+		return rc == 1;
+	cli_error(FX_SUB, "cannot switch in schema %s: %s; whoever controls it could rename it during "
+			  "the switch and have the defaults call functions of its own.  Run the switch as "
+			  "that schema's owner, or make it a superuser's for it (docs/migrate.md, \"Trust\")",
+			  target, why);
+	cli_error(FX_SUB, "refused; nothing has changed in database %s", PQdb(r->conn));
+	*refused = true;
+	return false;
+}
+
 static bool
 fx_refused(fx_run *r, PGresult *res)
 {
@@ -420,6 +450,7 @@ mig_from_extension(const mig_opts *o)
 	PGresult   *objects = NULL;
 	PGresult   *steps = NULL;
 	bool		preloaded_old = false;
+	bool		refused;
 	int			rc = MIG_EXIT_FAIL;
 	char		sql[128];
 
@@ -458,6 +489,13 @@ mig_from_extension(const mig_opts *o)
 			 o->lock_timeout_ms > 0 ? o->lock_timeout_ms : (int64_t) 0);
 	if (!fx_do(&r, "BEGIN") || !fx_do(&r, sql) || !fx_inventory(&r))
 		goto fail;
+	if (!fx_target_trusted(&r, &refused))
+	{
+		if (!refused)
+			goto fail;
+		(void) fx_do(&r, "ROLLBACK");
+		goto done;
+	}
 	if ((refusals = fx_rows(&r, fx_refusals_sql, 0, NULL)) == NULL)
 		goto fail;
 	if (fx_refused(&r, refusals))

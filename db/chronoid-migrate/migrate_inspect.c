@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "migrate_steps_internal.h"
+#include "pq_internal.h"
 
 static void
 copy(char *dst, size_t len, const char *src)
@@ -450,7 +451,7 @@ target_sql(mig_ctx *c)
 	if (strcmp(to, "uuidv7") == 0)
 		copy(t->newtype, sizeof(t->newtype), "pg_catalog.uuid");
 	else if (strcmp(to, "ulid") == 0)
-		snprintf(t->newtype, sizeof(t->newtype), "%.190s.ulid", t->ext_q[0] ? t->ext_q : "public");
+		snprintf(t->newtype, sizeof(t->newtype), "%.190s.ulid", t->ext_target);
 	else
 		copy(t->newtype, sizeof(t->newtype), "pg_catalog.int8");
 	snprintf(t->map_q, sizeof(t->map_q), "%.150s.migration_map_%u", c->state_q, t->relid);
@@ -485,6 +486,29 @@ mig_owners_ok(mig_ctx *c)
 		}
 	}
 	return true;
+}
+
+bool
+mig_ext_trust(mig_ctx *c)
+{
+	char		why[512];
+	cid_pq_ext	ext;
+	int			rc;
+
+	if (!c->t.ext_installed)
+	{
+		rc = cid_pq_schema_trusted(c->conn, "public", 0, why, sizeof(why), c->err, sizeof(c->err));
+		copy(c->t.ext_target, sizeof(c->t.ext_target), rc == 1 ? "public" : c->state_q);
+		return rc >= 0;
+	}
+	copy(c->t.ext_target, sizeof(c->t.ext_target), c->t.ext_q);
+	rc = cid_pq_ext_trusted(c->conn, 0, &ext, why, sizeof(why), c->err, sizeof(c->err));
+	if (rc == 0)
+		snprintf(c->err, sizeof(c->err), "refusing to call chronoid: %s; whoever controls that "
+				 "schema could rename it and put its own functions under chronoid's names, which "
+				 "this tool would run with your rights in the middle of the move.  Install chronoid "
+				 "into a schema that only a superuser controls (docs/migrate.md, \"Trust\")", why);
+	return rc == 1;
 }
 
 bool
@@ -604,6 +628,8 @@ mig_inspect(mig_ctx *c, bool for_new)
 	}
 	copy(t->ext_q, sizeof(t->ext_q), V(21));
 	t->ext_installed = t->ext_q[0] != '\0';
+	if (!mig_ext_trust(c))
+		goto out;
 	t->ext_may_create = strcmp(V(22), "t") == 0 && strcmp(V(23), "t") == 0;
 	t->in_pub = strcmp(V(24), "t") == 0;
 	copy(t->binders, sizeof(t->binders), V(25));

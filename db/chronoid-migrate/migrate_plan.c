@@ -253,7 +253,9 @@ mig_plan(mig_ctx *c)
 		   "    table's size (autovacuum catches up afterwards)\n");
 	mig_trig_plan(c);
 	if (!t->ext_installed)
-		printf("  - chronoid is not installed in this database: run installs it (CREATE EXTENSION chronoid SCHEMA public)\n");
+		printf("  - chronoid is not installed in this database: run installs it (CREATE EXTENSION chronoid SCHEMA %s)%s\n",
+			   c->t.ext_target, strcmp(c->t.ext_target, "public") != 0 ?
+			   ",\n    not into public, which a role other than you or a superuser controls" : "");
 
 	printf("\nSteps (run does 1-%d, swap does %d-%d):\n", 5, 6, 7);
 	if (at < MIG_ADDED)

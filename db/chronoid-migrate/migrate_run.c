@@ -29,14 +29,41 @@ say(const mig_ctx *c, const char *fmt,...)
 	fputc('\n', stderr);
 }
 
-/* CREATE EXTENSION chronoid when it is missing (inspect checked the role may). */
+/*
+ * CREATE EXTENSION chronoid when it is missing (inspect checked the role
+ * may): into public when public is trusted (mig_ext_trust), else into the
+ * state schema, which is yours or a superuser's, and readable by every
+ * role (the new column's default and the sync triggers call it).  Never
+ * into a schema another role controls: it could rename it in the middle
+ * of the backfill and put its own uuidv7() there.
+ */
 static bool
 ensure_extension(mig_ctx *c)
 {
+	char		sql[MIG_NAME + 64];
+	char		why[512];
+	int			rc;
+
 	if (c->t.ext_installed)
 		return true;
-	say(c, "installing chronoid in this database (CREATE EXTENSION chronoid SCHEMA public)");
-	if (!mig_do(c, "CREATE EXTENSION IF NOT EXISTS chronoid SCHEMA public"))
+	if (strcmp(c->t.ext_target, "public") != 0)
+	{
+		rc = cid_pq_schema_trusted(c->conn, c->o->schema, 0, why, sizeof(why), c->err, sizeof(c->err));
+		if (rc == 0)
+			snprintf(c->err, sizeof(c->err), "refusing to install chronoid in schema %s: %s "
+					 "(docs/migrate.md, \"Trust\")", c->t.ext_target, why);
+		if (rc != 1)
+			return false;
+		say(c, "schema public is not only yours or a superuser's: chronoid goes into schema %s",
+			c->t.ext_target);
+		snprintf(sql, sizeof(sql), "GRANT USAGE ON SCHEMA %s TO PUBLIC", c->t.ext_target);
+		if (!mig_do(c, sql))
+			return false;
+	}
+	say(c, "installing chronoid in this database (CREATE EXTENSION chronoid SCHEMA %s)",
+		c->t.ext_target);
+	snprintf(sql, sizeof(sql), "CREATE EXTENSION IF NOT EXISTS chronoid SCHEMA %s", c->t.ext_target);
+	if (!mig_do(c, sql))
 		return false;
 	/* Its schema names the types and functions from here on. */
 	return mig_inspect(c, true);

@@ -19,7 +19,7 @@ static const char *
 ext(const mig_ctx *c)
 {
 	/* Before CREATE EXTENSION the plan shows the schema it will get. */
-	return c->t.ext_q[0] != '\0' ? c->t.ext_q : "public";
+	return c->t.ext_target[0] != '\0' ? c->t.ext_target : "public";
 }
 
 void

@@ -173,6 +173,7 @@ typedef struct mig_table
 	char		ts_q[MIG_NAME];		/* --time-from, quoted; "" when none */
 	bool		ts_is_tz;
 	char		ext_q[MIG_NAME];	/* chronoid's schema, quoted; "" when missing */
+	char		ext_target[MIG_NAME];	/* ext_q, or where run installs it (mig_ext_trust) */
 	bool		ext_installed;
 	bool		ext_may_create;
 	char		newtype[MIG_NAME];	/* uuid, <ext>.ulid or bigint */
@@ -309,6 +310,15 @@ bool		mig_inspect(mig_ctx *c, bool for_new);
  * (no deferred code, no FORCE ROW LEVEL SECURITY); false with c->err.
  */
 bool		mig_owners_ok(mig_ctx *c);
+
+/*
+ * chronoid is called by schema name all through a move (each batch of the
+ * backfill names uuidv7() again), so its schemas must stay what they were
+ * checked to be: trusted by cid_pq_ext_trusted(), or refused with c->err.
+ * When it is missing, sets c->t.ext_target to where run installs it:
+ * public when public is trusted the same way, else the state schema.
+ */
+bool		mig_ext_trust(mig_ctx *c);
 
 /* Read the recorded children (after "added") into c->t.children. */
 bool		mig_children_load(mig_ctx *c);

@@ -27,18 +27,12 @@
  * set the sequence back, or swap it for another, and make blocks repeat).
  * pg_database_owner (owner of schema public from PostgreSQL 15) counts as
  * the caller when the caller owns the database: it has no other member.
- * And the schema of the extension's nextval_block(), found as a member of
- * the extension rather than by name, NULL when the database has none.
+ * And the extension's nextval_block(), found as a member of the extension
+ * rather than by name (NULL when the database has none): its OID and the
+ * literal that names it for to_regprocedure() in each reservation.
  */
 static const char resolve_sql[] =
-"SELECT c.oid::pg_catalog.int8,"
-"       (SELECT pg_catalog.quote_ident(fn.nspname)"
-"          FROM pg_catalog.pg_proc p"
-"          JOIN pg_catalog.pg_namespace fn ON fn.oid = p.pronamespace"
-"          JOIN pg_catalog.pg_depend d ON d.classid = 'pg_catalog.pg_proc'::pg_catalog.regclass"
-"                                     AND d.objid = p.oid AND d.deptype = 'e'"
-"          JOIN pg_catalog.pg_extension e ON e.oid = d.refobjid AND e.extname = 'chronoid'"
-"         WHERE p.proname = 'nextval_block'),"
+"SELECT c.oid::pg_catalog.int8, f.nsp,"
 "       CASE WHEN c.relkind <> 'S'"
 "            THEN pg_catalog.format('%I.%I is not a sequence', sn.nspname, c.relname)"
 "            WHEN c.relowner <> me.oid AND NOT co.rolsuper"
@@ -49,7 +43,8 @@ static const char resolve_sql[] =
 "                 AND NOT (so.rolname = 'pg_database_owner' AND me.dba)"
 "            THEN pg_catalog.format('schema %I is owned by %s, which is neither you (%s) nor a superuser',"
 "                                   sn.nspname, so.rolname, CURRENT_USER)"
-"            ELSE '' END"
+"            ELSE '' END,"
+"       f.oid, f.lit"
 "  FROM pg_catalog.pg_class c"
 "  JOIN pg_catalog.pg_namespace sn ON sn.oid = c.relnamespace"
 "  JOIN pg_catalog.pg_roles co ON co.oid = c.relowner"
@@ -57,23 +52,38 @@ static const char resolve_sql[] =
 "       (SELECT r.oid, r.oid = (SELECT d.datdba FROM pg_catalog.pg_database d"
 "                               WHERE d.datname = pg_catalog.current_database()) AS dba"
 "          FROM pg_catalog.pg_roles r WHERE r.rolname = CURRENT_USER) me"
+"  LEFT JOIN (SELECT pg_catalog.quote_ident(fn.nspname) AS nsp, p.oid,"
+"                    pg_catalog.quote_literal(pg_catalog.format("
+"                        '%I.nextval_block(pg_catalog.regclass,pg_catalog.int8)', fn.nspname)) AS lit"
+"               FROM pg_catalog.pg_proc p"
+"               JOIN pg_catalog.pg_namespace fn ON fn.oid = p.pronamespace"
+"               JOIN pg_catalog.pg_depend d ON d.classid = 'pg_catalog.pg_proc'::pg_catalog.regclass"
+"                                          AND d.objid = p.oid AND d.deptype = 'e'"
+"               JOIN pg_catalog.pg_extension e ON e.oid = d.refobjid AND e.extname = 'chronoid'"
+"              WHERE p.proname = 'nextval_block') f ON true"
 " WHERE c.oid = $1::pg_catalog.regclass";
 
 /*
- * Check the sequence and find the function: *oid (its OID as text) and
- * *sql (the reservation statement, malloc'd).  CID_EBLOCK_DB with errbuf
- * set on refusal or failure.
+ * Check the sequence and the extension and bind both (cid_block_bind):
+ * CID_EBLOCK_DB with errbuf set on refusal or failure.  The extension's
+ * schemas must be trusted (cid_pq_ext_trusted): the reservation names
+ * nextval_block() by schema, as SQL must, and whoever could rename that
+ * schema or add to it could put their own function under that name, run
+ * it with the caller's rights and hand out values again.
  */
 static int
-block_resolve(PGconn *conn, const cid_block_cfg *c, char *oid, size_t oidlen,
-			  char **sql, char *errbuf, size_t errlen)
+block_resolve(PGconn *conn, const cid_block_cfg *c, cid_block_bind *bind,
+			  char *errbuf, size_t errlen)
 {
 	bool		broken;
 	char		msg[512];
+	char		why[512];
 	const char *params[1] = {c->o.sequence};
 	PGresult   *res = cid_pq_exec(conn, resolve_sql, 1, params, c->o.timeout_ms, &broken,
 								  msg, sizeof(msg));
+	cid_pq_ext	ext;
 	int			rc = CID_EBLOCK_DB;
+	int			trusted;
 
 	if (res == NULL || !cid_pq_ok(res) || PQntuples(res) != 1)
 		cid_pq_seterr(errbuf, errlen, "cannot use sequence %s: %s", c->o.sequence,
@@ -84,18 +94,29 @@ block_resolve(PGconn *conn, const cid_block_cfg *c, char *oid, size_t oidlen,
 	else if (PQgetisnull(res, 0, 1))
 		cid_pq_seterr(errbuf, errlen, "the database has no nextval_block(): "
 					  "CREATE EXTENSION chronoid (0.6.0 or later), or ALTER EXTENSION chronoid UPDATE");
+	else if ((trusted = cid_pq_ext_trusted(conn, c->o.timeout_ms, &ext, why, sizeof(why),
+										   msg, sizeof(msg))) != 1)
+	{
+		if (trusted < 0)
+			cid_pq_seterr(errbuf, errlen, "cannot check the extension chronoid: %s", msg);
+		else
+			cid_pq_seterr(errbuf, errlen, "refusing chronoid's nextval_block(): %s "
+						  "(see docs/block.md, \"Trust\")", why);
+	}
 	else
 	{
-		const char *fmt = "SELECT first_id FROM %s.nextval_block($1::pg_catalog.oid::pg_catalog.regclass, $2::pg_catalog.int8)";
-		size_t		len = strlen(fmt) + strlen(PQgetvalue(res, 0, 1)) + 1;
+		const char *fmt = "SELECT first_id FROM %s.nextval_block($1::pg_catalog.oid::pg_catalog.regclass,"
+			" $2::pg_catalog.int8) WHERE pg_catalog.to_regprocedure(%s)::pg_catalog.oid = $3::pg_catalog.oid";
+		size_t		len = strlen(fmt) + strlen(PQgetvalue(res, 0, 1)) + strlen(PQgetvalue(res, 0, 4)) + 1;
 
-		*sql = malloc(len);
-		if (*sql == NULL)
+		bind->sql = malloc(len);
+		if (bind->sql == NULL)
 			cid_pq_seterr(errbuf, errlen, "out of memory");
 		else
 		{
-			snprintf(*sql, len, fmt, PQgetvalue(res, 0, 1));
-			snprintf(oid, oidlen, "%s", PQgetvalue(res, 0, 0));
+			snprintf(bind->sql, len, fmt, PQgetvalue(res, 0, 1), PQgetvalue(res, 0, 4));
+			snprintf(bind->seq_oid, sizeof(bind->seq_oid), "%s", PQgetvalue(res, 0, 0));
+			snprintf(bind->fn_oid, sizeof(bind->fn_oid), "%s", PQgetvalue(res, 0, 3));
 			rc = CID_OK;
 		}
 	}
@@ -106,21 +127,23 @@ block_resolve(PGconn *conn, const cid_block_cfg *c, char *oid, size_t oidlen,
 /*
  * Reserve n values: CID_OK with *first; CID_EBLOCK_EXHAUSTED when fewer
  * than n are left (2200H); CID_EBLOCK_DB with errbuf set, *broken when the
- * connection must be dropped.
+ * connection must be dropped.  The statement calls nextval_block() only
+ * while its name still resolves to the function checked (bind->fn_oid):
+ * no row otherwise, and a refusal.
  */
 static int
-block_fetch(PGconn *conn, const char *sql, const char *oid, int64_t n, int64_t timeout_ms,
+block_fetch(PGconn *conn, const cid_block_bind *bind, int64_t n, int64_t timeout_ms,
 			int64_t *first, bool *broken, char *errbuf, size_t errlen)
 {
 	char		nbuf[24];
 	char		msg[512];
-	const char *params[2] = {oid, nbuf};
+	const char *params[3] = {bind->seq_oid, nbuf, bind->fn_oid};
 	PGresult   *res;
 	int			rc = CID_EBLOCK_DB;
 
 	snprintf(nbuf, sizeof(nbuf), "%" PRId64, n);
 	*broken = false;
-	res = cid_pq_exec(conn, sql, 2, params, timeout_ms, broken, msg, sizeof(msg));
+	res = cid_pq_exec(conn, bind->sql, 3, params, timeout_ms, broken, msg, sizeof(msg));
 	if (res != NULL && cid_pq_ok(res) && PQntuples(res) == 1 && !PQgetisnull(res, 0, 0))
 	{
 		char	   *end;
@@ -137,6 +160,10 @@ block_fetch(PGconn *conn, const char *sql, const char *oid, int64_t n, int64_t t
 		cid_pq_seterr(errbuf, errlen, "%s", msg);
 		rc = CID_EBLOCK_EXHAUSTED;
 	}
+	else if (res != NULL && cid_pq_ok(res) && PQntuples(res) == 0)
+		cid_pq_seterr(errbuf, errlen, "refusing to reserve a block: chronoid's nextval_block() "
+					  "is no longer the function checked at open (its schema changed): open the "
+					  "allocator again");
 	else
 		cid_pq_seterr(errbuf, errlen, "cannot reserve a block: %s",
 					  res == NULL || !cid_pq_ok(res) ? msg : "no row");
@@ -146,8 +173,7 @@ block_fetch(PGconn *conn, const char *sql, const char *oid, int64_t n, int64_t t
 
 /* Connect as chronoid-block and resolve; NULL with *rc and errbuf set. */
 static PGconn *
-block_connect(const cid_block_cfg *c, char *oid, size_t oidlen, char **sql,
-			  char *errbuf, size_t errlen, int *rc)
+block_connect(const cid_block_cfg *c, cid_block_bind *bind, char *errbuf, size_t errlen, int *rc)
 {
 	PGconn	   *conn = cid_pq_connect(c->conninfo, "chronoid-block", c->o.timeout_ms,
 									  errbuf, errlen);
@@ -155,7 +181,7 @@ block_connect(const cid_block_cfg *c, char *oid, size_t oidlen, char **sql,
 	*rc = CID_EBLOCK_DB;
 	if (conn == NULL)
 		return NULL;
-	*rc = block_resolve(conn, c, oid, oidlen, sql, errbuf, errlen);
+	*rc = block_resolve(conn, c, bind, errbuf, errlen);
 	if (*rc != CID_OK)
 	{
 		PQfinish(conn);
@@ -164,13 +190,40 @@ block_connect(const cid_block_cfg *c, char *oid, size_t oidlen, char **sql,
 	return conn;
 }
 
+/*
+ * The prefetcher's new connection: checked again as at open (the
+ * extension's schemas may have changed hands since), and bound to the
+ * same sequence and the same nextval_block() or refused.
+ */
+static PGconn *
+block_reconnect(const cid_block *b, char *errbuf, size_t errlen)
+{
+	cid_block_cfg c = b->cfg;
+	cid_block_bind now = {0};
+	PGconn	   *conn;
+	int			rc;
+
+	c.o.sequence = b->bind.seq_oid;
+	conn = block_connect(&c, &now, errbuf, errlen, &rc);
+	if (conn != NULL && (strcmp(now.fn_oid, b->bind.fn_oid) != 0 ||
+						 strcmp(now.seq_oid, b->bind.seq_oid) != 0 ||
+						 strcmp(now.sql, b->bind.sql) != 0))
+	{
+		cid_pq_seterr(errbuf, errlen, "refusing to reserve a block: chronoid's nextval_block() "
+					  "is no longer the function checked at open: open the allocator again");
+		PQfinish(conn);
+		conn = NULL;
+	}
+	free(now.sql);
+	return conn;
+}
+
 int
 cid_block_reserve(const cid_block_opts *opts, int64_t n, int64_t *first,
 				  char *errbuf, size_t errlen)
 {
 	cid_block_cfg c;
-	char		oid[24];
-	char	   *sql = NULL;
+	cid_block_bind bind = {0};
 	PGconn	   *conn;
 	bool		broken;
 	int			rc;
@@ -185,11 +238,11 @@ cid_block_reserve(const cid_block_opts *opts, int64_t n, int64_t *first,
 					  (long long) n, (long long) CID_BLOCK_MAX_SIZE);
 		return CID_EINVAL;
 	}
-	conn = block_connect(&c, oid, sizeof(oid), &sql, errbuf, errlen, &rc);
+	conn = block_connect(&c, &bind, errbuf, errlen, &rc);
 	if (conn == NULL)
 		return rc;
-	rc = block_fetch(conn, sql, oid, n, c.o.timeout_ms, first, &broken, errbuf, errlen);
-	free(sql);
+	rc = block_fetch(conn, &bind, n, c.o.timeout_ms, first, &broken, errbuf, errlen);
+	free(bind.sql);
 	PQfinish(conn);
 	return rc;
 }
@@ -278,10 +331,9 @@ block_main(void *arg)
 
 		err[0] = '\0';
 		if (b->conn == NULL)
-			b->conn = cid_pq_connect(b->cfg.conninfo, "chronoid-block", b->cfg.o.timeout_ms,
-									 err, sizeof(err));
+			b->conn = block_reconnect(b, err, sizeof(err));
 		if (b->conn != NULL)
-			rc = block_fetch(b->conn, b->sql, b->seq_oid, n, b->cfg.o.timeout_ms, &first,
+			rc = block_fetch(b->conn, &b->bind, n, b->cfg.o.timeout_ms, &first,
 							 &broken, err, sizeof(err));
 		if (broken && b->conn != NULL)
 		{
@@ -329,7 +381,7 @@ block_main(void *arg)
 static void
 block_destroy(cid_block *b)
 {
-	free(b->sql);
+	free(b->bind.sql);
 	free(b->conninfo);
 	free(b);
 }
@@ -380,8 +432,7 @@ cid_block_open(cid_block **out, const cid_block_opts *opts, char *errbuf, size_t
 		cid_block_cfg named = b->cfg;
 
 		named.o.sequence = opts->sequence;
-		b->conn = block_connect(&named, b->seq_oid, sizeof(b->seq_oid), &b->sql,
-								errbuf, errlen, &rc);
+		b->conn = block_connect(&named, &b->bind, errbuf, errlen, &rc);
 	}
 	if (b->conn == NULL)
 	{
@@ -391,7 +442,7 @@ cid_block_open(cid_block **out, const cid_block_opts *opts, char *errbuf, size_t
 	b->size = cid_block_first_size(&b->cfg.o);
 	for (;;)
 	{
-		rc = block_fetch(b->conn, b->sql, b->seq_oid, b->size, b->cfg.o.timeout_ms, &first,
+		rc = block_fetch(b->conn, &b->bind, b->size, b->cfg.o.timeout_ms, &first,
 						 &broken, errbuf, errlen);
 		if (rc != CID_EBLOCK_EXHAUSTED || b->size == 1)
 			break;

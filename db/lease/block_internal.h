@@ -44,6 +44,19 @@ int64_t		cid_block_first_size(const cid_block_opts *o);
 /* Whether the current block [first, first + n) with next unused is used past pct %. */
 bool		cid_block_prefetch_due(int64_t first, int64_t n, int64_t next, int pct);
 
+/*
+ * What the allocator is bound to: the sequence and chronoid's
+ * nextval_block() by OID, and the reservation statement (malloc'd), which
+ * names the function by schema but calls it only while that name still
+ * means fn_oid (block.c).
+ */
+typedef struct cid_block_bind
+{
+	char		seq_oid[24];
+	char		fn_oid[24];
+	char	   *sql;
+} cid_block_bind;
+
 struct cid_block
 {
 	pthread_mutex_t mu;
@@ -78,8 +91,7 @@ struct cid_block
 
 	cid_block_cfg cfg;
 	char	   *conninfo;
-	char		seq_oid[24];	/* the sequence, bound by OID */
-	char	   *sql;			/* the reservation statement */
+	cid_block_bind bind;
 	struct pg_conn *conn;		/* the prefetcher's (open's, before it starts) */
 	pthread_t	thread;
 	bool		thread_started;

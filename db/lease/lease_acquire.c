@@ -55,6 +55,51 @@ make_holder(char *out)
 }
 
 /*
+ * The node registry, snowflake.node_registry: into reg its name, "" when
+ * the database has none.  The acquire reads it in its next statements,
+ * so it must pass the trust check of the lease's own table, triggers
+ * apart (cid_pq_trusted_read): a schema or table that another role owns could be
+ * renamed and replaced by a view that runs that role's code with our
+ * rights, or claims every node.  False with errbuf set on refusal or
+ * failure.
+ */
+static bool
+find_registry(PGconn *conn, char *reg, size_t reglen, char *errbuf, size_t errlen)
+{
+	char		why[512];
+	bool		broken;
+	int			trusted;
+	PGresult   *res = cid_lease_exec(conn, "SELECT pg_catalog.to_regclass('snowflake.node_registry') IS NOT NULL",
+									 0, NULL, CID_LEASE_CALL_TIMEOUT_MS, &broken, errbuf, errlen);
+
+	reg[0] = '\0';
+	if (!cid_pq_ok(res))
+	{
+		PQclear(res);
+		return false;
+	}
+	if (strcmp(PQgetvalue(res, 0, 0), "t") != 0)
+	{
+		PQclear(res);
+		return true;
+	}
+	PQclear(res);
+	trusted = cid_pq_trusted_read(conn, "snowflake", "^node_registry$", CID_LEASE_CALL_TIMEOUT_MS,
+								  why, sizeof(why), errbuf, errlen);
+	if (trusted < 0)
+		return false;
+	if (trusted == 0)
+	{
+		cid_pq_seterr(errbuf, errlen, "refusing to read the node registry snowflake.node_registry: "
+					  "%s (whoever controls it could replace it with a view of its own, run with "
+					  "your rights; see docs/cluster.md)", why);
+		return false;
+	}
+	snprintf(reg, reglen, "snowflake.node_registry");
+	return true;
+}
+
+/*
  * One try of the acquire transaction.  Returns CID_OK with *node,
  * *not_before set and the transaction committed; CID_EAGAIN when a
  * retryable error happened; another status otherwise.
@@ -65,6 +110,7 @@ acquire_once(PGconn *conn, const cid_lease_cfg *c, const char *holder, const cha
 			 const cid_lease *l, char *errbuf, size_t errlen)
 {
 	char		sql[1536];
+	char		reg[160];
 	char		p_lo[24],
 				p_hi[24],
 				p_grace[24],
@@ -86,16 +132,12 @@ acquire_once(PGconn *conn, const cid_lease_cfg *c, const char *holder, const cha
 	if (!cid_pq_ok(res))
 		return abandon(conn, res);
 	PQclear(res);
-	res = cid_lease_exec(conn, "SELECT pg_catalog.to_regclass('snowflake.node_registry') IS NOT NULL",
-				  0, NULL, CID_LEASE_CALL_TIMEOUT_MS, &broken, errbuf, errlen);
-	if (!cid_pq_ok(res))
+	if (!find_registry(conn, reg, sizeof(reg), errbuf, errlen))
 	{
-		PQclear(res);
 		(void) cid_lease_do(conn, "ROLLBACK", NULL, 0);
 		return CID_ELEASE_DB;
 	}
-	registry = strcmp(PQgetvalue(res, 0, 0), "t") == 0;
-	PQclear(res);
+	registry = reg[0] != '\0';
 
 	snprintf(p_lo, sizeof(p_lo), "%" PRIu64, lo);
 	snprintf(p_hi, sizeof(p_hi), "%" PRIu64, hi);
@@ -109,9 +151,10 @@ acquire_once(PGconn *conn, const cid_lease_cfg *c, const char *holder, const cha
 			 " LEFT JOIN %s.node_lease l ON l.node = g.n"
 			 " WHERE (l.node IS NULL OR l.expires_at + $3::bigint * interval '1 millisecond'"
 			 "        < pg_catalog.clock_timestamp())"
-			 "%s ORDER BY g.n LIMIT 1",
+			 "%s%s%s ORDER BY g.n LIMIT 1",
 			 c->schema,
-			 registry ? " AND NOT EXISTS (SELECT 1 FROM snowflake.node_registry r WHERE r.node = g.n)" : "");
+			 registry ? " AND NOT EXISTS (SELECT 1 FROM " : "", reg,
+			 registry ? " r WHERE r.node = g.n)" : "");
 	res = cid_lease_exec(conn, sql, 3, params, CID_LEASE_CALL_TIMEOUT_MS, &broken, errbuf, errlen);
 	if (!cid_pq_ok(res))
 	{
@@ -127,10 +170,10 @@ acquire_once(PGconn *conn, const cid_lease_cfg *c, const char *holder, const cha
 		snprintf(sql, sizeof(sql),
 				 "SELECT (SELECT pg_catalog.count(*) FROM %s.node_lease WHERE node BETWEEN $1::int AND $2::int"
 				 " AND expires_at + $3::bigint * interval '1 millisecond' >= pg_catalog.clock_timestamp()),"
-				 " %s",
+				 " %s%s%s",
 				 c->schema,
-				 registry ? "(SELECT pg_catalog.count(DISTINCT node) FROM snowflake.node_registry"
-				 " WHERE node BETWEEN $1::int AND $2::int)" : "0");
+				 registry ? "(SELECT pg_catalog.count(DISTINCT node) FROM " : "0", reg,
+				 registry ? " WHERE node BETWEEN $1::int AND $2::int)" : "");
 		cnt = cid_lease_exec(conn, sql, 3, params, CID_LEASE_CALL_TIMEOUT_MS, &broken, errbuf, errlen);
 		if (cid_pq_ok(cnt))
 			cid_pq_seterr(errbuf, errlen,

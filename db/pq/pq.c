@@ -287,7 +287,8 @@ static const char trusted_sql[] =
 " UNION ALL"
 " SELECT 5, pg_catalog.format('table %I.%I has triggers (%s)', $1, t.relname,"
 "                             pg_catalog.string_agg(g.tgname::pg_catalog.text, ', ' ORDER BY g.tgname))"
-"   FROM t JOIN pg_catalog.pg_trigger g ON g.tgrelid = t.oid AND NOT g.tgisinternal GROUP BY t.relname"
+"   FROM t JOIN pg_catalog.pg_trigger g ON g.tgrelid = t.oid AND NOT g.tgisinternal"
+"  WHERE $3::pg_catalog.bool GROUP BY t.relname"
 " UNION ALL"
 " SELECT 6, pg_catalog.format('table %I.%I has rules (%s)', $1, t.relname,"
 "                             pg_catalog.string_agg(w.rulename::pg_catalog.text, ', ' ORDER BY w.rulename))"
@@ -302,14 +303,16 @@ static const char trusted_sql[] =
 "                        WHERE i.inhrelid = t.oid OR i.inhparent = t.oid)"
 " ORDER BY 1, 2 LIMIT 1";
 
-int
-cid_pq_trusted(PGconn *conn, const char *schema, const char *relname_re,
-			   int64_t timeout_ms, char *why, size_t whylen,
-			   char *errbuf, size_t errlen)
+/*
+ * Run a check whose rows are problems (its second column the message):
+ * 1 when it returns none, 0 with the first in why, -1 with errbuf set.
+ */
+static int
+first_problem(PGconn *conn, const char *sql, int nparams, const char *const *params,
+			  int64_t timeout_ms, char *why, size_t whylen, char *errbuf, size_t errlen)
 {
-	const char *params[2] = {schema, relname_re};
 	bool		broken;
-	PGresult   *res = cid_pq_exec(conn, trusted_sql, 2, params, timeout_ms, &broken,
+	PGresult   *res = cid_pq_exec(conn, sql, nparams, params, timeout_ms, &broken,
 								  errbuf, errlen);
 	int			rc;
 
@@ -323,4 +326,131 @@ cid_pq_trusted(PGconn *conn, const char *schema, const char *relname_re,
 		snprintf(why, whylen, "%s", PQgetvalue(res, 0, 1));
 	PQclear(res);
 	return rc;
+}
+
+/* cid_pq_trusted() and cid_pq_trusted_read(): writes tells whether triggers count. */
+static int
+trusted_check(PGconn *conn, const char *schema, const char *relname_re, bool writes,
+			  int64_t timeout_ms, char *why, size_t whylen, char *errbuf, size_t errlen)
+{
+	const char *params[3] = {schema, relname_re, writes ? "true" : "false"};
+
+	return first_problem(conn, trusted_sql, 3, params, timeout_ms, why, whylen, errbuf, errlen);
+}
+
+int
+cid_pq_trusted(PGconn *conn, const char *schema, const char *relname_re,
+			   int64_t timeout_ms, char *why, size_t whylen,
+			   char *errbuf, size_t errlen)
+{
+	return trusted_check(conn, schema, relname_re, true, timeout_ms, why, whylen, errbuf, errlen);
+}
+
+int
+cid_pq_trusted_read(PGconn *conn, const char *schema, const char *relname_re,
+					int64_t timeout_ms, char *why, size_t whylen,
+					char *errbuf, size_t errlen)
+{
+	return trusted_check(conn, schema, relname_re, false, timeout_ms, why, whylen, errbuf, errlen);
+}
+
+/*
+ * The roles trusted with the names in a schema, for the role running the
+ * statement: itself, every superuser (whoever may SET ROLE to one is as
+ * powerful already), and pg_database_owner when the database's owner is
+ * one of those (its only member is that owner).  Not "a role the caller
+ * is a member of": its other members are not the caller, and a superuser
+ * is a member of every role.
+ */
+#define TRUSTED_ROLES \
+" me AS (SELECT r.oid FROM pg_catalog.pg_roles r WHERE r.rolname = CURRENT_USER)," \
+" db AS (SELECT d.datdba FROM pg_catalog.pg_database d WHERE d.datname = pg_catalog.current_database())," \
+" tr AS (SELECT r.oid FROM pg_catalog.pg_roles r WHERE r.rolsuper OR r.oid = (SELECT oid FROM me)" \
+"        UNION ALL SELECT r.oid FROM pg_catalog.pg_roles r, db" \
+"         WHERE r.rolname = 'pg_database_owner'" \
+"           AND (db.datdba = (SELECT oid FROM me)" \
+"                OR EXISTS (SELECT 1 FROM pg_catalog.pg_roles s WHERE s.oid = db.datdba AND s.rolsuper)))"
+
+/* A role's name for a message: pg_database_owner says whom it stands for. */
+#define ROLE_TEXT(oidexpr) \
+"CASE WHEN " oidexpr " = 0 THEN 'PUBLIC (every role)'" \
+"     WHEN pg_catalog.pg_get_userbyid(" oidexpr ") = 'pg_database_owner'" \
+"     THEN pg_catalog.format('pg_database_owner (the database owner, %I)', pg_catalog.pg_get_userbyid((SELECT datdba FROM db)))" \
+"     ELSE pg_catalog.quote_ident(pg_catalog.pg_get_userbyid(" oidexpr ")) END"
+
+/*
+ * The schemas checked ($1: one schema by name; NULL: every schema that
+ * holds a member of extension chronoid, its own and snowflake) and the
+ * first problem with them, in the order cid_pq_schema_trusted() lists.
+ */
+static const char schema_trust_sql[] =
+"WITH" TRUSTED_ROLES ","
+" e AS (SELECT x.oid, x.extnamespace FROM pg_catalog.pg_extension x"
+"        WHERE x.extname = 'chronoid' AND $1::pg_catalog.text IS NULL),"
+" m AS (SELECT d.classid, d.objid FROM pg_catalog.pg_depend d, e"
+"        WHERE d.refclassid = 'pg_catalog.pg_extension'::pg_catalog.regclass"
+"          AND d.refobjid = e.oid AND d.deptype = 'e'),"
+" ns AS (SELECT n.oid, n.nspname, n.nspowner, n.nspacl FROM pg_catalog.pg_namespace n"
+"        WHERE n.nspname = $1::pg_catalog.text"
+"           OR n.oid IN (SELECT extnamespace FROM e)"
+"           OR n.oid IN (SELECT m.objid FROM m WHERE m.classid = 'pg_catalog.pg_namespace'::pg_catalog.regclass)"
+"           OR n.oid IN (SELECT p.pronamespace FROM pg_catalog.pg_proc p, m"
+"                         WHERE m.classid = 'pg_catalog.pg_proc'::pg_catalog.regclass AND m.objid = p.oid)"
+"           OR n.oid IN (SELECT c.relnamespace FROM pg_catalog.pg_class c, m"
+"                         WHERE m.classid = 'pg_catalog.pg_class'::pg_catalog.regclass AND m.objid = c.oid)"
+"           OR n.oid IN (SELECT t.typnamespace FROM pg_catalog.pg_type t, m"
+"                         WHERE m.classid = 'pg_catalog.pg_type'::pg_catalog.regclass AND m.objid = t.oid))"
+" SELECT 1, pg_catalog.format('schema %I is owned by %s, which is neither you (%I) nor a superuser',"
+"                             ns.nspname, " ROLE_TEXT("ns.nspowner") ", CURRENT_USER)"
+"   FROM ns WHERE ns.nspowner NOT IN (SELECT oid FROM tr)"
+" UNION ALL"
+" SELECT 2, pg_catalog.format('%s, which is neither you (%I) nor a superuser, may create objects in schema %I',"
+"                             " ROLE_TEXT("a.grantee") ", CURRENT_USER, ns.nspname)"
+"   FROM ns, pg_catalog.aclexplode(ns.nspacl) a"
+"  WHERE a.privilege_type = 'CREATE' AND a.grantee NOT IN (SELECT oid FROM tr)"
+" UNION ALL"
+" SELECT 3, pg_catalog.format('function %s of extension chronoid is owned by %s, which is neither you (%I) nor a superuser',"
+"                             p.oid::pg_catalog.regprocedure, " ROLE_TEXT("p.proowner") ", CURRENT_USER)"
+"   FROM pg_catalog.pg_proc p, m"
+"  WHERE m.classid = 'pg_catalog.pg_proc'::pg_catalog.regclass AND m.objid = p.oid"
+"    AND p.proowner NOT IN (SELECT oid FROM tr)"
+" ORDER BY 1, 2 LIMIT 1";
+
+int
+cid_pq_schema_trusted(PGconn *conn, const char *schema, int64_t timeout_ms,
+					  char *why, size_t whylen, char *errbuf, size_t errlen)
+{
+	const char *params[1] = {schema};
+
+	return first_problem(conn, schema_trust_sql, 1, params, timeout_ms, why, whylen, errbuf, errlen);
+}
+
+int
+cid_pq_ext_trusted(PGconn *conn, int64_t timeout_ms, cid_pq_ext *ext,
+				   char *why, size_t whylen, char *errbuf, size_t errlen)
+{
+	bool		broken;
+	PGresult   *res;
+
+	memset(ext, 0, sizeof(*ext));
+	res = cid_pq_exec(conn,
+					  "SELECT pg_catalog.quote_ident(n.nspname)"
+					  "  FROM pg_catalog.pg_extension e"
+					  "  JOIN pg_catalog.pg_namespace n ON n.oid = e.extnamespace"
+					  " WHERE e.extname = 'chronoid'",
+					  0, NULL, timeout_ms, &broken, errbuf, errlen);
+	if (!cid_pq_ok(res))
+	{
+		PQclear(res);
+		return -1;
+	}
+	if (PQntuples(res) == 1)
+	{
+		ext->installed = true;
+		snprintf(ext->schema_q, sizeof(ext->schema_q), "%s", PQgetvalue(res, 0, 0));
+	}
+	PQclear(res);
+	if (!ext->installed)
+		return 1;
+	return cid_pq_schema_trusted(conn, NULL, timeout_ms, why, whylen, errbuf, errlen);
 }

@@ -92,4 +92,47 @@ int			cid_pq_trusted(PGconn *conn, const char *schema, const char *relname_re,
 						   int64_t timeout_ms, char *why, size_t whylen,
 						   char *errbuf, size_t errlen);
 
+/*
+ * cid_pq_trusted() for tables the caller only reads: their triggers
+ * never run for it, so they are allowed (chronoid's node registry has
+ * one); everything else is checked the same.
+ */
+int			cid_pq_trusted_read(PGconn *conn, const char *schema, const char *relname_re,
+								int64_t timeout_ms, char *why, size_t whylen,
+								char *errbuf, size_t errlen);
+
+/*
+ * May the caller send a function of schema by name, or install one there
+ * (schema NULL: every schema that holds a member of extension chronoid,
+ * its own and snowflake)?  A schema's names stay what they were checked
+ * to be only while nobody else can rename the schema, replace it or add
+ * to it: so its owner must be the caller, a superuser, or
+ * pg_database_owner where the database's owner is one of those (not
+ * merely a role the caller is a member of: its other members are not the
+ * caller), every role with CREATE on it likewise, and (schema NULL) the
+ * owner of every function of chronoid (who could replace its body).
+ * PostgreSQL 15+ gives schema public to pg_database_owner: a superuser
+ * calling into public of a database owned by a weaker role is refused.
+ * A schema that does not exist is no problem.  Returns 1 when trusted; 0
+ * with the first problem in why ("schema public is owned by ..."); -1
+ * with errbuf set when the check itself failed.
+ */
+int			cid_pq_schema_trusted(PGconn *conn, const char *schema, int64_t timeout_ms,
+								  char *why, size_t whylen, char *errbuf, size_t errlen);
+
+/* Extension chronoid as found and checked by cid_pq_ext_trusted(). */
+typedef struct cid_pq_ext
+{
+	bool		installed;
+	char		schema_q[132];	/* its schema, quoted for SQL */
+} cid_pq_ext;
+
+/*
+ * Find extension chronoid and check its schemas with
+ * cid_pq_schema_trusted(conn, NULL, ...).  1: trusted, or not installed
+ * (ext->installed false); 0: refused, why set; -1: errbuf set.  Callers refuse on 0 with why and what to do.
+ */
+int			cid_pq_ext_trusted(PGconn *conn, int64_t timeout_ms, cid_pq_ext *ext,
+							   char *why, size_t whylen, char *errbuf, size_t errlen);
+
 #endif							/* CHRONOID_PQ_INTERNAL_H */

@@ -13,7 +13,7 @@
  * on), then the values, then on stderr "stats ISSUED BLOCKS FAILURES
  * WAITS MAXLAT_US".  Exit 0, 1 on a failure (message on stderr).  "fork":
  * a child process must get CID_EBLOCK_FORKED, the parent a value; prints
- * "fork ok".
+ * "fork ok".  BLOCK_TAKER_WAIT_MS sets wait_ms (default 10 s).
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -142,6 +142,9 @@ main(int argc, char **argv)
 		opts.prefetch_pct = atoi(argv[6]);
 	rate = argc > 7 ? strtoll(argv[7], NULL, 10) : 0;
 	opts.min_size = 1;
+	/* by_name.sh: a refused reservation need not keep next() waiting 10 s */
+	if (getenv("BLOCK_TAKER_WAIT_MS") != NULL)
+		opts.wait_ms = strtoll(getenv("BLOCK_TAKER_WAIT_MS"), NULL, 10);
 	rc = cid_block_open(&blk, &opts, err, sizeof(err));
 	if (rc != CID_OK)
 	{

@@ -400,9 +400,11 @@ SQL
         ulid) want="o.id IS NOT NULL" ;;
         snowflake) want="snowflake.get_node(o.id) = 9" ;;
         esac
+        # run installed chronoid into its state schema, chronoid: public is
+        # dbo's, and evil and kid may create in it (issue 33).
         check "$to/$g: moved: every row has its new $to ID, every child joins it, the foreign key is validated" \
-            "$(q -d "$db" -c "SELECT format_type(a.atttypid, NULL) FROM pg_attribute a WHERE a.attrelid = '$T'::regclass AND a.attname = 'id'")|$(q -d "$db" -c "SET search_path = pg_catalog, public; SELECT bool_and($want) FROM $T o")|$(q -d "$db" -c "SET search_path = pg_catalog, public; SELECT count(*) FROM $C c JOIN $T o ON o.id = c.order_id")|$(q -d "$db" -c "SELECT bool_and(convalidated) FROM pg_constraint WHERE conrelid = '$C'::regclass AND contype = 'f'")" \
-            "$(case $to in uuidv7) echo uuid ;; ulid) echo public.ulid ;; snowflake) echo bigint ;; esac)|t|$(q -d "$db" -c "SELECT count(*) FROM $C WHERE order_id IS NOT NULL")|t"
+            "$(q -d "$db" -c "SELECT format_type(a.atttypid, NULL) FROM pg_attribute a WHERE a.attrelid = '$T'::regclass AND a.attname = 'id'")|$(q -d "$db" -c "SET search_path = pg_catalog, chronoid; SELECT bool_and($want) FROM $T o")|$(q -d "$db" -c "SET search_path = pg_catalog, chronoid; SELECT count(*) FROM $C c JOIN $T o ON o.id = c.order_id")|$(q -d "$db" -c "SELECT bool_and(convalidated) FROM pg_constraint WHERE conrelid = '$C'::regclass AND contype = 'f'")" \
+            "$(case $to in uuidv7) echo uuid ;; ulid) echo chronoid.ulid ;; snowflake) echo bigint ;; esac)|t|$(q -d "$db" -c "SELECT count(*) FROM $C WHERE order_id IS NOT NULL")|t"
     fi
 }
 
@@ -560,7 +562,12 @@ fx_case() {
     pgx_ulid) ext=ulid arg=pgx_ulid col=public.ulid def="public.gen_ulid()" ;;
     esac
     newdb "$db" || { not_ok "fx/$src: a database"; return; }
-    out=$(q -d "$db" -c "CREATE EXTENSION $ext $([ "$src" = pgedge ] || echo SCHEMA public)") || { not_ok "fx/$src: CREATE EXTENSION $ext" "$out"; return; }
+    # The switch installs chronoid into the old extension's schema, public,
+    # which refuses while dbo owns it and evil and kid may create there
+    # (fx_untrusted_case): the superuser takes it first, as
+    # docs/migrate.md says.  dbo's shadows stay in it.
+    out=$(q -d "$db" -c "ALTER SCHEMA public OWNER TO postgres; REVOKE CREATE ON SCHEMA public FROM evil, kid" \
+        -c "CREATE EXTENSION $ext $([ "$src" = pgedge ] || echo SCHEMA public)") || { not_ok "fx/$src: CREATE EXTENSION $ext" "$out"; return; }
     out=$(q -d "$db" <<SQL
 CREATE TABLE shop.t (id $col PRIMARY KEY DEFAULT $def, n int, note text);
 INSERT INTO shop.t (n, note) SELECT g, 'o' || g FROM generate_series(1, 12) g;
@@ -606,6 +613,90 @@ SQL
         sup=$(awk -F'|' -v h="$name" '($2 == h || $2 == "cursor:" h) && $6 == "t" {print $7}' "$work/$db.hooks" 2>/dev/null | sort | uniq -c | sed 's/^ *//' | tr '\n' ' ')
         if [ -z "$sup" ]; then ok "fx/$src/$name: never ran as a superuser"; else not_ok "fx/$src/$name: ran as a superuser: $sup"; fi
     done
+    "$PGC_BIN/dropdb" "$db" >/dev/null 2>&1
+}
+
+# fx_untrusted_case: from-extension where the old extension (pg_uuidv7)
+# sits in public, which dbo owns (PostgreSQL 15+) and where evil may
+# create: chronoid would go there and every default would name it, so the
+# switch refuses, naming public and dbo, and nothing changes (issue 33).
+fx_untrusted_case() {
+    local db=priv_fx_untrusted out rc
+    newdb "$db" >/dev/null || { not_ok "fx/untrusted: a database"; return; }
+    q -d "$db" -c "CREATE EXTENSION pg_uuidv7 SCHEMA public" \
+        -c "CREATE TABLE shop.t (id uuid PRIMARY KEY DEFAULT public.uuid_generate_v7(), n int);
+            INSERT INTO shop.t (n) SELECT g FROM generate_series(1, 12) g" >/dev/null ||
+        { not_ok "fx/untrusted: pg_uuidv7 in dbo's public"; return; }
+    for sub in --plan ""; do
+        out=$(mig from-extension pg_uuidv7 $sub -d "dbname=$db"); rc=$?
+        ok_if "fx/untrusted: from-extension pg_uuidv7 ${sub:-(switch)} refuses: public is dbo's (exit $rc)" \
+            '[ $rc -eq 1 ] && [[ $out == *"schema public"*"dbo"* ]] && [[ $out == *"nothing has changed"* ]]' "$out"
+    done
+    check "fx/untrusted: pg_uuidv7 still installed, chronoid not" \
+        "$(q -d "$db" -c "SELECT string_agg(extname, ',' ORDER BY extname) FROM pg_extension WHERE extname <> 'plpgsql'")" pg_uuidv7
+    "$PGC_BIN/dropdb" "$db" >/dev/null 2>&1
+}
+
+# --- chronoid's schema swapped in the middle of a run (issue 33, part 3) --------
+# byname_case PRE: su.o, the superuser's own table (run's statements run as
+# the superuser, not as an owner), 2000 rows backfilled in paced batches
+# of 100 in a database that dbo owns.  PRE=public: chronoid installed in
+# public (dbo's from PostgreSQL 15) beforehand; PRE=none: run installs it.
+# Once the backfill is under way, dbo renames chronoid's schema and makes
+# a new one of that name with its own uuidv7(), which records where it
+# runs and tries to escalate (dbo_s.rec); the run goes on.  The shadow
+# must never run; run refuses naming public and dbo (public) or moves
+# every row with chronoid's uuidv7() (none).
+byname_case() {
+    local pre=$1 db=priv_byname_$1 out rc off pid k swap shadows where
+    newdb "$db" >/dev/null || { not_ok "byname/$pre: a database"; return; }
+    if [ "$pre" = public ]; then
+        q -d "$db" -c "CREATE EXTENSION chronoid SCHEMA public" >/dev/null ||
+            { not_ok "byname/$pre: CREATE EXTENSION chronoid SCHEMA public"; return; }
+    fi
+    q -d "$db" -c "CREATE SCHEMA su; CREATE TABLE su.o (id uuid PRIMARY KEY DEFAULT gen_random_uuid(), n int);
+        INSERT INTO su.o (n) SELECT g FROM generate_series(1, 2000) g" >/dev/null ||
+        { not_ok "byname/$pre: the superuser's table"; return; }
+    off=$(logsize)
+    env -u PGOPTIONS "$bin" migrate run --table su.o --to uuidv7 --batch 100 --pause 150ms --no-progress \
+        -d "dbname=$db" >"$work/byname_$pre.out" 2>&1 &
+    pid=$!
+    for _ in $(seq 1 400); do
+        kill -0 "$pid" 2>/dev/null || break
+        k=$(q -d "$db" -c "SELECT count(id_new) FROM su.o" 2>/dev/null)
+        [ "${k:-0}" -gt 0 ] 2>/dev/null && break
+        sleep 0.05
+    done
+    [[ ${k:-} =~ ^[0-9]+$ ]] || k=0
+    diag "byname/$pre: dbo swaps chronoid's schema after $k rows (run: $(kill -0 "$pid" 2>/dev/null && echo running || echo ended))"
+    swap=$(as dbo "$db" "DO \$d\$DECLARE s text; BEGIN
+        SELECT n.nspname INTO s FROM pg_catalog.pg_extension e JOIN pg_catalog.pg_namespace n ON n.oid = e.extnamespace
+         WHERE e.extname = 'chronoid';
+        EXECUTE pg_catalog.format('ALTER SCHEMA %I RENAME TO %I', s, s || '_was');
+        EXECUTE pg_catalog.format('CREATE SCHEMA %I', s);
+        EXECUTE pg_catalog.format('GRANT USAGE ON SCHEMA %I TO PUBLIC', s);
+        EXECUTE pg_catalog.format('CREATE FUNCTION %I.uuidv7() RETURNS uuid LANGUAGE plpgsql AS %L', s,
+            'BEGIN PERFORM dbo_s.rec(''byname_shadow''); RETURN pg_catalog.gen_random_uuid(); END');
+        END\$d\$" 2>&1)
+    diag "byname/$pre: dbo's swap: ${swap:-done}"
+    wait "$pid"; rc=$?
+    out=$(cat "$work/byname_$pre.out")
+    shadows=$(tail -c +$((off + 1)) "$PGC_LOG" | grep -c "HOOKLOG|$db|byname_shadow|")
+    check "byname/$pre: dbo's uuidv7() in the swapped schema never ran (run: exit $rc)" "$shadows" 0
+    verdict "byname/$pre: run, with chronoid's schema swapped mid-run (exit $rc)" "$db" "$off"
+    if [ "$pre" = public ]; then
+        k=$(q -d "$db" -c "SELECT count(*) FROM pg_attribute WHERE attrelid = 'su.o'::regclass AND attname = 'id_new'")
+        ok_if "byname/public: run refuses before any change, naming public and dbo" \
+            '[ $rc -eq 1 ] && [[ $out == *"schema public is owned by pg_database_owner"*"dbo"* ]] && [ "$k" = 0 ]' \
+            "id_new columns: $k" "$(tail -n 3 <<<"$out")"
+    else
+        k=$(q -d "$db" -c "SELECT count(*) FROM su.o WHERE substr(id_new::text, 15, 1) = '7'")
+        where=$(q -d "$db" -c "SELECT extnamespace::regnamespace FROM pg_extension WHERE extname = 'chronoid'")
+        ok_if "byname/none: run installs chronoid into a schema dbo cannot rename, and gives every row a UUIDv7" \
+            '[ $rc -eq 0 ] && [ "$k" = 2000 ] && [ "$where" = chronoid ]' \
+            "rows with a UUIDv7: $k; chronoid in schema $where" "$(tail -n 3 <<<"$out")"
+    fi
+    roles_reset
     "$PGC_BIN/dropdb" "$db" >/dev/null 2>&1
 }
 
@@ -724,6 +815,9 @@ for mode in $modes; do
     fx_case pg_uuidv7
     fx_case pgx_ulid
     if [ "$mode" = plain ]; then fx_case pgedge; else skip "fx/pgedge" "chronoid is preloaded: pgEdge's library cannot load beside it"; fi
+    fx_untrusted_case
+    byname_case public
+    byname_case none
     dborole_case
     noselect_case
     repro
