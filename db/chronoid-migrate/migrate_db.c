@@ -582,17 +582,73 @@ mig_state_trust(mig_ctx *c)
 	return trusted == 1;
 }
 
+/*
+ * The comment the tool puts on a state schema it creates: the last finish
+ * or rollback drops such a schema (and no other) once nothing is in it.
+ */
+#define STATE_MARK "chronoid migrate: where its migrations stand (docs/migrate.md); dropped by the tool when the last is finished or rolled back"
+
+bool
+mig_db_owner(mig_ctx *c)
+{
+	PGresult   *res = mig_query(c, "SELECT pg_catalog.quote_ident(r.rolname) FROM pg_catalog.pg_database d"
+								" JOIN pg_catalog.pg_roles r ON r.oid = d.datdba"
+								" WHERE d.datname = pg_catalog.current_database() AND NOT r.rolsuper"
+								"   AND r.rolname <> CURRENT_USER", 0, NULL);
+
+	if (res == NULL)
+		return false;
+	snprintf(c->dbowner_q, sizeof(c->dbowner_q), "%s", PQntuples(res) == 1 ? PQgetvalue(res, 0, 0) : "");
+	PQclear(res);
+	return true;
+}
+
+void
+mig_sql_state_drop(const mig_ctx *c, mig_script *s)
+{
+	char	   *lit = PQescapeLiteral(c->conn, c->o->schema, strlen(c->o->schema));
+
+	/*
+	 * Locked first: a run on another table that set the state up meanwhile
+	 * has its row in, or finds the tables gone and fails before any change
+	 * (its row goes in with its first change).
+	 */
+	mig_script_as(s, MIG_AS_ME);
+	mig_script_printf(s, "LOCK TABLE %s.migration, %s.migration_child IN ACCESS EXCLUSIVE MODE;\n"
+					  "DO $chronoid_mig$DECLARE n pg_catalog.oid := (SELECT x.oid FROM pg_catalog.pg_namespace x"
+					  " WHERE x.nspname = %s);\n"
+					  "BEGIN\n"
+					  "  IF EXISTS (SELECT FROM %s.migration) OR EXISTS (SELECT FROM %s.migration_child) THEN RETURN; END IF;\n"
+					  "  DROP TABLE %s.migration_child, %s.migration;\n"
+					  "  IF pg_catalog.obj_description(n, 'pg_namespace') = '" STATE_MARK "'\n"
+					  "     AND NOT EXISTS (SELECT FROM pg_catalog.pg_depend d\n"
+					  "       WHERE d.refclassid = 'pg_catalog.pg_namespace'::pg_catalog.regclass AND d.refobjid = n) THEN\n"
+					  "    DROP SCHEMA %s;\n"
+					  "  END IF;\n"
+					  "END$chronoid_mig$;\n",
+					  c->state_q, c->state_q, lit != NULL ? lit : "''", c->state_q, c->state_q,
+					  c->state_q, c->state_q, c->state_q);
+	PQfreemem(lit);
+}
+
 bool
 mig_state_setup(mig_ctx *c)
 {
 	mig_buf		b = {0};
 	bool		ok;
+	char	   *lit;
 
-	if (!mig_state_trust(c))
+	if (!mig_state_trust(c) || !mig_db_owner(c))
 		return false;
+	lit = PQescapeLiteral(c->conn, c->o->schema, strlen(c->o->schema));
 	mig_buf_printf(&b,
 				   "SELECT pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtext('chronoid.migration'));"
-				   "CREATE SCHEMA IF NOT EXISTS %s;"
+				   /* Marked when the tool makes it: a schema the DBA made stays theirs. */
+				   "DO $chronoid_mig$BEGIN IF NOT EXISTS (SELECT FROM pg_catalog.pg_namespace x WHERE x.nspname = %s) THEN"
+				   " CREATE SCHEMA %s; COMMENT ON SCHEMA %s IS '" STATE_MARK "'; END IF; END$chronoid_mig$;",
+				   lit != NULL ? lit : "''", c->state_q, c->state_q);
+	PQfreemem(lit);
+	mig_buf_printf(&b,
 				   "CREATE TABLE IF NOT EXISTS %s.migration ("
 				   " relid pg_catalog.oid PRIMARY KEY,"
 				   " table_name pg_catalog.text NOT NULL,"
@@ -624,7 +680,16 @@ mig_state_setup(mig_ctx *c)
 				   " rows_done pg_catalog.int8 NOT NULL DEFAULT 0,"
 				   " done pg_catalog.bool NOT NULL DEFAULT false,"
 				   " PRIMARY KEY (relid, child, constraint_name));",
-				   c->state_q, c->state_q, c->state_q, c->state_q, c->state_q);
+				   c->state_q, c->state_q, c->state_q, c->state_q);
+	/*
+	 * The database's owner dumps every schema (pg_dump reads each table it
+	 * dumps): it may read the state, never write it, nor create anything
+	 * in the schema, so nothing the tool reads or runs is the owner's.
+	 */
+	if (c->dbowner_q[0] != '\0')
+		mig_buf_printf(&b, "GRANT USAGE ON SCHEMA %s TO %s;"
+					   "GRANT SELECT ON %s.migration, %s.migration_child TO %s;",
+					   c->state_q, c->dbowner_q, c->state_q, c->state_q, c->dbowner_q);
 	/* The check runs again inside: IF NOT EXISTS takes whatever another role made meanwhile. */
 	ok = mig_do(c, "BEGIN");
 	if (ok)

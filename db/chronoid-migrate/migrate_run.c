@@ -525,6 +525,8 @@ mig_table_action(const mig_opts *o)
 		goto fail;
 	if (is_plan)
 	{
+		if (!mig_db_owner(c))
+			goto fail;
 		rc = mig_plan(c);
 		goto out;
 	}

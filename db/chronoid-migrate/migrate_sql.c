@@ -304,6 +304,12 @@ mig_sql_map(const mig_ctx *c, mig_script *s)
 	if (t->owner.wrap)
 		mig_script_printf(s, "REVOKE INSERT ON %s FROM %s;\n", t->map_q, t->owner.name_q);
 	mig_script_printf(s, "ALTER TABLE %s ADD PRIMARY KEY (k);\n", t->map_q);
+	/* Its pg_dump reads it (mig_state_setup); a database owner that may not read the table gets no copy of its keys. */
+	if (c->dbowner_q[0] != '\0')
+		mig_script_printf(s, "DO $chronoid_mig$BEGIN IF pg_catalog.has_table_privilege(%s, %u, 'SELECT') THEN"
+						  " GRANT SELECT ON %s TO %s; END IF; END$chronoid_mig$;\n",
+						  "(SELECT d.datdba FROM pg_catalog.pg_database d WHERE d.datname = pg_catalog.current_database())",
+						  t->relid, t->map_q, c->dbowner_q);
 }
 
 void

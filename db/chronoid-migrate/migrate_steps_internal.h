@@ -239,6 +239,8 @@ typedef struct mig_ctx
 	bool		trig_may_set;	/* the role may set it (superuser; GRANT SET ON PARAMETER, 15+) */
 	char	   *trig_fire;		/* what fires on them all the same, one a line; "" none */
 	char	   *trig_skipped;	/* what replica keeps from firing, one a line; "" none */
+	/* The database's owner, who reads the state for its pg_dump; "" when a superuser or you. */
+	char		dbowner_q[MIG_NAME];
 	char		err[4096];
 } mig_ctx;
 
@@ -284,6 +286,19 @@ PGresult   *mig_read_as(mig_ctx *c, int who, const char *sql, int nargs, const c
 bool		mig_state_setup(mig_ctx *c);
 bool		mig_state_trust(mig_ctx *c);
 bool		mig_state_load(mig_ctx *c);
+
+/*
+ * The database's owner (c->dbowner_q), to whom setup and the map grant
+ * reads of the state so that its pg_dump works; false with c->err set.
+ */
+bool		mig_db_owner(mig_ctx *c);
+
+/*
+ * After this table's state rows are deleted (finish, rollback before the
+ * swap): the state tables dropped when no migration is left in them, and
+ * the schema with them when the tool made it and nothing else is in it.
+ */
+void		mig_sql_state_drop(const mig_ctx *c, mig_script *s);
 
 /* Record step s as done (and in c->st). */
 bool		mig_set_step(mig_ctx *c, enum mig_step s);

@@ -201,6 +201,7 @@ drop_leftovers(mig_ctx *c)
 	mig_script_printf(&s, "DROP TABLE IF EXISTS %s;\n", c->t.map_q);
 	mig_script_printf(&s, "DELETE FROM %s.migration_child WHERE relid = %u;\n", c->state_q, c->t.relid);
 	mig_script_printf(&s, "DELETE FROM %s.migration WHERE relid = %u;\n", c->state_q, c->t.relid);
+	mig_sql_state_drop(c, &s);
 	ok = mig_ddl_script(c, "dropping what the migration added", &s, true);
 	mig_script_free(&s);
 	if (ok)
@@ -374,6 +375,7 @@ mig_finish(mig_ctx *c)
 	mig_script_printf(&b, "DROP TABLE IF EXISTS %s;\n", c->t.map_q);
 	mig_script_printf(&b, "DELETE FROM %s.migration_child WHERE relid = %u;\n", c->state_q, c->t.relid);
 	mig_script_printf(&b, "DELETE FROM %s.migration WHERE relid = %u;\n", c->state_q, c->t.relid);
+	mig_sql_state_drop(c, &b);
 	ok = mig_ddl_script(c, "finishing the migration", &b, true);
 	mig_script_free(&b);
 	if (!ok)
