@@ -358,8 +358,8 @@ q "CREATE TABLE g1 (id uuid PRIMARY KEY DEFAULT gen_random_uuid(), v int);
    GRANT SELECT (id) ON g1 TO alice; COMMENT ON COLUMN g1.id IS 'the key';
    CREATE TABLE g2 (k int PRIMARY KEY, g1 uuid REFERENCES g1); GRANT SELECT (g1), INSERT (g1, k) ON g2 TO alice" >/dev/null
 out=$(mig plan --table g1 --to ulid 2>&1)
-ok_if "plan lists the view the swap carries, and the index that stays on the old key" \
-    '[[ $out == *"public.g1v (owner"* ]] && [[ $out == *"index public.g1_id_v"* ]]' "$(grep -A4 'carries these views\|column number' <<<"$out")"
+ok_if "plan lists the view the swap carries, and the index on the key it twins on id_new" \
+    '[[ $out == *"public.g1v (owner"* ]] && [[ $out == *"-- public.g1_id_v on id_new, its name at the swap"* ]]' "$(grep -A4 'carries these views\|column number' <<<"$out")"
 out=$(mig run --table g1 --to ulid 2>&1) && out=$(mig swap --table g1 2>&1); rc=$?
 check "swap: the new key keeps the column's grants and comment, and the child's" \
     "$rc|$(psql -XAtq -U alice -c "SELECT count(id) FROM g1" 2>&1)|$(q "SELECT col_description('g1'::regclass, attnum) FROM pg_attribute WHERE attrelid = 'g1'::regclass AND attname = 'id'")|$(psql -XAtq -U alice -c "SELECT count(g1) FROM g2" 2>&1)" \
