@@ -132,7 +132,7 @@ mig_plan(mig_ctx *c)
 	if (t->convert)
 		return plan_convert(c);
 	/* A migration under way: the indexes on the key as they are now (a new one's were read already). */
-	if (c->st.exists && at < MIG_SWAPPED && at != MIG_ROLLING && !mig_index_load(c, false, false))
+	if (c->st.exists && at < MIG_SWAPPED && !mig_index_load(c, false, false))
 	{
 		cli_error(c->o->sub, "%s", c->err);
 		return MIG_EXIT_FAIL;
