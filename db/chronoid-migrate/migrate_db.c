@@ -666,6 +666,8 @@ mig_state_setup(mig_ctx *c)
 				   " rows_per_second pg_catalog.float8);"
 				   /* State tables made before the rate was kept. */
 				   "ALTER TABLE %s.migration ADD COLUMN IF NOT EXISTS rows_per_second pg_catalog.float8;"
+				   /* And before the database was (a restore's stale rows: mig_state_load). */
+				   "ALTER TABLE %s.migration ADD COLUMN IF NOT EXISTS database_oid pg_catalog.oid;"
 				   "COMMENT ON TABLE %s.migration IS 'chronoid migrate: where each table''s key move stands (docs/migrate.md)';"
 				   "CREATE TABLE IF NOT EXISTS %s.migration_child ("
 				   " relid pg_catalog.oid NOT NULL,"
@@ -680,7 +682,7 @@ mig_state_setup(mig_ctx *c)
 				   " rows_done pg_catalog.int8 NOT NULL DEFAULT 0,"
 				   " done pg_catalog.bool NOT NULL DEFAULT false,"
 				   " PRIMARY KEY (relid, child, constraint_name));",
-				   c->state_q, c->state_q, c->state_q, c->state_q);
+				   c->state_q, c->state_q, c->state_q, c->state_q, c->state_q);
 	/*
 	 * The database's owner dumps every schema (pg_dump reads each table it
 	 * dumps): it may read the state, never write it, nor create anything
@@ -757,12 +759,23 @@ mig_state_load(mig_ctx *c)
 	if (!mig_state_trust(c))
 		return false;
 	mig_buf_printf(&b, "SELECT step, target, key_column, coalesce(time_from, ''), backfill_cursor IS NOT NULL,"
-				   " coalesce(backfill_cursor, ''), rows_done, coalesce(node, -1), coalesce(cutoff::pg_catalog.text, '')"
+				   " coalesce(backfill_cursor, ''), rows_done, coalesce(node, -1), coalesce(cutoff::pg_catalog.text, ''),"
+				   " database_oid IS NULL OR database_oid = " MIG_DATABASE_OID ", table_name"
 				   " FROM %s.migration WHERE relid = $1::pg_catalog.oid", c->state_q);
 	res = mig_query(c, b.s, 1, params);
 	mig_buf_free(&b);
 	if (res == NULL)
 		return false;
+	if (PQntuples(res) == 1 && strcmp(PQgetvalue(res, 0, 9), "t") != 0)
+	{
+		snprintf(c->err, sizeof(c->err), "%s.migration holds a migration of %s recorded in another database "
+				 "(restored from its dump?), under the OID %s has here: it is not this table's; "
+				 "delete that row (DELETE FROM %s.migration WHERE relid = %u) and clean up what it left by hand "
+				 "(docs/migrate.md, \"Backups\")", c->state_q, PQgetvalue(res, 0, 10), c->t.qname,
+				 c->state_q, c->t.relid);
+		PQclear(res);
+		return false;
+	}
 	if (PQntuples(res) == 1)
 	{
 		c->st.exists = true;

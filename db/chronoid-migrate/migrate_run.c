@@ -54,8 +54,8 @@ step_add(mig_ctx *c)
 
 	mig_sql_add(c, &s);
 	lit = PQescapeLiteral(c->conn, c->t.qname, strlen(c->t.qname));
-	mig_buf_printf(&b, "INSERT INTO %s.migration (relid, table_name, key_column, target, time_from, step, cutoff, node)"
-				   " VALUES (%u, %s, ", c->state_q, c->t.relid, lit != NULL ? lit : "''");
+	mig_buf_printf(&b, "INSERT INTO %s.migration (database_oid, relid, table_name, key_column, target, time_from, step, cutoff, node)"
+				   " VALUES (" MIG_DATABASE_OID ", %u, %s, ", c->state_q, c->t.relid, lit != NULL ? lit : "''");
 	PQfreemem(lit);
 	lit = PQescapeLiteral(c->conn, c->t.key_raw, strlen(c->t.key_raw));
 	mig_buf_printf(&b, "%s, '%s', ", lit != NULL ? lit : "''", c->o->to);
@@ -405,8 +405,8 @@ run_convert(mig_ctx *c)
 	mig_script_printf(&s, "SELECT snowflake.convert_sequence_to_snowflake(%s::pg_catalog.regclass, %s);\n",
 					  seq ? seq : "''", c->t.identity ? "true" : "false");
 	mig_script_as(&s, MIG_AS_ME);
-	mig_script_printf(&s, "INSERT INTO %s.migration (relid, table_name, key_column, target, step)"
-					  " VALUES (%u, %s, %s, 'snowflake', 'converted');\n",
+	mig_script_printf(&s, "INSERT INTO %s.migration (database_oid, relid, table_name, key_column, target, step)"
+					  " VALUES (" MIG_DATABASE_OID ", %u, %s, %s, 'snowflake', 'converted');\n",
 					  c->state_q, c->t.relid, lit ? lit : "''", key ? key : "''");
 	PQfreemem(seq);
 	PQfreemem(lit);

@@ -303,6 +303,13 @@ const mig_owner *mig_who(const mig_ctx *c, int who);
  */
 PGresult   *mig_read_as(mig_ctx *c, int who, const char *sql, int nargs, const char *const *args);
 
+/*
+ * The database's OID, which each state row records: a row restored from
+ * another database's dump names that database's tables by OID, and is
+ * refused (mig_state_load) rather than taken for a table here.
+ */
+#define MIG_DATABASE_OID "(SELECT d.oid FROM pg_catalog.pg_database d WHERE d.datname = pg_catalog.current_database())"
+
 /* The state table: created when missing, trusted only if ours. */
 bool		mig_state_setup(mig_ctx *c);
 bool		mig_state_trust(mig_ctx *c);

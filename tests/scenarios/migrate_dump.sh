@@ -7,7 +7,8 @@
 # nothing of the tool (the state schema is gone), and so does a rollback
 # before the swap.  A mid-migration dump restored by the owner into a fresh
 # database gives a state schema that the tool, run as a superuser, refuses
-# to trust, so a restore lends no privilege and resurrects nothing.  The
+# to trust, so a restore lends no privilege; restored by a superuser, its
+# rows name the dumped database's tables and are taken for none here.  The
 # owner may read the state but not write it.  Prints TAP; about 10 s.
 # Binaries from $BUILD.
 set -uo pipefail
@@ -79,6 +80,15 @@ out=$("$bin" migrate status --table orders -d "dbname=restored2" 2>&1)
 check "the tool finds no migration of the copy's table" "$out" "public.orders: no migration recorded"
 out=$("$bin" migrate run --table orders --to uuidv7 --no-progress -d "dbname=restored2" 2>&1); rc=$?
 ok_if "and run refuses, the new column being there" '[ $rc -ne 0 ] && [[ $out == *"already has a column id_new"* ]]' "rc=$rc" "$out"
+# Should a restored row's OID name a table here, the row is still not taken for it.
+q -d restored2 -c "UPDATE chronoid.migration SET relid = 'orders'::regclass" >/dev/null
+for sub in status rollback; do
+    out=$("$bin" migrate $sub --table orders -d "dbname=restored2" 2>&1); rc=$?
+    ok_if "$sub refuses a restored state row whose OID names a table here" \
+        '[ $rc -eq 1 ] && [[ $out == *"holds a migration of public.orders recorded in another database"* ]]' "rc=$rc" "$out"
+done
+check "and the copy's table is left as it was" \
+    "$(q -d restored2 -c "SELECT count(*) FROM pg_attribute WHERE attrelid = 'orders'::regclass AND attname = 'id_new' AND NOT attisdropped")" 1
 
 out=$(mig swap --table orders 2>&1); rc=$?
 check "swap" "$rc" 0 "$(tail -3 <<<"$out")"
