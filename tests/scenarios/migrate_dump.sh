@@ -17,7 +17,7 @@ cd "$(dirname "$0")/../.."
 scenario_needs server extension chronoid-migrate
 
 . scripts/pgcluster.sh
-pgc_start >/dev/null || bail "start a throwaway PostgreSQL cluster"
+pgc_start "snowflake.node = 9" >/dev/null || bail "start a throwaway PostgreSQL cluster"
 work=$PGC_DIR/migrate_dump
 mkdir -p "$work"
 _q_psql
@@ -114,6 +114,15 @@ check "swap and finish the other" "$rc" 0 "$(tail -3 <<<"$out")"
 dumped finish "after finish"
 check "finish leaves nothing of the tool: no state schema, no function of its own" \
     "$(schema)|$(q -d appdb -c "SELECT count(*) FROM pg_proc WHERE proname ~ '^chronoid_mig_'")" "0|0"
+
+# Snowflakes dated by their rows: the map of old keys, in the state schema, is read by the dump too.
+aq "CREATE TABLE events (id uuid PRIMARY KEY DEFAULT gen_random_uuid(), at timestamptz NOT NULL DEFAULT now());
+    INSERT INTO events (at) SELECT now() - g * interval '1 s' FROM generate_series(1, 200) g" >/dev/null
+out=$(mig run --table events --to snowflake --time-from at 2>&1); rc=$?
+check "run to snowflakes dated by their rows" "$rc|$(q -d appdb -c "SELECT count(*) FROM pg_class WHERE relname ~ '^migration_map_' AND relkind = 'r' AND relnamespace = 'chronoid'::regnamespace")" "0|1" "$(tail -3 <<<"$out")"
+dumped map "with the snowflake map there"
+out=$(mig rollback --table events 2>&1); rc=$?
+check "rollback before the swap: the map and the state schema go" "$rc|$(schema)" "0|0" "$(tail -3 <<<"$out")"
 
 # A schema the DBA made for the state (--state-schema) is theirs: it stays.
 q -d appdb -c "CREATE SCHEMA dba_state" >/dev/null
