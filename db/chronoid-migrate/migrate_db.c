@@ -582,17 +582,73 @@ mig_state_trust(mig_ctx *c)
 	return trusted == 1;
 }
 
+/*
+ * The comment the tool puts on a state schema it creates: the last finish
+ * or rollback drops such a schema (and no other) once nothing is in it.
+ */
+#define STATE_MARK "chronoid migrate: where its migrations stand (docs/migrate.md); dropped by the tool when the last is finished or rolled back"
+
+bool
+mig_db_owner(mig_ctx *c)
+{
+	PGresult   *res = mig_query(c, "SELECT pg_catalog.quote_ident(r.rolname) FROM pg_catalog.pg_database d"
+								" JOIN pg_catalog.pg_roles r ON r.oid = d.datdba"
+								" WHERE d.datname = pg_catalog.current_database() AND NOT r.rolsuper"
+								"   AND r.rolname <> CURRENT_USER", 0, NULL);
+
+	if (res == NULL)
+		return false;
+	snprintf(c->dbowner_q, sizeof(c->dbowner_q), "%s", PQntuples(res) == 1 ? PQgetvalue(res, 0, 0) : "");
+	PQclear(res);
+	return true;
+}
+
+void
+mig_sql_state_drop(const mig_ctx *c, mig_script *s)
+{
+	char	   *lit = PQescapeLiteral(c->conn, c->o->schema, strlen(c->o->schema));
+
+	/*
+	 * Locked first: a run on another table that set the state up meanwhile
+	 * has its row in, or finds the tables gone and fails before any change
+	 * (its row goes in with its first change).
+	 */
+	mig_script_as(s, MIG_AS_ME);
+	mig_script_printf(s, "LOCK TABLE %s.migration, %s.migration_child IN ACCESS EXCLUSIVE MODE;\n"
+					  "DO $chronoid_mig$DECLARE n pg_catalog.oid := (SELECT x.oid FROM pg_catalog.pg_namespace x"
+					  " WHERE x.nspname = %s);\n"
+					  "BEGIN\n"
+					  "  IF EXISTS (SELECT FROM %s.migration) OR EXISTS (SELECT FROM %s.migration_child) THEN RETURN; END IF;\n"
+					  "  DROP TABLE %s.migration_child, %s.migration;\n"
+					  "  IF pg_catalog.obj_description(n, 'pg_namespace') = '" STATE_MARK "'\n"
+					  "     AND NOT EXISTS (SELECT FROM pg_catalog.pg_depend d\n"
+					  "       WHERE d.refclassid = 'pg_catalog.pg_namespace'::pg_catalog.regclass AND d.refobjid = n) THEN\n"
+					  "    DROP SCHEMA %s;\n"
+					  "  END IF;\n"
+					  "END$chronoid_mig$;\n",
+					  c->state_q, c->state_q, lit != NULL ? lit : "''", c->state_q, c->state_q,
+					  c->state_q, c->state_q, c->state_q);
+	PQfreemem(lit);
+}
+
 bool
 mig_state_setup(mig_ctx *c)
 {
 	mig_buf		b = {0};
 	bool		ok;
+	char	   *lit;
 
-	if (!mig_state_trust(c))
+	if (!mig_state_trust(c) || !mig_db_owner(c))
 		return false;
+	lit = PQescapeLiteral(c->conn, c->o->schema, strlen(c->o->schema));
 	mig_buf_printf(&b,
 				   "SELECT pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtext('chronoid.migration'));"
-				   "CREATE SCHEMA IF NOT EXISTS %s;"
+				   /* Marked when the tool makes it: a schema the DBA made stays theirs. */
+				   "DO $chronoid_mig$BEGIN IF NOT EXISTS (SELECT FROM pg_catalog.pg_namespace x WHERE x.nspname = %s) THEN"
+				   " CREATE SCHEMA %s; COMMENT ON SCHEMA %s IS '" STATE_MARK "'; END IF; END$chronoid_mig$;",
+				   lit != NULL ? lit : "''", c->state_q, c->state_q);
+	PQfreemem(lit);
+	mig_buf_printf(&b,
 				   "CREATE TABLE IF NOT EXISTS %s.migration ("
 				   " relid pg_catalog.oid PRIMARY KEY,"
 				   " table_name pg_catalog.text NOT NULL,"
@@ -610,6 +666,8 @@ mig_state_setup(mig_ctx *c)
 				   " rows_per_second pg_catalog.float8);"
 				   /* State tables made before the rate was kept. */
 				   "ALTER TABLE %s.migration ADD COLUMN IF NOT EXISTS rows_per_second pg_catalog.float8;"
+				   /* And before the database was (a restore's stale rows: mig_state_load). */
+				   "ALTER TABLE %s.migration ADD COLUMN IF NOT EXISTS database_oid pg_catalog.oid;"
 				   "COMMENT ON TABLE %s.migration IS 'chronoid migrate: where each table''s key move stands (docs/migrate.md)';"
 				   "CREATE TABLE IF NOT EXISTS %s.migration_child ("
 				   " relid pg_catalog.oid NOT NULL,"
@@ -625,6 +683,15 @@ mig_state_setup(mig_ctx *c)
 				   " done pg_catalog.bool NOT NULL DEFAULT false,"
 				   " PRIMARY KEY (relid, child, constraint_name));",
 				   c->state_q, c->state_q, c->state_q, c->state_q, c->state_q);
+	/*
+	 * The database's owner dumps every schema (pg_dump reads each table it
+	 * dumps): it may read the state, never write it, nor create anything
+	 * in the schema, so nothing the tool reads or runs is the owner's.
+	 */
+	if (c->dbowner_q[0] != '\0')
+		mig_buf_printf(&b, "GRANT USAGE ON SCHEMA %s TO %s;"
+					   "GRANT SELECT ON %s.migration, %s.migration_child TO %s;",
+					   c->state_q, c->dbowner_q, c->state_q, c->state_q, c->dbowner_q);
 	/* The check runs again inside: IF NOT EXISTS takes whatever another role made meanwhile. */
 	ok = mig_do(c, "BEGIN");
 	if (ok)
@@ -692,12 +759,23 @@ mig_state_load(mig_ctx *c)
 	if (!mig_state_trust(c))
 		return false;
 	mig_buf_printf(&b, "SELECT step, target, key_column, coalesce(time_from, ''), backfill_cursor IS NOT NULL,"
-				   " coalesce(backfill_cursor, ''), rows_done, coalesce(node, -1), coalesce(cutoff::pg_catalog.text, '')"
+				   " coalesce(backfill_cursor, ''), rows_done, coalesce(node, -1), coalesce(cutoff::pg_catalog.text, ''),"
+				   " database_oid IS NULL OR database_oid = " MIG_DATABASE_OID ", table_name"
 				   " FROM %s.migration WHERE relid = $1::pg_catalog.oid", c->state_q);
 	res = mig_query(c, b.s, 1, params);
 	mig_buf_free(&b);
 	if (res == NULL)
 		return false;
+	if (PQntuples(res) == 1 && strcmp(PQgetvalue(res, 0, 9), "t") != 0)
+	{
+		snprintf(c->err, sizeof(c->err), "%s.migration holds a migration of %s recorded in another database "
+				 "(restored from its dump?), under the OID %s has here: it is not this table's; "
+				 "delete that row (DELETE FROM %s.migration WHERE relid = %u) and clean up what it left by hand "
+				 "(docs/migrate.md, \"Backups\")", c->state_q, PQgetvalue(res, 0, 10), c->t.qname,
+				 c->state_q, c->t.relid);
+		PQclear(res);
+		return false;
+	}
 	if (PQntuples(res) == 1)
 	{
 		c->st.exists = true;

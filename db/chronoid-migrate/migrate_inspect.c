@@ -178,8 +178,8 @@ static const char facts_sql[] =
 "          FROM pg_catalog.pg_depend x"
 "         WHERE x.refclassid = 'pg_catalog.pg_class'::pg_catalog.regclass AND x.refobjid = k.oid"
 "           AND x.refobjsubid = a.attnum"
-"           AND (x.deptype = 'n' OR (x.deptype = 'a' AND x.classid = 'pg_catalog.pg_class'::pg_catalog.regclass"
-"                AND x.objid IN (SELECT i.indexrelid FROM pg_catalog.pg_index i WHERE i.indrelid = k.oid AND NOT i.indisprimary)))"
+/* indexes: carried to the new key or refused (mig_index_load) */
+"           AND x.deptype = 'n'"
 "           AND x.classid <> 'pg_catalog.pg_attrdef'::pg_catalog.regclass"
 /* views, rules, policies, triggers and SQL-bodied functions: carried or refused (migrate_views.c) */
 "           AND x.classid NOT IN ('pg_catalog.pg_rewrite'::pg_catalog.regclass, 'pg_catalog.pg_policy'::pg_catalog.regclass,"
@@ -727,6 +727,9 @@ mig_inspect(mig_ctx *c, bool for_new)
 		ok = mig_views_load(c);
 	if (ok && for_new && !t->convert)
 		ok = mig_views_ok(c, "the swap");
+	/* The indexes that include the key: carried to the new one, or refused (before any work). */
+	if (ok && for_new && !t->convert)
+		ok = mig_index_load(c, false, true);
 out:
 	PQclear(res);
 	return ok;
@@ -783,5 +786,215 @@ mig_child_index_names(mig_ctx *c, bool swapped)
 		}
 		PQclear(res);
 	}
+	return true;
+}
+
+/* Whether ch may be part of an unquoted name. */
+static bool
+name_char(char ch)
+{
+	return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+		ch == '_' || ch == '$' || (unsigned char) ch >= 0x80;
+}
+
+/* The quoted token at def + i (a name or a literal, its closing quote included): its length. */
+static size_t
+quoted_len(const char *def, size_t i)
+{
+	char		q = def[i];
+	size_t		j = i + 1;
+
+	/* a doubled quote stays inside */
+	while (def[j] != '\0' && !(def[j] == q && def[j + 1] != q))
+		j += def[j] == q ? 2 : 1;
+	return j - i + (def[j] != '\0');
+}
+
+/*
+ * The twin's CREATE from pg_get_indexdef's text: CONCURRENTLY, its own
+ * name, and after the table's name each reference to the key's column
+ * (key_q, quoted as the text quotes it) replaced by new_q, in the column
+ * and INCLUDE lists, expressions and the WHERE alike.  A reference is the
+ * name as a whole token: not qualified (".id") nor qualifying ("id."),
+ * not a function's ("id("), a type's ("::id") or a named argument's
+ * ("id =>"); literals and other quoted names are skipped whole.  false
+ * when the text is not as expected or names the key nowhere.  The index
+ * built from it is checked to read the new column only (mig_step_index).
+ */
+static bool
+twin_def(const char *def, const char *name_q, const char *key_q, const char *new_q, const char *twin,
+		 char *out, size_t len)
+{
+	static const char *const heads[] = {"CREATE INDEX ", "CREATE UNIQUE INDEX "};
+	mig_buf		b = {0};
+	size_t		i = 0,
+				h,
+				klen = strlen(key_q);
+	int			n = 0;
+	bool		ok;
+
+	for (h = 0; h < 2; h++)
+	{
+		size_t		hl = strlen(heads[h]);
+
+		if (strncmp(def, heads[h], hl) == 0 && strncmp(def + hl, name_q, strlen(name_q)) == 0 &&
+			strncmp(def + hl + strlen(name_q), " ON ", 4) == 0)
+		{
+			mig_buf_printf(&b, "%.*sCONCURRENTLY %s", (int) hl, def, twin);
+			i = hl + strlen(name_q);
+			break;
+		}
+	}
+	if (h == 2)
+		return false;
+	/* " ON table USING method " up to the column list: the table's name may read like the key's. */
+	while (def[i] != '\0' && def[i] != '(')
+	{
+		size_t		l = def[i] == '"' ? quoted_len(def, i) : 1;
+
+		mig_buf_printf(&b, "%.*s", (int) l, def + i);
+		i += l;
+	}
+	while (def[i] != '\0')
+	{
+		bool		starts = i == 0 || !(name_char(def[i - 1]) || def[i - 1] == '.' || def[i - 1] == '"' ||
+										 def[i - 1] == ':');
+
+		if (starts && strncmp(def + i, key_q, klen) == 0)
+		{
+			const char *after = def + i + klen;
+			const char *p = after;
+
+			while (*p == ' ')
+				p++;
+			if ((key_q[0] == '"' || !name_char(*after)) && *after != '"' && *after != '.' &&
+				*p != '(' && strncmp(p, "=>", 2) != 0)
+			{
+				mig_buf_printf(&b, "%s", new_q);
+				i += klen;
+				n++;
+				continue;
+			}
+		}
+		if (def[i] == '"' || def[i] == '\'')
+		{
+			size_t		l = quoted_len(def, i);
+
+			mig_buf_printf(&b, "%.*s", (int) l, def + i);
+			i += l;
+			continue;
+		}
+		mig_buf_printf(&b, "%c", def[i++]);
+	}
+	ok = n > 0 && b.s != NULL && strlen(b.s) < len;
+	if (ok)
+		snprintf(out, len, "%s", b.s);
+	mig_buf_free(&b);
+	return ok;
+}
+
+bool
+mig_index_load(mig_ctx *c, bool swapped, bool refuse)
+{
+	mig_table  *t = &c->t;
+	char		r[16];
+	const char *params[3] = {r, swapped ? t->old_raw : t->key_raw, t->idx_old_q};
+	mig_buf		refused = {0};
+	PGresult   *res;
+	int			i;
+
+	t->nindexes = 0;
+	snprintf(r, sizeof(r), "%u", t->relid);
+	res = mig_query(c,
+					"SELECT x.indexrelid, pg_catalog.quote_ident(n.nspname), pg_catalog.quote_ident(i.relname),"
+					"       pg_catalog.pg_get_indexdef(x.indexrelid),"
+					/* why it cannot be carried; "" when it can */
+					"       CASE WHEN k.contype IS NOT NULL"
+					"            THEN pg_catalog.format('the index of constraint %I (%s)', k.conname,"
+					"                 CASE k.contype WHEN 'u' THEN 'UNIQUE' ELSE 'EXCLUDE' END)"
+					"            ELSE '' END,"
+					/* before the swap: whether it may take <name>_old, and the right to rename */
+					"       pg_catalog.octet_length(i.relname || '_old') <= 63"
+					"         AND NOT EXISTS (SELECT 1 FROM pg_catalog.pg_class o WHERE o.relnamespace = i.relnamespace"
+					"                         AND o.relname = i.relname || '_old')"
+					"         AND (pg_catalog.has_schema_privilege(n.oid, 'CREATE')"
+					"              OR (SELECT r.rolsuper FROM pg_catalog.pg_roles r WHERE r.rolname = CURRENT_USER)),"
+					"       pg_catalog.quote_ident(i.relname || '_old'),"
+					/* after it: the twin still under its own name, or the name it took */
+					"       EXISTS (SELECT 1 FROM pg_catalog.pg_class w WHERE w.relnamespace = i.relnamespace"
+					"               AND w.relname = pg_catalog.format('chronoid_mig_%s_%s_ix', x.indrelid, x.indexrelid)),"
+					"       CASE WHEN i.relname ~ '_old$' AND EXISTS (SELECT 1 FROM pg_catalog.pg_index y"
+					"                 JOIN pg_catalog.pg_class w ON w.oid = y.indexrelid"
+					"                WHERE y.indrelid = x.indrelid AND w.relname = pg_catalog.left(i.relname, -4))"
+					"            THEN pg_catalog.quote_ident(pg_catalog.left(i.relname, -4)) ELSE '' END"
+					"  FROM pg_catalog.pg_index x JOIN pg_catalog.pg_class i ON i.oid = x.indexrelid"
+					"  JOIN pg_catalog.pg_namespace n ON n.oid = i.relnamespace"
+					"  JOIN pg_catalog.pg_attribute a ON a.attrelid = x.indrelid AND a.attname = $2"
+					"  LEFT JOIN pg_catalog.pg_constraint k ON k.conindid = x.indexrelid AND k.conrelid = x.indrelid"
+					"        AND k.contype IN ('u', 'x')"
+					" WHERE x.indrelid = $1::pg_catalog.oid AND NOT x.indisprimary"
+					"   AND i.relname !~ '^chronoid_mig_' AND pg_catalog.quote_ident(i.relname) <> $3"
+					"   AND (a.attnum = ANY (x.indkey) OR EXISTS (SELECT 1 FROM pg_catalog.pg_depend d"
+					"        WHERE d.classid = 'pg_catalog.pg_class'::pg_catalog.regclass AND d.objid = x.indexrelid"
+					"          AND d.refobjid = x.indrelid AND d.refobjsubid = a.attnum))"
+					" ORDER BY i.relname", 3, params);
+	if (res == NULL)
+		return false;
+	for (i = 0; i < PQntuples(res); i++)
+	{
+		mig_index  *ix = &t->indexes[t->nindexes];
+		const char *why = PQgetvalue(res, i, 4);
+
+		memset(ix, 0, sizeof(*ix));
+		ix->oid = (uint32_t) strtoul(PQgetvalue(res, i, 0), NULL, 10);
+		copy(ix->nsp_q, sizeof(ix->nsp_q), PQgetvalue(res, i, 1));
+		snprintf(ix->twin, sizeof(ix->twin), "chronoid_mig_%u_%u_ix", t->relid, ix->oid);
+		if (swapped)
+		{
+			/* The old index, on <key>_old: its twin known by either name, else none (made since). */
+			if (strcmp(PQgetvalue(res, i, 7), "t") == 0)
+				copy(ix->name_q, sizeof(ix->name_q), PQgetvalue(res, i, 2));
+			else if (PQgetvalue(res, i, 8)[0] != '\0')
+			{
+				copy(ix->name_q, sizeof(ix->name_q), PQgetvalue(res, i, 8));
+				copy(ix->old_q, sizeof(ix->old_q), PQgetvalue(res, i, 2));
+				ix->renamed = true;
+			}
+			else
+				continue;
+		}
+		else
+		{
+			copy(ix->name_q, sizeof(ix->name_q), PQgetvalue(res, i, 2));
+			copy(ix->old_q, sizeof(ix->old_q), PQgetvalue(res, i, 6));
+			ix->renamed = strcmp(PQgetvalue(res, i, 5), "t") == 0;
+			if (why[0] == '\0' &&
+				!twin_def(PQgetvalue(res, i, 3), ix->name_q, t->key_q, t->new_q, ix->twin,
+						  ix->create, sizeof(ix->create)))
+				why = "its definition names the key in a way the tool cannot rewrite";
+			if (why[0] != '\0')
+			{
+				mig_buf_printf(&refused, "%s%s.%s (%s)", refused.s != NULL ? "; " : "", ix->nsp_q, ix->name_q, why);
+				continue;
+			}
+		}
+		if (t->nindexes == MIG_MAX_INDEXES)
+		{
+			mig_buf_printf(&refused, "%smore than %d indexes include the key", refused.s != NULL ? "; " : "",
+						   MIG_MAX_INDEXES);
+			break;
+		}
+		t->nindexes++;
+	}
+	PQclear(res);
+	if (refuse && refused.s != NULL)
+	{
+		snprintf(c->err, sizeof(c->err), "%s has indexes on %s that the move cannot carry to the new key: %s; "
+				 "drop them for the move and create them again on %s after the swap (a UNIQUE constraint's "
+				 "may become a unique index, which is carried)", t->qname, t->key_q, refused.s, t->key_q);
+		mig_buf_free(&refused);
+		return false;
+	}
+	mig_buf_free(&refused);
 	return true;
 }

@@ -131,6 +131,12 @@ mig_plan(mig_ctx *c)
 
 	if (t->convert)
 		return plan_convert(c);
+	/* A migration under way: the indexes on the key as they are now (a new one's were read already). */
+	if (c->st.exists && at < MIG_SWAPPED && !mig_index_load(c, false, false))
+	{
+		cli_error(c->o->sub, "%s", c->err);
+		return MIG_EXIT_FAIL;
+	}
 	mig_fmt_count(n, sizeof(n), t->rows_est);
 	printf("Plan: move %s.%s (%s%s%s) to %s%s%s\n", t->qname, t->key_q, t->keytype,
 		   t->keydefault[0] ? ", default " : ", no default", t->keydefault, c->o->to,
@@ -344,6 +350,10 @@ mig_plan(mig_ctx *c)
 				printf("      CREATE INDEX CONCURRENTLY %s ON %s (%s);\n", t->children[i].idx_q,
 					   t->children[i].qname, t->children[i].new_q);
 		}
+		/* Those that include the key, twinned on the new column; the swap hands them the names. */
+		for (i = 0; i < t->nindexes; i++)
+			printf("      %s;  -- %s.%s on %s%s\n", t->indexes[i].create, t->indexes[i].nsp_q,
+				   t->indexes[i].name_q, t->new_q, t->indexes[i].renamed ? ", its name at the swap" : "");
 		mig_sql_vacuum(c, &b);
 		printf("      %s;  -- the backfill's dead rows, so that autovacuum is not due at the swap\n", b.s);
 		mig_buf_reset(&b);

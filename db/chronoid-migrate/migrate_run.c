@@ -81,8 +81,8 @@ step_add(mig_ctx *c)
 
 	mig_sql_add(c, &s);
 	lit = PQescapeLiteral(c->conn, c->t.qname, strlen(c->t.qname));
-	mig_buf_printf(&b, "INSERT INTO %s.migration (relid, table_name, key_column, target, time_from, step, cutoff, node)"
-				   " VALUES (%u, %s, ", c->state_q, c->t.relid, lit != NULL ? lit : "''");
+	mig_buf_printf(&b, "INSERT INTO %s.migration (database_oid, relid, table_name, key_column, target, time_from, step, cutoff, node)"
+				   " VALUES (" MIG_DATABASE_OID ", %u, %s, ", c->state_q, c->t.relid, lit != NULL ? lit : "''");
 	PQfreemem(lit);
 	lit = PQescapeLiteral(c->conn, c->t.key_raw, strlen(c->t.key_raw));
 	mig_buf_printf(&b, "%s, '%s', ", lit != NULL ? lit : "''", c->o->to);
@@ -268,8 +268,8 @@ mig_step_check(mig_ctx *c)
 }
 
 /*
- * One index built CONCURRENTLY; an invalid one left by an interrupted
- * build is dropped first.
+ * One index built CONCURRENTLY (name as quote_ident gives it); an invalid
+ * one left by an interrupted build is dropped first, a valid one kept.
  */
 bool
 mig_build_index(mig_ctx *c, uint32_t relid, const char *name, const char *create)
@@ -284,7 +284,7 @@ mig_build_index(mig_ctx *c, uint32_t relid, const char *name, const char *create
 	snprintf(r, sizeof(r), "%u", relid);
 	res = mig_query(c, "SELECT i.indisvalid, i.indexrelid::pg_catalog.regclass::pg_catalog.text"
 					" FROM pg_catalog.pg_index i JOIN pg_catalog.pg_class x ON x.oid = i.indexrelid"
-					" WHERE i.indrelid = $1::pg_catalog.oid AND x.relname = $2", 2, params);
+					" WHERE i.indrelid = $1::pg_catalog.oid AND pg_catalog.quote_ident(x.relname) = $2", 2, params);
 	if (res == NULL)
 		return false;
 	exists = PQntuples(res) == 1;
@@ -332,6 +332,48 @@ mig_step_index(mig_ctx *c)
 		ok = mig_build_index(c, ch->relid, ch->idx_q, b.s);
 	}
 	mig_buf_free(&b);
+	/* The table's other indexes on the key, twinned on the new column (one made since run included). */
+	ok = ok && mig_index_load(c, false, strcmp(c->o->action, "rollback") != 0);
+	for (i = 0; ok && i < c->t.nindexes; i++)
+	{
+		const mig_index *ix = &c->t.indexes[i];
+		char		r[16];
+		const char *params[3] = {r, ix->twin, c->t.key_raw};
+		PGresult   *res;
+
+		ok = mig_build_index(c, c->t.relid, ix->twin, ix->create);
+		if (!ok)
+			break;
+		/* Its text rewritten: the index must read the new column, and the old key nowhere. */
+		snprintf(r, sizeof(r), "%u", c->t.relid);
+		res = mig_query(c, "SELECT i.oid::pg_catalog.regclass::pg_catalog.text FROM pg_catalog.pg_class i"
+						" JOIN pg_catalog.pg_index x ON x.indexrelid = i.oid"
+						" WHERE x.indrelid = $1::pg_catalog.oid AND i.relname = $2"
+						"   AND EXISTS (SELECT 1 FROM pg_catalog.pg_depend d JOIN pg_catalog.pg_attribute a"
+						"         ON a.attrelid = d.refobjid AND a.attnum = d.refobjsubid"
+						"       WHERE d.classid = 'pg_catalog.pg_class'::pg_catalog.regclass AND d.objid = i.oid"
+						"         AND d.refobjid = x.indrelid AND a.attname = $3)", 3, params);
+		ok = res != NULL;
+		if (ok && PQntuples(res) > 0)
+		{
+			mig_buf		d = {0};
+
+			mig_buf_printf(&d, "DROP INDEX CONCURRENTLY %s", PQgetvalue(res, 0, 0));
+			snprintf(c->err, sizeof(c->err), "the twin of index %s.%s, built from its definition with %s for %s, "
+					 "still reads %s: drop %s.%s for the move and create it again on %s after the swap",
+					 ix->nsp_q, ix->name_q, c->t.new_q, c->t.key_q, c->t.key_q, ix->nsp_q, ix->name_q, c->t.key_q);
+			{
+				char		keep[sizeof(c->err)];
+
+				memcpy(keep, c->err, sizeof(keep));
+				(void) mig_ddl_alone(c, "dropping the twin", d.s);
+				memcpy(c->err, keep, sizeof(keep));
+			}
+			mig_buf_free(&d);
+			ok = false;
+		}
+		PQclear(res);
+	}
 	return ok;
 }
 
@@ -390,8 +432,8 @@ run_convert(mig_ctx *c)
 	mig_script_printf(&s, "SELECT snowflake.convert_sequence_to_snowflake(%s::pg_catalog.regclass, %s);\n",
 					  seq ? seq : "''", c->t.identity ? "true" : "false");
 	mig_script_as(&s, MIG_AS_ME);
-	mig_script_printf(&s, "INSERT INTO %s.migration (relid, table_name, key_column, target, step)"
-					  " VALUES (%u, %s, %s, 'snowflake', 'converted');\n",
+	mig_script_printf(&s, "INSERT INTO %s.migration (database_oid, relid, table_name, key_column, target, step)"
+					  " VALUES (" MIG_DATABASE_OID ", %u, %s, %s, 'snowflake', 'converted');\n",
 					  c->state_q, c->t.relid, lit ? lit : "''", key ? key : "''");
 	PQfreemem(seq);
 	PQfreemem(lit);
@@ -552,6 +594,8 @@ mig_table_action(const mig_opts *o)
 		goto fail;
 	if (is_plan)
 	{
+		if (!mig_db_owner(c))
+			goto fail;
 		rc = mig_plan(c);
 		goto out;
 	}

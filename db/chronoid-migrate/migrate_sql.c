@@ -304,6 +304,12 @@ mig_sql_map(const mig_ctx *c, mig_script *s)
 	if (t->owner.wrap)
 		mig_script_printf(s, "REVOKE INSERT ON %s FROM %s;\n", t->map_q, t->owner.name_q);
 	mig_script_printf(s, "ALTER TABLE %s ADD PRIMARY KEY (k);\n", t->map_q);
+	/* Its pg_dump reads it (mig_state_setup); a database owner that may not read the table gets no copy of its keys. */
+	if (c->dbowner_q[0] != '\0')
+		mig_script_printf(s, "DO $chronoid_mig$BEGIN IF pg_catalog.has_table_privilege(%s, %u, 'SELECT') THEN"
+						  " GRANT SELECT ON %s TO %s; END IF; END$chronoid_mig$;\n",
+						  "(SELECT d.datdba FROM pg_catalog.pg_database d WHERE d.datname = pg_catalog.current_database())",
+						  t->relid, t->map_q, c->dbowner_q);
 }
 
 void
@@ -420,6 +426,18 @@ mig_sql_swap(const mig_ctx *c, mig_script *s)
 	mig_script_printf(s, "ALTER TABLE %s ADD CONSTRAINT %s PRIMARY KEY USING INDEX %s;\n",
 					  t->qname, t->pk_q, t->idx_new_q);
 	mig_script_printf(s, "ALTER TABLE %s DROP CONSTRAINT %s;\n", t->qname, t->chk_q);
+	/* The table's indexes on the key hand their names to their twins on the new one, as the children's do. */
+	for (i = 0; i < t->nindexes; i++)
+	{
+		const mig_index *ix = &t->indexes[i];
+
+		if (!ix->renamed)
+			continue;
+		mig_script_as(s, MIG_AS_ME);
+		mig_script_printf(s, "ALTER INDEX %s.%s RENAME TO %s;\n", ix->nsp_q, ix->name_q, ix->old_q);
+		mig_script_printf(s, "ALTER INDEX %s.%s RENAME TO %s;\n", ix->nsp_q, ix->twin, ix->name_q);
+		mig_script_as(s, MIG_AS_TABLE);
+	}
 	if (t->keydefault[0] == '\0' && !t->identity)
 	{
 		/* Nothing fills the old key of rows the application writes from now on. */
@@ -512,6 +530,18 @@ mig_sql_unswap(const mig_ctx *c, mig_script *s)
 					  t->qname, t->pk_q, t->idx_old_q);
 	mig_script_printf(s, "ALTER TABLE %s ALTER COLUMN %s DROP NOT NULL;\n", t->qname, t->new_q);
 	add_check(c, MIG_AS_TABLE, t->qname, t->chk_q, s);
+	/* The old indexes serve the old key again under their names; the twins wait for the next swap. */
+	for (i = 0; i < t->nindexes; i++)
+	{
+		const mig_index *ix = &t->indexes[i];
+
+		if (!ix->renamed)
+			continue;
+		mig_script_as(s, MIG_AS_ME);
+		mig_script_printf(s, "ALTER INDEX %s.%s RENAME TO %s;\n", ix->nsp_q, ix->name_q, ix->twin);
+		mig_script_printf(s, "ALTER INDEX %s.%s RENAME TO %s;\n", ix->nsp_q, ix->old_q, ix->name_q);
+		mig_script_as(s, MIG_AS_TABLE);
+	}
 	for (i = 0; i < t->nchildren; i++)
 	{
 		const mig_child *ch = &t->children[i];

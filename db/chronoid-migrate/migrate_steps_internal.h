@@ -15,7 +15,8 @@
  *   checked     NOT NULL proven by validated CHECK constraints (so the
  *               swap's SET NOT NULL scans nothing)
  *   indexed     the unique index on <key>_new, a unique index on the old
- *               key (it outlives the swap), child indexes, all CONCURRENTLY
+ *               key (it outlives the swap), child indexes, and a twin on
+ *               <key>_new of each other index on the key, all CONCURRENTLY
  *   swapped     (swap) one transaction: primary key and foreign keys moved,
  *               columns renamed: <key> is the new ID, <key>_old the old
  *   done        (swap) the re-pointed foreign keys validated
@@ -148,6 +149,24 @@ typedef struct mig_child
 	bool		done;
 } mig_child;
 
+/*
+ * An index of the table's that includes the key (not the primary key's):
+ * run builds its twin on <key>_new CONCURRENTLY, and the swap hands the
+ * twin its name (the old one becomes <name>_old, on <key>_old); rollback
+ * turns the names back (mig_index_load).
+ */
+#define MIG_MAX_INDEXES 32
+typedef struct mig_index
+{
+	uint32_t	oid;			/* the original index, on the old key */
+	char		nsp_q[MIG_NAME];
+	char		name_q[MIG_NAME];	/* the name it had before the swap */
+	char		old_q[MIG_NAME];	/* <name>_old */
+	char		twin[MIG_NAME];		/* chronoid_mig_<table>_<index>_ix: no quoting needed */
+	bool		renamed;		/* the swap moves (moved) the names; else they stay */
+	char		create[4096];	/* the twin's CREATE INDEX CONCURRENTLY (before the swap) */
+} mig_index;
+
 /* The table, its key and what the migration will name things. */
 typedef struct mig_table
 {
@@ -189,6 +208,8 @@ typedef struct mig_table
 	bool		not_owner;		/* the role may not act as its owner: refused first */
 	int			nchildren;
 	mig_child	children[MIG_MAX_CHILDREN];
+	int			nindexes;
+	mig_index	indexes[MIG_MAX_INDEXES];
 } mig_table;
 
 /*
@@ -240,6 +261,8 @@ typedef struct mig_ctx
 	bool		trig_may_set;	/* the role may set it (superuser; GRANT SET ON PARAMETER, 15+) */
 	char	   *trig_fire;		/* what fires on them all the same, one a line; "" none */
 	char	   *trig_skipped;	/* what replica keeps from firing, one a line; "" none */
+	/* The database's owner, who reads the state for its pg_dump; "" when a superuser or you. */
+	char		dbowner_q[MIG_NAME];
 	char		err[4096];
 } mig_ctx;
 
@@ -281,10 +304,30 @@ const mig_owner *mig_who(const mig_ctx *c, int who);
  */
 PGresult   *mig_read_as(mig_ctx *c, int who, const char *sql, int nargs, const char *const *args);
 
+/*
+ * The database's OID, which each state row records: a row restored from
+ * another database's dump names that database's tables by OID, and is
+ * refused (mig_state_load) rather than taken for a table here.
+ */
+#define MIG_DATABASE_OID "(SELECT d.oid FROM pg_catalog.pg_database d WHERE d.datname = pg_catalog.current_database())"
+
 /* The state table: created when missing, trusted only if ours. */
 bool		mig_state_setup(mig_ctx *c);
 bool		mig_state_trust(mig_ctx *c);
 bool		mig_state_load(mig_ctx *c);
+
+/*
+ * The database's owner (c->dbowner_q), to whom setup and the map grant
+ * reads of the state so that its pg_dump works; false with c->err set.
+ */
+bool		mig_db_owner(mig_ctx *c);
+
+/*
+ * After this table's state rows are deleted (finish, rollback before the
+ * swap): the state tables dropped when no migration is left in them, and
+ * the schema with them when the tool made it and nothing else is in it.
+ */
+void		mig_sql_state_drop(const mig_ctx *c, mig_script *s);
 
 /* Record step s as done (and in c->st). */
 bool		mig_set_step(mig_ctx *c, enum mig_step s);
@@ -322,6 +365,17 @@ bool		mig_ext_trust(mig_ctx *c);
 
 /* Read the recorded children (after "added") into c->t.children. */
 bool		mig_children_load(mig_ctx *c);
+
+/*
+ * The table's indexes that include the key, other than the primary key's
+ * and the tool's own, into c->t.indexes.  Before the swap (swapped false)
+ * each with its twin's CREATE and whether the swap may rename it (<name>_old
+ * free, and the right to rename); with refuse, false and c->err naming
+ * each one that cannot be carried (a UNIQUE or EXCLUDE constraint's, or
+ * one whose text the tool cannot rewrite).  After the swap (true)
+ * the pairs the swap made, found by the twin's name or by <name>_old.
+ */
+bool		mig_index_load(mig_ctx *c, bool swapped, bool refuse);
 
 /* --- migrate_views.c: views carried through the swap ------------------ */
 

@@ -90,6 +90,9 @@ mig_swap(mig_ctx *c)
 		PQclear(res);
 		if (!mig_views_ok(c, "the swap") || !mig_child_index_names(c, false))
 			return failed(c);
+		/* Twins of indexes made since run are built first, CONCURRENTLY (writers go on). */
+		if (!mig_step_index(c))
+			return failed(c);
 		/* Rows that lost their new ID since run (set to NULL by hand) would fail SET NOT NULL: the CHECK stops that. */
 		mig_sql_swap(c, &b);
 		fprintf(stderr, "chronoid: %s: swapping %s's key (lock_timeout %lld ms, up to %d tries)\n",
@@ -201,6 +204,7 @@ drop_leftovers(mig_ctx *c)
 	mig_script_printf(&s, "DROP TABLE IF EXISTS %s;\n", c->t.map_q);
 	mig_script_printf(&s, "DELETE FROM %s.migration_child WHERE relid = %u;\n", c->state_q, c->t.relid);
 	mig_script_printf(&s, "DELETE FROM %s.migration WHERE relid = %u;\n", c->state_q, c->t.relid);
+	mig_sql_state_drop(c, &s);
 	ok = mig_ddl_script(c, "dropping what the migration added", &s, true);
 	mig_script_free(&s);
 	if (ok)
@@ -263,7 +267,7 @@ unswap(mig_ctx *c)
 	mig_buf_free(&q);
 	if (!ok)
 		return false;
-	if (!mig_child_index_names(c, true))
+	if (!mig_child_index_names(c, true) || !mig_index_load(c, true, false))
 		return false;
 	mig_sql_unswap(c, &b);
 	fprintf(stderr, "chronoid: %s: restoring %s's old key (lock_timeout %lld ms)\n",
@@ -374,6 +378,7 @@ mig_finish(mig_ctx *c)
 	mig_script_printf(&b, "DROP TABLE IF EXISTS %s;\n", c->t.map_q);
 	mig_script_printf(&b, "DELETE FROM %s.migration_child WHERE relid = %u;\n", c->state_q, c->t.relid);
 	mig_script_printf(&b, "DELETE FROM %s.migration WHERE relid = %u;\n", c->state_q, c->t.relid);
+	mig_sql_state_drop(c, &b);
 	ok = mig_ddl_script(c, "finishing the migration", &b, true);
 	mig_script_free(&b);
 	if (!ok)

@@ -123,8 +123,9 @@ fingerprint() {
            FROM pg_class c JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
           WHERE c.relnamespace = 'public'::regnamespace
          UNION ALL SELECT format('con %s %s', conname, pg_get_constraintdef(oid)) FROM pg_constraint WHERE connamespace = 'public'::regnamespace
-         UNION ALL SELECT format('view %s %s', c.oid, pg_get_viewdef(c.oid)) FROM pg_class c WHERE c.relkind IN ('v', 'm') AND c.relnamespace = 'public'::regnamespace
-         UNION ALL SELECT 'state ' || relid FROM chronoid.migration) s"
+         UNION ALL SELECT format('view %s %s', c.oid, pg_get_viewdef(c.oid)) FROM pg_class c WHERE c.relkind IN ('v', 'm') AND c.relnamespace = 'public'::regnamespace) s"
+    # The state, when there is any (the last finish or rollback drops it).
+    [ "$(q "SELECT to_regclass('chronoid.migration') IS NULL")" = t ] || q "SELECT 'state ' || relid FROM chronoid.migration ORDER BY relid"
 }
 q "CREATE TABLE m1 (id uuid PRIMARY KEY DEFAULT gen_random_uuid(), v int); INSERT INTO m1 (v) SELECT g FROM generate_series(1, 50) g;
    CREATE MATERIALIZED VIEW m1_ids AS SELECT id FROM m1" >/dev/null
