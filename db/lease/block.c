@@ -37,12 +37,17 @@ static const char resolve_sql[] =
 "            THEN pg_catalog.format('%I.%I is not a sequence', sn.nspname, c.relname)"
 "            WHEN c.relowner <> me.oid AND NOT co.rolsuper"
 "                 AND NOT (co.rolname = 'pg_database_owner' AND me.dba)"
-"            THEN pg_catalog.format('sequence %I.%I is owned by %s, which is neither you (%s) nor a superuser',"
+"            THEN pg_catalog.format('sequence %I.%I is owned by %s, which is neither you (%s) nor a superuser"
+" and could set it back',"
 "                                   sn.nspname, c.relname, co.rolname, CURRENT_USER)"
 "            WHEN sn.nspowner <> me.oid AND NOT so.rolsuper"
 "                 AND NOT (so.rolname = 'pg_database_owner' AND me.dba)"
-"            THEN pg_catalog.format('schema %I is owned by %s, which is neither you (%s) nor a superuser',"
+"            THEN pg_catalog.format('schema %I is owned by %s, which is neither you (%s) nor a superuser"
+" and could swap the sequence',"
 "                                   sn.nspname, so.rolname, CURRENT_USER)"
+"            WHEN NOT pg_catalog.has_sequence_privilege(c.oid, 'UPDATE')"
+"            THEN pg_catalog.format('you (%s) lack UPDATE on it, which blocks need as setval() does:"
+" GRANT UPDATE ON SEQUENCE %I.%I TO %I', CURRENT_USER, sn.nspname, c.relname, CURRENT_USER)"
 "            ELSE '' END,"
 "       f.oid, f.lit"
 "  FROM pg_catalog.pg_class c"
@@ -89,8 +94,8 @@ block_resolve(PGconn *conn, const cid_block_cfg *c, cid_block_bind *bind,
 		cid_pq_seterr(errbuf, errlen, "cannot use sequence %s: %s", c->o.sequence,
 					  res == NULL || !cid_pq_ok(res) ? msg : "not found");
 	else if (PQgetvalue(res, 0, 2)[0] != '\0')
-		cid_pq_seterr(errbuf, errlen, "refusing sequence %s: %s (whoever owns it could set "
-					  "it back and make blocks repeat)", c->o.sequence, PQgetvalue(res, 0, 2));
+		cid_pq_seterr(errbuf, errlen, "refusing sequence %s: %s", c->o.sequence,
+					  PQgetvalue(res, 0, 2));
 	else if (PQgetisnull(res, 0, 1))
 		cid_pq_seterr(errbuf, errlen, "the database has no nextval_block(): "
 					  "CREATE EXTENSION chronoid (0.6.0 or later), or ALTER EXTENSION chronoid UPDATE");

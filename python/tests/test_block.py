@@ -55,6 +55,25 @@ def test_refusals_and_bad_options(seqs):
         chronoid.BlockAllocator(None)  # type: ignore[arg-type]
 
 
+def test_usage_alone_is_refused_at_open(seqs):
+    # Blocks of more than one value need UPDATE, as setval() does: a role
+    # with USAGE alone on a superuser's sequence is told what to grant.
+    seqs.execute("DROP ROLE IF EXISTS pytest_block_usage")
+    seqs.execute("CREATE ROLE pytest_block_usage LOGIN")
+    seqs.execute("GRANT USAGE ON SCHEMA pytest_block TO pytest_block_usage")
+    seqs.execute("GRANT USAGE ON SEQUENCE pytest_block.s TO pytest_block_usage")
+    try:
+        with pytest.raises(chronoid.GeneratorError,
+                           match="GRANT UPDATE ON SEQUENCE pytest_block.s TO pytest_block_usage"):
+            chronoid.BlockAllocator("pytest_block.s", "user=pytest_block_usage")
+        seqs.execute("GRANT UPDATE ON SEQUENCE pytest_block.s TO pytest_block_usage")
+        with chronoid.BlockAllocator("pytest_block.s", "user=pytest_block_usage") as a:
+            assert a.next() > 0
+    finally:
+        seqs.execute("DROP OWNED BY pytest_block_usage")
+        seqs.execute("DROP ROLE pytest_block_usage")
+
+
 def test_closed_and_forked(seqs):
     a = chronoid.BlockAllocator("pytest_block.s")
     first = a.next()
