@@ -916,7 +916,8 @@ test_two_copies(void)
 	EXPECT_EQ_INT(claim(&a, "app", 3, NULL, err) == CID_ENODE_HELD, 1);
 	EXPECT_EQ_INT(wait_status(spawn(child_expect_held, &e)), 0);
 	release_b(b);
-	dlclose(h);
+	/* Not unloaded: the copy keeps its released claims' marks, which an
+	 * unloaded copy would leave unreachable (LeakSanitizer says so). */
 	EXPECT_EQ_INT(wait_status(spawn(child_expect_held, &e)), 0);
 }
 
