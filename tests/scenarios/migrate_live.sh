@@ -411,6 +411,9 @@ ts_expr() {
 time_order() {
     local s=$1 kind=$2 ph=$3 col=$4 cut
     cut="(SELECT cutoff FROM chronoid.migration WHERE relid = '$s.parent'::regclass)"
+    # Statistics first: on a loaded machine autovacuum may not have seen the
+    # logs yet, and a nested loop over a million rows of each outlasts qs.
+    qs "ANALYZE $s.bf_log, $s.p_ins, $s.parent" >/dev/null
     qs "WITH old AS (SELECT p.$col AS k, p.created_at FROM $s.parent p
                      WHERE p.created_at < $cut
                        AND EXISTS (SELECT 1 FROM $s.bf_log b WHERE b.tbl = 'parent' AND b.phase = $ph AND b.k = p.seq)),
