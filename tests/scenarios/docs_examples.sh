@@ -49,6 +49,9 @@ pgc_mkdir
 work=$PGC_DIR/docs
 stage=$work/stage
 mkdir -p "$work/blocks" "$work/run" "$work/home" "$stage"
+# The examples' node claims go to the run's scratch, never the host's
+# /run/lock/chronoid, even when this script runs on its own.
+export CHRONOID_CLAIM_DIR=$work/claims
 
 # 1. What a user has after installing: the library, the command, the
 # extension (its files staged too, and installed where the server reads them).
