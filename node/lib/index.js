@@ -3,9 +3,7 @@
 // arguments and make every ID.  docs/javascript.md is the manual.
 'use strict';
 
-const path = require('node:path');
-
-const native = require(path.join(__dirname, '..', 'build', 'chronoid.node'));
+const native = require('./addon.js').load().native;
 
 const BEHIND = { 'run-ahead': 0, wait: 1, fail: 2 };
 const EXHAUSTED = { wait: 0, borrow: 1 };
