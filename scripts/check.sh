@@ -254,6 +254,7 @@ job_python() {
     run_tap python python/tests/run.sh
     run_tap python-asan python/tests/run.sh asan
     run_tap python-tsan python/tests/run.sh tsan
+    run_tap python-wheel python/tests/wheel.sh
 }
 
 # The application side's invariants: Node, C and Python processes that
