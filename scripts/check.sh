@@ -236,7 +236,8 @@ job_cluster() { [ -x pg/test/cluster/run.sh ] && run_tap cluster pg/test/cluster
 
 # The npm package (node/, where node is): its node --test suites, the
 # node-postgres test on a throwaway server, the type declarations and the
-# npm tarball (most of it compiling the addon three times).
+# npm tarball (most of it compiling the addon: twice for the tests, four
+# times for the prebuilt x64 and arm64 ones, once from source).
 job_node() {
     command -v node >/dev/null 2>&1 || return 0
     run_tap node node/test/run.sh
