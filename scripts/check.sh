@@ -249,7 +249,8 @@ job_node() {
 
 # The Python package: pip install from the tree and its pytest suite (with
 # psycopg on a throwaway cluster), then again with the module under ASan,
-# and its threaded tests under TSan.
+# its threaded tests under TSan, and a wheel of Debian's pip wheel in a
+# venv of pyenv's CPython 3.11 (python/tests/wheel.sh).
 job_python() {
     [ -x python/tests/run.sh ] || return 0
     run_tap python python/tests/run.sh
