@@ -1,8 +1,9 @@
 """IDs for a given time: uuid7_at(), ulid_at(), ulid_bytes_at().  Each
 carries exactly the millisecond asked for (random times over the whole
 range, both ends, every time form), never repeats (random part fresh per
-call), is refused outside what the kind holds, and a naive datetime is
-refused as everywhere in the package."""
+call, and a forked child's bits are its own), is refused outside what
+the kind holds, and a naive datetime is refused as everywhere in the
+package."""
 import datetime as dt
 import random
 
@@ -68,3 +69,28 @@ def test_refused_outside_the_range_or_naive(fn):
         fn(None)
     with pytest.raises(chronoid.ChronoidTypeError):
         fn(1.5)
+
+
+def test_forked_child_draws_its_own_random_bits():
+    # The random buffer a child inherits must not replay the parent's
+    # bits: both mint for one millisecond right after fork().
+    import os
+    chronoid.ulid_at(1)  # fill the parent's random buffer before the fork
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.close(r)
+            out = [chronoid.ulid_at(1700000000000) for _ in range(2000)]
+            out += [str(chronoid.uuid7_at(1700000000000)) for _ in range(2000)]
+            os.write(w, "\n".join(out).encode())
+        finally:
+            os._exit(0)
+    os.close(w)
+    mine = {chronoid.ulid_at(1700000000000) for _ in range(2000)}
+    mine |= {str(chronoid.uuid7_at(1700000000000)) for _ in range(2000)}
+    with os.fdopen(r, "rb") as f:
+        theirs = set(f.read().decode().split("\n"))
+    os.waitpid(pid, 0)
+    assert len(theirs) == 4000 and len(mine) == 4000
+    assert not mine & theirs
