@@ -236,7 +236,8 @@ job_cluster() { [ -x pg/test/cluster/run.sh ] && run_tap cluster pg/test/cluster
 
 # The npm package (node/, where node is): its node --test suites, the
 # node-postgres test on a throwaway server, the type declarations and the
-# npm tarball (most of it compiling the addon three times).
+# npm tarball (most of it compiling the addon: twice for the tests, four
+# times for the prebuilt x64 and arm64 ones, once from source).
 job_node() {
     command -v node >/dev/null 2>&1 || return 0
     run_tap node node/test/run.sh
@@ -248,12 +249,14 @@ job_node() {
 
 # The Python package: pip install from the tree and its pytest suite (with
 # psycopg on a throwaway cluster), then again with the module under ASan,
-# and its threaded tests under TSan.
+# its threaded tests under TSan, and a wheel of Debian's pip wheel in a
+# venv of pyenv's CPython 3.11 (python/tests/wheel.sh).
 job_python() {
     [ -x python/tests/run.sh ] || return 0
     run_tap python python/tests/run.sh
     run_tap python-asan python/tests/run.sh asan
     run_tap python-tsan python/tests/run.sh tsan
+    run_tap python-wheel python/tests/wheel.sh
 }
 
 # The application side's invariants: Node, C and Python processes that

@@ -162,5 +162,7 @@ int			cpy_block_setup(PyObject *module);
 int			cpy_convert_setup(PyObject *module);
 /* objectid(), ksuid(), uuid6() and the v1 <-> v6 conversions (kinds.c). */
 int			cpy_kinds_setup(PyObject *module);
+/* uuid7_at(), ulid_at() and ULID's text steps (at.c). */
+int			cpy_at_setup(PyObject *module);
 
 #endif							/* CHRONOID_PY_H */
