@@ -11,9 +11,10 @@ The front door is held to the code the same way: the kinds of IDs are
 `chronoid gen`'s schemes (cli/cmd_gen.c), the database tools the
 Makefile's TOOLS.  README's first paragraph and docs/cli.md's name every
 kind and every tool; include/chronoid.h's opening comment, the command's
---help (cli/usage.c), pg/chronoid.control's comment and both package
-descriptions (node/package.json, python/pyproject.toml) name every kind;
-a count ("eight kinds", "four database tools") is the real one.  README's
+--help (cli/usage.c), the manual page's DESCRIPTION, pg/chronoid.control's
+comment and both packages' descriptions (node/package.json,
+python/pyproject.toml) and READMEs name every kind; a count ("eight
+kinds", "eight schemes", "four database tools") is the real one.  README's
 C tables name every function the shared libraries export
 (src/libchronoid.map, db/lease/libchronoid_lease.map), and every cid_
 name in backquotes there is exported or declared in include/.
@@ -115,9 +116,10 @@ def names_all(where, text, kinds_, tools_=()):
     for t in tools_:
         if not re.search(r"`" + re.escape(t) + r"`", text):
             out.append(f"{where} does not name the database tool `{t}`")
-    for what, real in (("kinds", len(kinds_)), ("database tools", len(tools_))):
+    for what, real in (("kinds", len(kinds_)), ("schemes", len(kinds_)),
+                       ("database tools", len(tools_))):
         for word in re.findall(r"\b([a-z]+)\s+" + what, text, re.I):
-            if word.lower() in NUMBERS and NUMBERS.index(word.lower()) != real and (what == "kinds" or tools_):
+            if word.lower() in NUMBERS and NUMBERS.index(word.lower()) != real and (what != "database tools" or tools_):
                 out.append(f"{where} says {word} {what}; there are {real}")
     return out
 
@@ -134,6 +136,10 @@ def front_door():
     out += names_all("chronoid --help's first line (cli/usage.c)", m.group(1) if m else "", k)
     m = re.search(r"^comment\s*=\s*'(.*)'", read("pg/chronoid.control"), re.M)
     out += names_all("pg/chronoid.control's comment", m.group(1) if m else "", k)
+    m = re.search(r"^\.SH DESCRIPTION\n(.*?)^\.SH ", read("docs/chronoid.1"), re.S | re.M)
+    out += names_all("docs/chronoid.1's DESCRIPTION", m.group(1) if m else "", k)
+    for path in ("node/README.md", "python/README.md"):
+        out += names_all(f"{path}'s first paragraph", first_paragraph(read(path)), k)
     m = re.search(r'^\s*"description":\s*"(.*)"', read("node/package.json"), re.M)
     out += names_all("node/package.json's description", m.group(1) if m else "", k)
     m = re.search(r'^description\s*=\s*"(.*)"', read("python/pyproject.toml"), re.M)
