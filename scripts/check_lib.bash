@@ -118,6 +118,7 @@ figures_row() {
     cpu=$(awk -F': *' '/^model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null)
     commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
     git diff --quiet HEAD -- 2>/dev/null || commit+="+changes"
+    # shellcheck disable=SC2016 # Markdown's backquotes, not an expansion
     printf '| `%s` | %d passed, %d failed, %d skipped | %d min %d s | %s | %s CPUs (%s), load %s at the end | %s |\n' \
         "$cmd" "$passed" "$failed" "$skipped" $((secs / 60)) $((secs % 60)) "$(date -u +%F)" \
         "$(nproc 2>/dev/null || echo '?')" "${cpu:-unknown CPU}" "$(cut -d' ' -f1 /proc/loadavg 2>/dev/null)" "$commit"

@@ -12,6 +12,7 @@ PYTHON=${PYTHON:-/usr/bin/python3}    # Debian's, as the package's tests (Makefi
 
 say() { printf '\n'; printf '# %s\n' "$@"; }
 # show LANG PROGRAM: the program as it is run, then its output.
+# shellcheck disable=SC2016 # Markdown's backquotes, not an expansion
 show() { printf '\n```%s\n%s\n```\n' "$1" "$2"; }
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/chronoid-demo-lang.XXXXXX")
