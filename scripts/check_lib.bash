@@ -131,14 +131,17 @@ figures_row() {
 record_figures() {
     local file=$1 row=$2 key
     key=${row%% | *}
-    awk -v row="$row" -v key="$key" '
+    if ! awk -v row="$row" -v key="$key" '
         BEGIN { st = 0 }
         st == 0 && /^\| command \|/ { st = 1; print; next }
         st == 1 && index($0, key " | ") == 1 { print row; st = 2; next }
         st == 1 && !/^\|/ { print row; st = 2 }
         { print }
-        END { if (st == 1) print row; if (st == 0) exit 1 }' "$file" >"$file.new" &&
-        mv "$file.new" "$file" || { rm -f "$file.new"; return 1; }
+        END { if (st == 1) print row; if (st == 0) exit 1 }' "$file" >"$file.new"; then
+        rm -f "$file.new"
+        return 1
+    fi
+    mv "$file.new" "$file"
 }
 
 # figures COMMAND: at the end of a run, this run's row in build/figures.row
