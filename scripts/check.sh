@@ -7,7 +7,9 @@
 # test) is the inner loop: the plain build, the unit tests at a small
 # scale, the CLI cases, the regression suites once, and the named
 # scenarios or packages.  Exit status 1 when any case failed (a build
-# failure or a crashed suite counts as a failed case).
+# failure or a crashed suite counts as a failed case).  Each run leaves
+# its counts, time, date and machine as a row of docs/figures.md in
+# build/figures.row; CHRONOID_FIGURES=docs/figures.md writes it there.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export TZ=UTC LC_ALL=C
@@ -102,6 +104,7 @@ pg_matrix() {
 
 if [ "${1:-}" = matrix ]; then
     pg_matrix build
+    figures "make check-matrix${WERROR:+ WERROR=1}"
     echo "${passed} passed, ${failed} failed, ${skipped} skipped"
     [ "$failed" -eq 0 ]
     exit
@@ -157,6 +160,7 @@ if [ "${1:-}" = quick ]; then
     quick "$@"
     run_tap claims "${claims_untouched[@]}"
     rm -rf "$claims_root"
+    figures "make test${*:+ T=\"$*\"}"
     echo "${passed} passed, ${failed} failed, ${skipped} skipped"
     [ "$failed" -eq 0 ]
     exit
@@ -317,8 +321,8 @@ job_sql_scenarios() {
 # exclusive, so it starts when the last job that uses the server (or
 # builds the packages) has ended.
 #
-# So the jobs that use the server come first, longest first (figures:
-# docs/benchmarks.md, "The test suites"); migrate_from_extension.sh waits
+# So the jobs that use the server come first, longest first (each
+# suite's line gives its time); migrate_from_extension.sh waits
 # for migrate_privilege.sh's stand-ins, so it starts late.  Then the lint,
 # a long job of its own: whichever worker ends its server job first takes
 # it, the other takes the install when its server job ends, so neither
@@ -354,5 +358,6 @@ run_queue build/check-workers "${CHRONOID_CHECK_WORKERS:-$jobs}"
 [ -x pg/test/run.sh ] && CHRONOID_PG_INSTALLED= pg_matrix cached
 run_tap claims "${claims_untouched[@]}"
 
+figures "make check${WERROR:+ WERROR=1}"
 echo "${passed} passed, ${failed} failed, ${skipped} skipped"
 [ "$failed" -eq 0 ]
