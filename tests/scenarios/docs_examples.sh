@@ -25,7 +25,8 @@
 # them (node/scripts/build.js, pip), never in the tree other jobs use;
 # conninfo "postgresql:///app" / "dbname=app" is a database made for the
 # js and python blocks: the extension in a schema of its own, a sequence
-# public.order_ids and a table public.orders (id bigint, uid uuid).
+# public.order_ids and tables public.orders (id bigint, uid uuid) and
+# public.events (id uuid).
 #   anything else (```text, a bare ```) is output or grammar, not run.
 #
 # Just before a block, <!-- doctest: in-clone --> runs a sh block in the
@@ -244,7 +245,8 @@ CREATE SCHEMA ids;
 CREATE EXTENSION chronoid SCHEMA ids;
 GRANT USAGE ON SCHEMA ids TO PUBLIC;
 CREATE SEQUENCE public.order_ids;
-CREATE TABLE public.orders (id bigint PRIMARY KEY, uid uuid NOT NULL);
+CREATE TABLE public.orders (id bigint PRIMARY KEY, uid uuid);
+CREATE TABLE public.events (id uuid PRIMARY KEY);
 SQL
     pkgs_ready=0
 }
@@ -264,7 +266,8 @@ run_js() {
           echo "(async () => {"
           echo "$given"
           cat "$1"
-          echo "})().catch((e) => { console.error(e); process.exitCode = 1; });"
+          # A given client or pool stays open: exit when the block is done.
+          echo "})().then(() => process.exit(), (e) => { console.error(e); process.exit(1); });"
         } >"$prog"
     fi
     (cd "$work/js" && PGDATABASE=app NODE_PATH="$root/node/node_modules" HOME=$work/home \
