@@ -215,11 +215,22 @@ mig_plan(mig_ctx *c)
 			   "    created again from their text, as their owners, with their options, privileges and\n"
 			   "    comments: the SQL is in step %d):\n", 6);
 		for (i = 0; i < c->nviews; i++)
-			printf("      %s (owner %s%s)\n", c->views[i].qname, c->views[i].owner.name_q,
-				   c->views[i].depth > 0 ? ", on a view above" : "");
+			printf("      %s (owner %s%s%s)\n", c->views[i].qname, c->views[i].owner.name_q,
+				   c->views[i].depth > 0 ? ", on a view above" : "",
+				   !c->views[i].matview ? "" : c->views[i].populated ?
+				   "; materialized: made empty with its indexes, refreshed right after the swap commits,"
+				   " its readers waiting for the refresh" : "; materialized, not populated: made empty");
+	}
+	if (c->npolicies > 0)
+	{
+		printf("  - the swap sets these row security policies' expressions again from their text, in its\n"
+			   "    own transaction, as their tables' owners (ALTER POLICY: the policy never goes away):\n");
+		for (i = 0; i < c->npolicies; i++)
+			printf("      %s (owner %s)\n", c->policies[i].what, c->policies[i].owner.name_q);
 	}
 	if (c->views_refused != NULL && c->views_refused[0] != '\0')
-		printf("  - the swap refuses, before any work, while these exist: %s\n", c->views_refused);
+		printf("  - the swap cannot carry these and refuses while they exist (run goes ahead; drop them\n"
+			   "    before the swap, create them again after): %s\n", c->views_refused);
 	if (t->binders[0] != '\0')
 		printf("  - these bind %s by its column number, not its name, so after the swap they stay on %s\n"
 			   "    (the old key; what queries return does not change): %s; create them on %s after the\n"

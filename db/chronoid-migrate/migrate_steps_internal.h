@@ -66,6 +66,8 @@ void		mig_buf_free(mig_buf *b);
 #define MIG_AS_TABLE (-2)
 #define MIG_AS_VIEW0 1000		/* view i: MIG_AS_VIEW(i), as the view's owner */
 #define MIG_AS_VIEW(i) (MIG_AS_VIEW0 + (i))
+#define MIG_AS_POLICY0 100000	/* policy i: MIG_AS_POLICY(i), as its table's owner */
+#define MIG_AS_POLICY(i) (MIG_AS_POLICY0 + (i))
 
 typedef struct mig_seg
 {
@@ -225,10 +227,25 @@ typedef struct mig_view
 	char		qname[MIG_NAME];
 	mig_owner	owner;			/* drops it, grants on it */
 	bool		by_tool;		/* created by the tool (you own it, or are a superuser), then given to owner */
-	char	   *create;			/* CREATE VIEW ... AS <its text>; */
+	bool		matview;		/* a materialized view: created WITH NO DATA, refreshed after */
+	bool		populated;		/* it held rows when read */
+	char	   *create;			/* CREATE VIEW ... AS <its text>; (a matview's indexes too) */
 	char	   *after;			/* its GRANTs and COMMENTs */
 	char	   *acl_check;		/* plpgsql: raise when its privileges came back different */
 } mig_view;
+
+/*
+ * A row security policy whose expressions read the key or a child's
+ * foreign key: the swap sets them again from their text once the columns
+ * carry their new names (migrate_policies.c).
+ */
+typedef struct mig_policy
+{
+	uint32_t	oid;
+	char		what[2 * MIG_NAME];	/* "policy p on table t", for messages */
+	mig_owner	owner;			/* its table's: ALTER POLICY needs the ownership */
+	char	   *alter;			/* a DO block: ALTER POLICY ... USING (<text>) WITH CHECK (<text>) */
+} mig_policy;
 
 /* The recorded state of one migration. */
 typedef struct mig_state
@@ -256,6 +273,9 @@ typedef struct mig_ctx
 	int			nviews;
 	char	   *views_guard;	/* plpgsql: raise unless the views are those read */
 	char	   *views_refused;	/* what binds the key and cannot be carried, "" */
+	mig_policy *policies;		/* the policies the swap carries */
+	int			npolicies;
+	char	   *policies_guard;	/* plpgsql: raise unless the policies are those read */
 	/* The triggers on the tool's UPDATEs (migrate_triggers.c, mig_trig_check). */
 	bool		trig_replica;	/* its UPDATEs run with session_replication_role = replica */
 	bool		trig_may_set;	/* the role may set it (superuser; GRANT SET ON PARAMETER, 15+) */
@@ -386,10 +406,48 @@ bool		mig_index_load(mig_ctx *c, bool swapped, bool refuse);
  * mig_sql_views_create after).  false with c->err set.
  */
 bool		mig_views_load(mig_ctx *c);
+
+/* strdup, or exit on out of memory (NULL is ""). */
+char	   *mig_dup(const char *s);
+
+/*
+ * plpgsql for the swap's transaction: raise ("the <what> that read the key
+ * changed") unless print, after cte, returns what it returns now.  NULL
+ * with c->err set.
+ */
+char	   *mig_sql_guard(mig_ctx *c, const char *cte, const char *print, const char *what);
 bool		mig_views_ok(mig_ctx *c, const char *what);
 void		mig_views_free(mig_ctx *c);
 void		mig_sql_views_drop(const mig_ctx *c, mig_script *s);
 void		mig_sql_views_create(const mig_ctx *c, mig_script *s);
+bool		mig_views_refresh(mig_ctx *c, bool resumed);
+
+/*
+ * Whether the move goes to or from a ulid key, whose operators live in
+ * chronoid's schema: the views' and policies' text is then read, and set
+ * again, with that schema on the path (mig_views_ulid_path true; false
+ * sets the tool's own path back).
+ */
+bool		mig_views_ulid(const mig_ctx *c);
+bool		mig_views_ulid_path(mig_ctx *c, bool on);
+
+/* --- migrate_policies.c: row security policies carried through the swap - */
+
+/*
+ * Read the policies whose expressions read a column of cols (the
+ * "(rel, att), ..." rows of the key and the children's foreign keys), but
+ * not those relying on the primary key (pk, its constraint's OID), which
+ * migrate_views.c refuses; ulid: read on mig_views_ulid_path.  What
+ * cannot be carried is appended to refused.  false with c->err set.
+ */
+bool		mig_policies_load(mig_ctx *c, const char *cols, const char *pk, bool ulid, mig_buf *refused);
+void		mig_policies_free(mig_ctx *c);
+
+/* In the swap, after the locks: raise unless the policies are those read. */
+void		mig_sql_policies_guard(const mig_ctx *c, mig_script *s);
+
+/* Once the columns carry their new names: each policy's expressions set again from their text. */
+void		mig_sql_policies_set(const mig_ctx *c, mig_script *s, bool ulid);
 
 /* --- migrate_triggers.c: the tool's UPDATEs fire no trigger ------------ */
 
