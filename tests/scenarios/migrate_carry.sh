@@ -8,7 +8,8 @@
 # is not the tool's.  The application's role sees the same rows, and the
 # materialized view answers the same, after run, swap, rollback, swap and
 # finish.  What cannot be carried is refused at the swap, named, and
-# changes nothing: run goes ahead with a note.  Prints TAP; about 10 s.
+# changes nothing: run goes ahead with a note.  A materialized view whose
+# query tries to take the tool's rights is refreshed as its owner.  Prints TAP; about 10 s.
 # Binaries from $BUILD.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -157,6 +158,26 @@ check "after rollback: the application sees the same rows; the materialized view
 out=$(mig swap --table orders 2>&1) && out=$(mig finish --table orders 2>&1); rc=$?
 check "swap again and finish: the same rows, the same answers" \
     "$rc|$(seen)|$(mv)|$(mv_meta)|$(pols)|$(pols_on_new_names)" "0|$seen0|$mv0|$meta0|$pols0|0" "$out"
+
+# The attacker: the tables' owner writes a materialized view whose query
+# tries to make it a superuser, and a policy whose text holds the quote
+# that wraps the statement setting it again.  The refresh runs the query
+# as its owner (no rights lent); the policy is refused, naming it.
+q -U own -c "CREATE TABLE t3 (id uuid PRIMARY KEY DEFAULT gen_random_uuid(), v int);
+   INSERT INTO t3 (v) SELECT g FROM generate_series(1, 40) g;
+   CREATE FUNCTION grab() RETURNS int LANGUAGE plpgsql AS
+     \$\$BEGIN BEGIN EXECUTE 'ALTER ROLE own SUPERUSER'; EXCEPTION WHEN OTHERS THEN NULL; END; RETURN 1; END\$\$;
+   CREATE MATERIALIZED VIEW t3_grab AS SELECT id, grab() AS g FROM t3;
+   ALTER TABLE t3 ENABLE ROW LEVEL SECURITY;
+   CREATE POLICY t3_tag ON t3 USING (id IS NOT NULL AND 'x\$chronoid_policy\$; ALTER ROLE own SUPERUSER; --' <> '')" >/dev/null
+out=$(mig run --table t3 --to uuidv7 2>&1) || diag "$out"
+out=$(mig swap --table t3 2>&1); rc=$?
+ok_if "a policy whose text holds the statement's quote is refused by the swap, named" \
+    '[ $rc -eq 1 ] && [[ $out == *"policy t3_tag on table public.t3: its text holds"* ]]' "$out"
+q -U own -c "DROP POLICY t3_tag ON t3" >/dev/null
+out=$(mig swap --table t3 2>&1); rc=$?
+check "the materialized view that tries to take your rights is refreshed as its owner, who stays who it was" \
+    "$rc|$(q "SELECT count(*) FROM t3_grab")|$(q "SELECT rolsuper FROM pg_roles WHERE rolname = 'own'")" "0|40|f" "$out"
 
 # A materialized view that was never populated stays empty (the DBA refreshes it).
 q -U own -c "CREATE TABLE t2 (id uuid PRIMARY KEY DEFAULT gen_random_uuid(), v int);
