@@ -13,13 +13,7 @@
 #include "cli_internal.h"
 #include "migrate_steps_internal.h"
 
-/*
- * Rates for the estimates: make bench-migrate measured about 27,000 rows
- * a second for the paced backfill of a 5,000,000-row table on a shared
- * 2-core machine (docs/benchmarks.md); rounded down, and the plan says
- * "about".
- */
-#define PLAN_BACKFILL_ROWS_PER_S 20000.0
+/* The backfill's rates: mig_size_rate (migrate_sizing.c). */
 #define PLAN_SCAN_BYTES_PER_S (100.0 * 1024 * 1024)
 
 static void
@@ -128,9 +122,15 @@ mig_plan(mig_ctx *c)
 				k = 1;
 	double		scan = (double) t->bytes / PLAN_SCAN_BYTES_PER_S;
 	enum mig_step at = c->st.exists ? c->st.step : MIG_NEW;
+	mig_size	z;
 
 	if (t->convert)
 		return plan_convert(c);
+	if (!mig_size_read(c, &z))
+	{
+		cli_error(c->o->sub, "%s", c->err);
+		return MIG_EXIT_FAIL;
+	}
 	/* A migration under way: the indexes on the key as they are now (a new one's were read already). */
 	if (c->st.exists && at < MIG_SWAPPED && !mig_index_load(c, false, false))
 	{
@@ -161,7 +161,8 @@ mig_plan(mig_ctx *c)
 	if (at < MIG_INDEXED)
 	{
 		/* Every part run still has to do, so that the sum is the run's, not the backfill's. */
-		double		own = at < MIG_BACKFILLED && t->rows_est > 0 ? (double) t->rows_est / PLAN_BACKFILL_ROWS_PER_S : 0,
+		double		own = at < MIG_BACKFILLED && t->rows_est > 0 ?
+			(double) t->rows_est / mig_size_rate(z.rel[0].nindexes) : 0,
 					kids = 0,
 					kid_rows = 0,
 					rest;
@@ -172,7 +173,7 @@ mig_plan(mig_ctx *c)
 		for (i = 0; i < t->nchildren; i++)
 		{
 			if (at < MIG_CHILDREN && t->children[i].rows_est > 0)
-				kids += (double) t->children[i].rows_est / PLAN_BACKFILL_ROWS_PER_S;
+				kids += (double) t->children[i].rows_est / mig_size_rate(z.rel[1 + i].nindexes);
 			if (t->children[i].rows_est > 0)
 				kid_rows += (double) t->children[i].rows_est;
 		}
@@ -187,8 +188,10 @@ mig_plan(mig_ctx *c)
 		est(e2, sizeof(e2), kids);
 		est(e3, sizeof(e3), rest);
 		printf("  run: %s all told (backfill %s, children %s, checks, indexes and VACUUM %s): a guess\n"
-			   "    from the sizes at ~%.0f rows/s; run measures its own rate and shows it with an ETA,\n"
-			   "    and so does status while it runs\n", e, e1, e2, e3, PLAN_BACKFILL_ROWS_PER_S);
+			   "    from the sizes at ~%.0f rows/s (fewer with each index: %s has %d), not a measure;\n"
+			   "    run measures its rate on its first batches and says then how long it will take, and\n"
+			   "    status shows the rate and ETA while it runs\n", e, e1, e2, e3, mig_size_rate(z.rel[0].nindexes),
+			   t->qname, z.rel[0].nindexes);
 	}
 
 	printf("\nBefore you start:\n");
@@ -266,8 +269,8 @@ mig_plan(mig_ctx *c)
 				   "    the swap could be the one aborted; choose a shorter --lock-timeout\n", n, PQgetvalue(res, 0, 0));
 		PQclear(res);
 	}
-	printf("  - the backfill updates every row once: expect about as much WAL and dead tuples as the\n"
-		   "    table's size (autovacuum catches up afterwards)\n");
+	if (at < MIG_INDEXED)
+		mig_size_plan(c, &z);
 	mig_trig_plan(c);
 	if (!t->ext_installed)
 		printf("  - chronoid is not installed in this database: run installs it (CREATE EXTENSION chronoid SCHEMA %s)%s\n",
@@ -291,7 +294,7 @@ mig_plan(mig_ctx *c)
 	k++;
 	if (at < MIG_BACKFILLED)
 	{
-		est(e, sizeof(e), t->rows_est > 0 ? (double) t->rows_est / PLAN_BACKFILL_ROWS_PER_S : 0);
+		est(e, sizeof(e), t->rows_est > 0 ? (double) t->rows_est / mig_size_rate(z.rel[0].nindexes) : 0);
 		printf("\n  %d. backfill %s  [row locks on one batch at a time (~200 ms each, then a pause as long,\n"
 			   "     at most 2 s); %s%s]\n", k, t->qname, e,
 			   c->o->max_lag_ms >= 0 ? "; pauses while replication lags more than --max-lag" : "");

@@ -523,7 +523,8 @@ void		mig_sql_batch_state(const mig_ctx *c, mig_buf *b);
 /*
  * A range of the child's pages, as its owner: $1[1] the first page, $1[2]
  * the page after the last; returns {rows set}.  The state's row for it:
- * mig_sql_child_state ($1 the next page, $2 rows set, $3 the constraint).
+ * mig_sql_child_state ($1 the next page, $2 rows set, $3 the constraint, $4
+ * the rate in rows/s, kept on the table's row for status).
  */
 void		mig_sql_child_batch(const mig_ctx *c, const mig_child *ch, mig_buf *b);
 void		mig_sql_child_state(const mig_ctx *c, const mig_child *ch, mig_buf *b);
@@ -578,6 +579,52 @@ int			mig_status(mig_ctx *c);
 /* The entry point for plan, run, status, swap and rollback. */
 int			mig_table_action(const mig_opts *o);
 
+/* --- migrate_sizing.c: WAL, disk and rate estimates -------------------- */
+
+/* The table (rel[0]) and each child's heap (with TOAST), index bytes and index count. */
+typedef struct mig_size
+{
+	struct
+	{
+		int64_t		heap;
+		int64_t		index;
+		int			nindexes;
+	}			rel[MIG_MAX_CHILDREN + 1];
+	int			n;
+	int64_t		heap;			/* sums */
+	int64_t		index;
+} mig_size;
+
+/* Read from the catalogs (no table is scanned); false with c->err set. */
+bool		mig_size_read(mig_ctx *c, mig_size *z);
+
+/* plan's guess of the backfill's rows/s on a table with nindexes indexes (run measures its own). */
+double		mig_size_rate(int nindexes);
+
+/* The WAL run writes, in bytes (high: checkpoints close together); the disk the tables keep. */
+double		mig_size_wal(const mig_size *z, bool high);
+double		mig_size_growth(const mig_size *z);
+
+/* plan's lines on WAL and disk. */
+void		mig_size_plan(const mig_ctx *c, const mig_size *z);
+
+/*
+ * The seconds the children not done yet (but child rel - 1, when rel > 0)
+ * take at rate, measured on rel (0 the table, 1 + i child i), each scaled
+ * by its indexes against rel's; their rows in *rows.  -1 when unknown.
+ */
+double		mig_size_children_secs(const mig_ctx *c, const mig_size *z, int rel, double rate, int64_t *rows);
+
+/*
+ * Once a run, after a sample of the backfill of rel (0 the table, 1 + i
+ * child i) went at rate rows/s with rows_left still to set: the time that
+ * makes for the rest, the children's included, on stderr.
+ */
+void		mig_size_forecast(mig_ctx *c, int rel, double rate, int64_t rows_left);
+
+/* A sample long enough to forecast from. */
+#define MIG_SAMPLE_MS 10000
+
 /* --- migrate_pace.c --------------------------------------------------- */
 
 typedef struct mig_pace
@@ -622,5 +669,8 @@ void		mig_progress_end(mig_progress *p);
 /* Formats a count with thousands separators. */
 void		mig_fmt_count(char *buf, size_t len, int64_t n);
 void		mig_fmt_secs(char *buf, size_t len, double secs);
+
+/* The wall clock now, UTC, as 2026-01-02T03:04:05Z: progress lines start with it. */
+void		mig_fmt_now(char *buf, size_t len);
 
 #endif							/* CHRONOID_MIGRATE_STEPS_INTERNAL_H */
