@@ -7,7 +7,8 @@
 # with a unique index, a comment and a grant; tables owned by a role that
 # is not the tool's.  The application's role sees the same rows, and the
 # materialized view answers the same, after run, swap, rollback, swap and
-# finish.  What cannot be carried is refused at the swap, named, and
+# finish; a refresh that fails after the swap is said, and done by the
+# next swap.  What cannot be carried is refused at the swap, named, and
 # changes nothing: run goes ahead with a note.  A materialized view whose
 # query tries to take the tool's rights is refreshed as its owner.  Prints TAP; about 10 s.
 # Binaries from $BUILD.
@@ -178,6 +179,23 @@ q -U own -c "DROP POLICY t3_tag ON t3" >/dev/null
 out=$(mig swap --table t3 2>&1); rc=$?
 check "the materialized view that tries to take your rights is refreshed as its owner, who stays who it was" \
     "$rc|$(q "SELECT count(*) FROM t3_grab")|$(q "SELECT rolsuper FROM pg_roles WHERE rolname = 'own'")" "0|40|f" "$out"
+
+# A refresh that fails after the swap committed: swap says so and exits 1,
+# the view stays empty, and swap again refreshes it and goes on.
+q -U own -c "CREATE TABLE t4 (id uuid PRIMARY KEY DEFAULT gen_random_uuid(), v int);
+   INSERT INTO t4 (v) SELECT g FROM generate_series(1, 30) g;
+   CREATE TABLE t4_flag (n int); INSERT INTO t4_flag VALUES (1);
+   CREATE MATERIALIZED VIEW t4_mv AS SELECT id, v / (SELECT count(*) FROM t4_flag) AS w FROM t4" >/dev/null
+out=$(mig run --table t4 --to uuidv7 2>&1) || diag "$out"
+q -U own -c "DELETE FROM t4_flag" >/dev/null
+out=$(mig swap --table t4 2>&1); rc=$?
+ok_if "a refresh that fails after the swap: exit 1, named, the view empty, the step still swapped" \
+    '[ $rc -eq 1 ] && [[ $out == *"division by zero"*"empty until refreshed: run this step again"* ]] &&
+     [ "$(q "SELECT relispopulated FROM pg_class WHERE oid = '"'t4_mv'"'::regclass")|$(q "SELECT step FROM chronoid.migration WHERE relid = '"'t4'"'::regclass")" = "f|swapped" ]' "$out"
+q -U own -c "INSERT INTO t4_flag VALUES (1)" >/dev/null
+out=$(mig swap --table t4 2>&1); rc=$?
+check "swap again refreshes it and finishes the step" \
+    "$rc|$(q "SELECT count(*) FROM t4_mv")|$(q "SELECT step FROM chronoid.migration WHERE relid = 't4'::regclass")" "0|30|done" "$out"
 
 # A materialized view that was never populated stays empty (the DBA refreshes it).
 q -U own -c "CREATE TABLE t2 (id uuid PRIMARY KEY DEFAULT gen_random_uuid(), v int);
