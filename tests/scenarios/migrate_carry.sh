@@ -10,8 +10,8 @@
 # finish; a refresh that fails after the swap is said, and done by the
 # next swap.  What cannot be carried is refused at the swap, named, and
 # changes nothing: run goes ahead with a note.  A materialized view whose
-# query tries to take the tool's rights is refreshed as its owner.  Prints TAP; about 10 s.
-# Binaries from $BUILD.
+# query tries to take the tool's rights is refreshed as its owner.
+# Prints TAP; about 15 s.  Binaries from $BUILD.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . scripts/scenario.bash
