@@ -187,11 +187,11 @@ mig_plan(mig_ctx *c)
 		est(e1, sizeof(e1), own);
 		est(e2, sizeof(e2), kids);
 		est(e3, sizeof(e3), rest);
+		mig_fmt_count(n, sizeof(n), (int64_t) mig_size_rate(z.rel[0].nindexes));
 		printf("  run: %s all told (backfill %s, children %s, checks, indexes and VACUUM %s): a guess\n"
-			   "    from the sizes at ~%.0f rows/s (fewer with each index: %s has %d), not a measure;\n"
+			   "    from the sizes at ~%s rows/s (fewer with each index: %s has %d), not a measure;\n"
 			   "    run measures its rate on its first batches and says then how long it will take, and\n"
-			   "    status shows the rate and ETA while it runs\n", e, e1, e2, e3, mig_size_rate(z.rel[0].nindexes),
-			   t->qname, z.rel[0].nindexes);
+			   "    status shows the rate and ETA while it runs\n", e, e1, e2, e3, n, t->qname, z.rel[0].nindexes);
 	}
 
 	printf("\nBefore you start:\n");
@@ -221,8 +221,8 @@ mig_plan(mig_ctx *c)
 			printf("      %s (owner %s%s%s)\n", c->views[i].qname, c->views[i].owner.name_q,
 				   c->views[i].depth > 0 ? ", on a view above" : "",
 				   !c->views[i].matview ? "" : c->views[i].populated ?
-				   "; materialized: made empty with its indexes, refreshed right after the swap commits,"
-				   " its readers waiting for the refresh" : "; materialized, not populated: made empty");
+				   "; materialized: made empty with its indexes,\n        refreshed right after the swap"
+				   " commits, its readers waiting for the refresh" : "; materialized, not populated: made empty");
 	}
 	if (c->npolicies > 0)
 	{

@@ -101,14 +101,15 @@ mig_size_plan(const mig_ctx *c, const mig_size *z)
 	const double mb = 1048576.0;
 
 	printf("  - WAL: about %.0f MB (up to %.0f MB when checkpoints come often): %.1f times the %.0f MB\n"
-		   "    that %s%s hold%s, indexes included (each row written again, with an entry in\n"
-		   "    every index, the new indexes built, then VACUUM); archives and replicas receive it all\n",
+		   "    that %s%s hold%s, indexes included (each row written again,\n"
+		   "    with an entry in every index, the new indexes built, then VACUUM); archives and\n"
+		   "    replicas receive it all\n",
 		   mig_size_wal(z, false) / mb, mig_size_wal(z, true) / mb, SIZE_WAL_FACTOR,
 		   (double) (z->heap + z->index) / mb, c->t.qname, c->t.nchildren ? " and its children" : "",
 		   c->t.nchildren ? "" : "s");
-	printf("  - disk: the tables and their indexes grow by about %.0f MB (heaps %.0f MB, indexes %.0f MB,\n"
-		   "    now) and stay so: the old row versions' space is free inside them for later writes, not\n"
-		   "    given back (VACUUM FULL or pg_repack gives it back, under their own locks)\n",
+	printf("  - disk: the tables and their indexes grow by about %.0f MB (their heaps are %.0f MB, their\n"
+		   "    indexes %.0f MB) and stay so: the old row versions' space is free inside them for later\n"
+		   "    writes, not given back (VACUUM FULL or pg_repack gives it back, under their own locks)\n",
 		   mig_size_growth(z) / mb, (double) z->heap / mb, (double) z->index / mb);
 }
 
