@@ -563,7 +563,8 @@ mig_sql_views_create(const mig_ctx *c, mig_script *s)
  * carried (created empty) filled again by its owner, outside the swap's
  * locks, so that the table's writers never wait for its query; readers of
  * that view wait for the refresh instead.  The views read are those from
- * before the swap, and those that held rows are filled.  resumed: a run
+ * before the swap, and those that held rows are filled (an empty one is
+ * left so, and said: a failed refresh may have left it so).  resumed: a run
  * again after one that stopped in between, whose views are those the swap
  * made: every empty one is filled (one that was empty before is too).
  * false with c->err set; the step stays, so running it again refreshes.
@@ -581,8 +582,16 @@ mig_views_refresh(mig_ctx *c, bool resumed)
 		bool		ok;
 		char		secs[32];
 
-		if (!w->matview || (resumed ? w->populated : !w->populated))
+		if (!w->matview || (resumed && w->populated))
 			continue;
+		if (!resumed && !w->populated)
+		{
+			/* Empty by design, or left so by a refresh that failed: the DBA knows which. */
+			fprintf(stderr, "chronoid: %s: note: materialized view %s was empty before, and is left empty "
+					"(REFRESH MATERIALIZED VIEW %s as %s to fill it)\n", c->o->sub, w->qname, w->qname,
+					w->owner.name_q);
+			continue;
+		}
 		fprintf(stderr, "chronoid: %s: refreshing materialized view %s (as %s)\n",
 				c->o->sub, w->qname, w->owner.name_q);
 		t0 = cid_clock_monotonic_ms();
