@@ -729,7 +729,8 @@ mig_inspect(mig_ctx *c, bool for_new)
 	 */
 	if (ok && !t->convert)
 		ok = mig_views_load(c);
-	if (ok && for_new && !t->convert && strcmp(c->o->action, "run") == 0 && c->views_refused[0] != '\0')
+	if (ok && !t->convert && strcmp(c->o->action, "run") == 0 && c->st.step < MIG_SWAPPED &&
+		c->views_refused[0] != '\0')
 		fprintf(stderr, "chronoid: %s: note: the swap cannot carry these and refuses while they exist: %s\n",
 				c->o->sub, c->views_refused);
 	/* The indexes that include the key: carried to the new one, or refused (before any work). */
