@@ -9,7 +9,7 @@
 # measures its rate on a first sample and forecasts the rest, the
 # children's included; status shows the batch's statement (not COMMIT)
 # and, in the children's backfill, their rows left, rate and ETA.  Prints
-# TAP; about 40 s.  Binaries from $BUILD.
+# TAP; about 50 s.  Binaries from $BUILD.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . scripts/scenario.bash
