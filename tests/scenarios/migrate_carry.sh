@@ -7,8 +7,9 @@
 # with a unique index, a comment and a grant; tables owned by a role that
 # is not the tool's.  The application's role sees the same rows, and the
 # materialized view answers the same, after run, swap, rollback, swap and
-# finish; a refresh that fails after the swap is said, and done by the
-# next swap.  What cannot be carried is refused at the swap, named, and
+# finish; a policy on a ulid key (chronoid's = beyond the tool's path)
+# follows it to uuidv7 and back; a refresh that fails after the swap is
+# said, and done by the next swap.  What cannot be carried is refused at the swap, named, and
 # changes nothing: run goes ahead with a note.  A materialized view whose
 # query tries to take the tool's rights is refreshed as its owner.
 # Prints TAP; about 15 s.  Binaries from $BUILD.
@@ -159,6 +160,26 @@ check "after rollback: the application sees the same rows; the materialized view
 out=$(mig swap --table orders 2>&1) && out=$(mig finish --table orders 2>&1); rc=$?
 check "swap again and finish: the same rows, the same answers" \
     "$rc|$(seen)|$(mv)|$(mv_meta)|$(pols)|$(pols_on_new_names)" "0|$seen0|$mv0|$meta0|$pols0|0" "$out"
+
+# A ulid key (chronoid's = lives in its schema, beyond the tool's path):
+# a policy comparing it through a child follows it to uuidv7 and back.
+q -U own -c "SET search_path = public, ids; CREATE TABLE u1 (id ids.ulid PRIMARY KEY DEFAULT ids.gen_ulid(), v int);
+   INSERT INTO u1 (v) SELECT g FROM generate_series(1, 60) g;
+   CREATE TABLE u1_share (u1_id ids.ulid NOT NULL REFERENCES u1, grantee text NOT NULL);
+   INSERT INTO u1_share SELECT id, 'app' FROM u1 WHERE v % 4 = 0;
+   ALTER TABLE u1 ENABLE ROW LEVEL SECURITY;
+   CREATE POLICY u1_shared ON u1 USING (id IN (SELECT s.u1_id FROM u1_share s WHERE s.grantee = current_user));
+   GRANT SELECT ON u1, u1_share TO app" >/dev/null
+u1_seen() { psql -XAtq -U app -c "SELECT count(*), sum(v) FROM u1" 2>&1; }
+u1_before=$(u1_seen)
+check "the ulid table's policy shows the application its shared rows" "$u1_before" \
+    "$(q "SET search_path = public, ids; SELECT count(*), sum(v) FROM u1 WHERE id IN (SELECT u1_id FROM u1_share WHERE grantee = 'app')")"
+out=$(mig run --table u1 --to uuidv7 2>&1) && out=$(mig swap --table u1 2>&1); rc=$?
+check "a ulid key moved to uuidv7: the policy comparing it follows" \
+    "$rc|$(u1_seen)|$(q "SELECT format_type(atttypid, NULL) FROM pg_attribute WHERE attrelid = 'u1'::regclass AND attname = 'id'")|$(pols_on_new_names)" \
+    "0|$u1_before|uuid|0" "$out"
+out=$(mig rollback --table u1 2>&1); rc=$?
+check "and back to the ulid key by rollback" "$rc|$(u1_seen)|$(pols_on_new_names)" "0|$u1_before|0" "$out"
 
 # The attacker: the tables' owner writes a materialized view whose query
 # tries to make it a superuser, and a policy whose text holds the quote
