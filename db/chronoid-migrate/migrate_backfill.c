@@ -264,6 +264,8 @@ mig_backfill(mig_ctx *c)
 	char		cursor[256];
 	bool		have_cursor = c->st.has_cursor;
 	int64_t		done = c->st.rows_done;
+	int64_t		sample_ms = cid_clock_monotonic_ms(),
+				sample_rows = done;
 	bool		ok = true;
 	char		what[300];
 
@@ -318,6 +320,9 @@ mig_backfill(mig_ctx *c)
 		done += set;
 		if (pr.total < done)
 			pr.total = done;
+		if (cid_clock_monotonic_ms() - sample_ms >= MIG_SAMPLE_MS)
+			mig_size_forecast(c, 0, (double) (done - sample_rows) * 1000.0 / (double) (cid_clock_monotonic_ms() - sample_ms),
+							  pr.total - done);
 		mig_progress_update(&pr, done, NULL);
 		mig_sleep_ms(mig_pace_after(&pace, got, took));
 	}
@@ -380,10 +385,13 @@ mig_backfill_children(mig_ctx *c)
 					state = {0};
 		mig_pace	pace;
 		mig_progress pr;
+		batch_rate	rate = {cid_clock_monotonic_ms(), 0};
 		char		what[300];
 		int64_t		nblocks,
 					next,
-					done = ch->done_rows;
+					done = ch->done_rows,
+					sample_ms = cid_clock_monotonic_ms(),
+					sample_rows = done;
 
 		if (ch->done)
 			continue;
@@ -441,8 +449,12 @@ mig_backfill_children(mig_ctx *c)
 				res = mig_trig_rows(c, &x, &ch->owner, sql.s, 2, args);
 				if (res != NULL)
 				{
-					const char *params[3] = {to, PQgetvalue(res, 0, 0), ch->con_raw};
-					PGresult   *r2 = mig_query(c, state.s, 3, params);
+					char		r[32];
+					const char *params[4] = {to, PQgetvalue(res, 0, 0), ch->con_raw, r};
+					PGresult   *r2;
+
+					batch_rate_step(&rate, strtoll(PQgetvalue(res, 0, 0), NULL, 10), r, sizeof(r));
+					r2 = mig_query(c, state.s, 4, params);
 
 					if (r2 == NULL || !mig_txn_commit(&x))
 					{
@@ -469,6 +481,10 @@ mig_backfill_children(mig_ctx *c)
 			done += set;
 			if (pr.total < done)
 				pr.total = done;
+			/* When the table's backfill was done before this run, the first child is the sample. */
+			if (cid_clock_monotonic_ms() - sample_ms >= MIG_SAMPLE_MS)
+				mig_size_forecast(c, 1 + i, (double) (done - sample_rows) * 1000.0 /
+								  (double) (cid_clock_monotonic_ms() - sample_ms), pr.total - done);
 			mig_progress_update(&pr, done, NULL);
 			mig_sleep_ms(mig_pace_after(&pace, pages * 50, took));
 		}

@@ -142,6 +142,8 @@ mig_who(const mig_ctx *c, int who)
 		return &c->t.children[who].owner;
 	if (who >= MIG_AS_VIEW0 && who - MIG_AS_VIEW0 < c->nviews)
 		return &c->views[who - MIG_AS_VIEW0].owner;
+	if (who >= MIG_AS_POLICY0 && who - MIG_AS_POLICY0 < c->npolicies)
+		return &c->policies[who - MIG_AS_POLICY0].owner;
 	return NULL;
 }
 

@@ -127,6 +127,16 @@ mig_fmt_secs(char *buf, size_t len, double secs)
 }
 
 void
+mig_fmt_now(char *buf, size_t len)
+{
+	time_t		now = time(NULL);
+	struct tm	tm;
+
+	if (gmtime_r(&now, &tm) == NULL || strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+		snprintf(buf, len, "-");
+}
+
+void
 mig_progress_start(mig_progress *p, const char *what, int64_t total, int64_t done, bool bar)
 {
 	memset(p, 0, sizeof(*p));
@@ -179,8 +189,14 @@ mig_progress_update(mig_progress *p, int64_t done, const char *note)
 		p->drawn = true;
 	}
 	else
-		fprintf(stderr, "%s: %s of ~%s rows (%d%%), %s rows/s, ETA %s%s%s\n",
-				p->what, d, t, pct, r, eta, note ? "; " : "", note ? note : "");
+	{
+		char		ts[32];
+
+		/* A log read later (hours of backfill) needs to say when, not only how far. */
+		mig_fmt_now(ts, sizeof(ts));
+		fprintf(stderr, "%s %s: %s of ~%s rows (%d%%), %s rows/s, ETA %s%s%s\n",
+				ts, p->what, d, t, pct, r, eta, note ? "; " : "", note ? note : "");
+	}
 	fflush(stderr);
 }
 

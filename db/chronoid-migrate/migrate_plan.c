@@ -13,13 +13,7 @@
 #include "cli_internal.h"
 #include "migrate_steps_internal.h"
 
-/*
- * Rates for the estimates: make bench-migrate measured about 27,000 rows
- * a second for the paced backfill of a 5,000,000-row table on a shared
- * 2-core machine (docs/benchmarks.md); rounded down, and the plan says
- * "about".
- */
-#define PLAN_BACKFILL_ROWS_PER_S 20000.0
+/* The backfill's rates: mig_size_rate (migrate_sizing.c). */
 #define PLAN_SCAN_BYTES_PER_S (100.0 * 1024 * 1024)
 
 static void
@@ -128,9 +122,15 @@ mig_plan(mig_ctx *c)
 				k = 1;
 	double		scan = (double) t->bytes / PLAN_SCAN_BYTES_PER_S;
 	enum mig_step at = c->st.exists ? c->st.step : MIG_NEW;
+	mig_size	z;
 
 	if (t->convert)
 		return plan_convert(c);
+	if (!mig_size_read(c, &z))
+	{
+		cli_error(c->o->sub, "%s", c->err);
+		return MIG_EXIT_FAIL;
+	}
 	/* A migration under way: the indexes on the key as they are now (a new one's were read already). */
 	if (c->st.exists && at < MIG_SWAPPED && !mig_index_load(c, false, false))
 	{
@@ -161,7 +161,8 @@ mig_plan(mig_ctx *c)
 	if (at < MIG_INDEXED)
 	{
 		/* Every part run still has to do, so that the sum is the run's, not the backfill's. */
-		double		own = at < MIG_BACKFILLED && t->rows_est > 0 ? (double) t->rows_est / PLAN_BACKFILL_ROWS_PER_S : 0,
+		double		own = at < MIG_BACKFILLED && t->rows_est > 0 ?
+			(double) t->rows_est / mig_size_rate(z.rel[0].nindexes) : 0,
 					kids = 0,
 					kid_rows = 0,
 					rest;
@@ -172,7 +173,7 @@ mig_plan(mig_ctx *c)
 		for (i = 0; i < t->nchildren; i++)
 		{
 			if (at < MIG_CHILDREN && t->children[i].rows_est > 0)
-				kids += (double) t->children[i].rows_est / PLAN_BACKFILL_ROWS_PER_S;
+				kids += (double) t->children[i].rows_est / mig_size_rate(z.rel[1 + i].nindexes);
 			if (t->children[i].rows_est > 0)
 				kid_rows += (double) t->children[i].rows_est;
 		}
@@ -186,9 +187,11 @@ mig_plan(mig_ctx *c)
 		est(e1, sizeof(e1), own);
 		est(e2, sizeof(e2), kids);
 		est(e3, sizeof(e3), rest);
+		mig_fmt_count(n, sizeof(n), (int64_t) mig_size_rate(z.rel[0].nindexes));
 		printf("  run: %s all told (backfill %s, children %s, checks, indexes and VACUUM %s): a guess\n"
-			   "    from the sizes at ~%.0f rows/s; run measures its own rate and shows it with an ETA,\n"
-			   "    and so does status while it runs\n", e, e1, e2, e3, PLAN_BACKFILL_ROWS_PER_S);
+			   "    from the sizes at ~%s rows/s (fewer with each index: %s has %d), not a measure;\n"
+			   "    run measures its rate on its first batches and says then how long it will take, and\n"
+			   "    status shows the rate and ETA while it runs\n", e, e1, e2, e3, n, t->qname, z.rel[0].nindexes);
 	}
 
 	printf("\nBefore you start:\n");
@@ -215,11 +218,22 @@ mig_plan(mig_ctx *c)
 			   "    created again from their text, as their owners, with their options, privileges and\n"
 			   "    comments: the SQL is in step %d):\n", 6);
 		for (i = 0; i < c->nviews; i++)
-			printf("      %s (owner %s%s)\n", c->views[i].qname, c->views[i].owner.name_q,
-				   c->views[i].depth > 0 ? ", on a view above" : "");
+			printf("      %s (owner %s%s%s)\n", c->views[i].qname, c->views[i].owner.name_q,
+				   c->views[i].depth > 0 ? ", on a view above" : "",
+				   !c->views[i].matview ? "" : c->views[i].populated ?
+				   "; materialized: made empty with its indexes,\n        refreshed right after the swap"
+				   " commits, its readers waiting for the refresh" : "; materialized, not populated: made empty");
+	}
+	if (c->npolicies > 0)
+	{
+		printf("  - the swap sets these row security policies' expressions again from their text, in its\n"
+			   "    own transaction, as their tables' owners (ALTER POLICY: the policy never goes away):\n");
+		for (i = 0; i < c->npolicies; i++)
+			printf("      %s (owner %s)\n", c->policies[i].what, c->policies[i].owner.name_q);
 	}
 	if (c->views_refused != NULL && c->views_refused[0] != '\0')
-		printf("  - the swap refuses, before any work, while these exist: %s\n", c->views_refused);
+		printf("  - the swap cannot carry these and refuses while they exist (run goes ahead; drop them\n"
+			   "    before the swap, create them again after): %s\n", c->views_refused);
 	if (t->binders[0] != '\0')
 		printf("  - these bind %s by its column number, not its name, so after the swap they stay on %s\n"
 			   "    (the old key; what queries return does not change): %s; create them on %s after the\n"
@@ -255,8 +269,8 @@ mig_plan(mig_ctx *c)
 				   "    the swap could be the one aborted; choose a shorter --lock-timeout\n", n, PQgetvalue(res, 0, 0));
 		PQclear(res);
 	}
-	printf("  - the backfill updates every row once: expect about as much WAL and dead tuples as the\n"
-		   "    table's size (autovacuum catches up afterwards)\n");
+	if (at < MIG_INDEXED)
+		mig_size_plan(c, &z);
 	mig_trig_plan(c);
 	if (!t->ext_installed)
 		printf("  - chronoid is not installed in this database: run installs it (CREATE EXTENSION chronoid SCHEMA %s)%s\n",
@@ -280,7 +294,7 @@ mig_plan(mig_ctx *c)
 	k++;
 	if (at < MIG_BACKFILLED)
 	{
-		est(e, sizeof(e), t->rows_est > 0 ? (double) t->rows_est / PLAN_BACKFILL_ROWS_PER_S : 0);
+		est(e, sizeof(e), t->rows_est > 0 ? (double) t->rows_est / mig_size_rate(z.rel[0].nindexes) : 0);
 		printf("\n  %d. backfill %s  [row locks on one batch at a time (~200 ms each, then a pause as long,\n"
 			   "     at most 2 s); %s%s]\n", k, t->qname, e,
 			   c->o->max_lag_ms >= 0 ? "; pauses while replication lags more than --max-lag" : "");

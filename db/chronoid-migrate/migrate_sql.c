@@ -366,9 +366,13 @@ mig_sql_child_batch(const mig_ctx *c, const mig_child *ch, mig_buf *b)
 void
 mig_sql_child_state(const mig_ctx *c, const mig_child *ch, mig_buf *b)
 {
-	mig_buf_printf(b, "UPDATE %s.migration_child SET next_block = $1::pg_catalog.int8,"
+	/* $4: the rate, kept on the table's row as the backfill's is, for status. */
+	mig_buf_printf(b, "WITH r AS (UPDATE %s.migration SET rows_per_second = $4::pg_catalog.float8,"
+				   " updated_at = pg_catalog.now() WHERE relid = %u)\n"
+				   "UPDATE %s.migration_child SET next_block = $1::pg_catalog.int8,"
 				   " rows_done = rows_done + $2::pg_catalog.int8"
-				   " WHERE relid = %u AND child = %u AND constraint_name = $3", c->state_q, c->t.relid, ch->relid);
+				   " WHERE relid = %u AND child = %u AND constraint_name = $3",
+				   c->state_q, c->t.relid, c->state_q, c->t.relid, ch->relid);
 }
 
 void

@@ -38,9 +38,67 @@ typedef struct running
 	bool		yes;
 	char		pid[16];
 	double		secs;			/* since its session began */
-	char		query[80];		/* the start of what it runs ("" when hidden) */
+	char		query[120];		/* the start of what it runs ("" when hidden) */
+	bool		idle;			/* between two statements (a batch's pause) */
 	double		rate;			/* rows/s over its last batches, < 0 unknown */
 } running;
+
+/* The rows the children's backfill has still to set (estimates; 0 when done). */
+static int64_t
+children_left(const mig_ctx *c)
+{
+	int64_t		left = 0;
+	int			i;
+
+	for (i = 0; i < c->t.nchildren; i++)
+		if (!c->t.children[i].done && c->t.children[i].rows_est > c->t.children[i].done_rows)
+			left += c->t.children[i].rows_est - c->t.children[i].done_rows;
+	return left;
+}
+
+/*
+ * What a run in a backfill step is at: the batch's statement, not what
+ * the session last sent (the COMMIT after a batch, while it pauses, or
+ * the call that runs the batch as the table's owner).  Built here as run
+ * builds it; "" in the other steps.
+ */
+static void
+batch_statement(const mig_ctx *c, char *buf, size_t len)
+{
+	mig_buf		b = {0};
+	const char *u,
+			   *p;
+	size_t		o = 0;
+	int			i;
+
+	buf[0] = '\0';
+	if (c->st.step == MIG_ADDED)
+		mig_sql_batch(c, &b, true);
+	else if (c->st.step == MIG_BACKFILLED)
+	{
+		for (i = 0; i < c->t.nchildren && c->t.children[i].done; i++)
+			;
+		if (i == c->t.nchildren)
+			return;
+		mig_sql_child_batch(c, &c->t.children[i], &b);
+	}
+	else
+		return;
+	u = strstr(b.s, "UPDATE ONLY");
+	/* One line, spaces folded, cut with an ellipsis. */
+	for (p = u != NULL ? u : b.s; *p != '\0' && o + 4 < len; p++)
+	{
+		bool		sp = *p == ' ' || *p == '\n' || *p == '\t';
+
+		if (sp && (o == 0 || buf[o - 1] == ' '))
+			continue;
+		buf[o++] = sp ? ' ' : *p;
+	}
+	if (*p != '\0')
+		o += (size_t) snprintf(buf + o, len - o, "...");
+	buf[o] = '\0';
+	mig_buf_free(&b);
+}
 
 /*
  * The rate the run stored with its last batch (rows/s, smoothed): read,
@@ -80,7 +138,8 @@ find_running(mig_ctx *c, running *r)
 	snprintf(relid, sizeof(relid), "%u", c->t.relid);
 	/* pg_try_advisory_lock(int4, int4): classid the first key, objid the second, objsubid 2. */
 	res = mig_query(c, "SELECT l.pid, COALESCE(pg_catalog.date_part('epoch', pg_catalog.now() - a.backend_start), -1),"
-					" COALESCE(pg_catalog.left(pg_catalog.regexp_replace(a.query, '\\s+', ' ', 'g'), 72), '')"
+					" COALESCE(pg_catalog.left(pg_catalog.regexp_replace(a.query, '\\s+', ' ', 'g'), 112), ''),"
+					" COALESCE(a.state <> 'active', false)"
 					" FROM pg_catalog.pg_locks l LEFT JOIN pg_catalog.pg_stat_activity a ON a.pid = l.pid"
 					" WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2"
 					"   AND l.database = (SELECT d.oid FROM pg_catalog.pg_database d"
@@ -99,9 +158,14 @@ find_running(mig_ctx *c, running *r)
 	snprintf(r->pid, sizeof(r->pid), "%s", PQgetvalue(res, 0, 0));
 	r->secs = strtod(PQgetvalue(res, 0, 1), NULL);
 	snprintf(r->query, sizeof(r->query), "%s", PQgetvalue(res, 0, 2));
+	r->idle = strcmp(PQgetvalue(res, 0, 3), "t") == 0;
 	PQclear(res);
-	if (c->st.step < MIG_BACKFILLED)
+	/* The parent's backfill and the children's both keep their rate on the table's row. */
+	if (c->st.step < MIG_CHILDREN)
+	{
 		stored_rate(c, relid, r);
+		batch_statement(c, r->query, sizeof(r->query));
+	}
 }
 
 int
@@ -112,13 +176,31 @@ mig_status(mig_ctx *c)
 	char		n[32],
 				e[32];
 	running		run;
-	double		eta = -1;
+	double		eta = -1,
+				kids_eta = -1;
+	int64_t		kids_left = children_left(c);
 
 	find_running(c, &run);
 	if (run.yes)
 		next = NULL;
-	if (run.rate > 0 && c->t.rows_est > c->st.rows_done)
+	/*
+	 * The rate of the rows being set now: the parent's batches' in the
+	 * backfill, the children's after it.  The children's ETA during the
+	 * parent's backfill assumes the same rate per row (plan's guess does).
+	 */
+	if (run.rate > 0 && c->st.step == MIG_ADDED && c->t.rows_est > c->st.rows_done)
 		eta = (double) (c->t.rows_est - c->st.rows_done) / run.rate;
+	if (run.rate > 0 && c->st.step == MIG_ADDED)
+	{
+		mig_size	z;
+
+		/* plan's model: each child at the table's rate, scaled by its indexes. */
+		if (mig_size_read(c, &z))
+			kids_eta = mig_size_children_secs(c, &z, 0, run.rate, &kids_left);
+		c->err[0] = '\0';
+	}
+	else if (run.rate > 0 && c->st.step == MIG_BACKFILLED)
+		kids_eta = (double) kids_left / run.rate;
 
 	if (c->o->json)
 	{
@@ -151,10 +233,19 @@ mig_status(mig_ctx *c)
 				cli_out_str(",\"rows_per_second\":");
 				cli_out_i64((int64_t) run.rate);
 			}
+			if (run.idle)
+				cli_out_str(",\"idle\":true");
 			if (eta >= 0)
 			{
 				cli_out_str(",\"eta_seconds\":");
 				cli_out_i64((int64_t) (eta + 0.5));
+			}
+			if (kids_eta >= 0 && kids_left > 0)
+			{
+				cli_out_str(",\"children_rows_left\":");
+				cli_out_i64(kids_left);
+				cli_out_str(",\"children_eta_seconds\":");
+				cli_out_i64((int64_t) (kids_eta + 0.5));
 			}
 			cli_out_str("}");
 		}
@@ -178,6 +269,11 @@ mig_status(mig_ctx *c)
 				cli_out_json_str(ch->con_raw, strlen(ch->con_raw));
 				cli_out_str(",\"rows_backfilled\":");
 				cli_out_i64(ch->done_rows);
+				if (ch->rows_est >= 0)
+				{
+					cli_out_str(",\"rows_estimated\":");
+					cli_out_i64(ch->rows_est);
+				}
 				cli_out_str(ch->done ? ",\"backfilled\":true}" : ",\"backfilled\":false}");
 			}
 			cli_out_str("]");
@@ -197,7 +293,8 @@ mig_status(mig_ctx *c)
 	if (run.yes)
 	{
 		mig_fmt_secs(e, sizeof(e), run.secs);
-		printf("running:  pid %s, for %s%s%s\n", run.pid, e, run.query[0] ? "; now: " : "", run.query);
+		printf("running:  pid %s, for %s%s%s%s\n", run.pid, e, run.query[0] ? "; now: " : "",
+			   run.query[0] && run.idle && c->st.step < MIG_CHILDREN ? "(pausing between batches) " : "", run.query);
 	}
 	if (c->st.step != MIG_CONVERTED)
 	{
@@ -205,7 +302,7 @@ mig_status(mig_ctx *c)
 		mig_fmt_count(e, sizeof(e), c->t.rows_est);
 		printf("backfill: %s rows%s%s%s", n, c->t.rows_est >= 0 ? " of ~" : "", c->t.rows_est >= 0 ? e : "",
 			   c->st.step >= MIG_BACKFILLED ? " (done)" : "");
-		if (run.rate > 0)
+		if (run.rate > 0 && c->st.step == MIG_ADDED)
 		{
 			mig_fmt_count(n, sizeof(n), (int64_t) run.rate);
 			mig_fmt_secs(e, sizeof(e), eta);
@@ -217,7 +314,24 @@ mig_status(mig_ctx *c)
 			const mig_child *ch = &c->t.children[i];
 
 			mig_fmt_count(n, sizeof(n), ch->done_rows);
-			printf("child:    %s (%s): %s rows%s\n", ch->qname, ch->con_raw, n, ch->done ? " (done)" : "");
+			mig_fmt_count(e, sizeof(e), ch->rows_est);
+			printf("child:    %s (%s): %s rows%s%s%s\n", ch->qname, ch->con_raw, n,
+				   ch->rows_est >= 0 && !ch->done ? " of ~" : "", ch->rows_est >= 0 && !ch->done ? e : "",
+				   ch->done ? " (done)" : "");
+		}
+		if (kids_eta >= 0 && kids_left > 0)
+		{
+			mig_fmt_count(n, sizeof(n), kids_left);
+			mig_fmt_secs(e, sizeof(e), kids_eta);
+			if (c->st.step == MIG_ADDED)
+				printf("children: ~%s rows after the backfill, about %s at its rate (scaled by their indexes)\n", n, e);
+			else
+			{
+				char		r[32];
+
+				mig_fmt_count(r, sizeof(r), (int64_t) run.rate);
+				printf("children: ~%s rows left, %s rows/s, ETA %s\n", n, r, e);
+			}
 		}
 	}
 	if (next != NULL)

@@ -66,6 +66,8 @@ void		mig_buf_free(mig_buf *b);
 #define MIG_AS_TABLE (-2)
 #define MIG_AS_VIEW0 1000		/* view i: MIG_AS_VIEW(i), as the view's owner */
 #define MIG_AS_VIEW(i) (MIG_AS_VIEW0 + (i))
+#define MIG_AS_POLICY0 100000	/* policy i: MIG_AS_POLICY(i), as its table's owner */
+#define MIG_AS_POLICY(i) (MIG_AS_POLICY0 + (i))
 
 typedef struct mig_seg
 {
@@ -225,10 +227,25 @@ typedef struct mig_view
 	char		qname[MIG_NAME];
 	mig_owner	owner;			/* drops it, grants on it */
 	bool		by_tool;		/* created by the tool (you own it, or are a superuser), then given to owner */
-	char	   *create;			/* CREATE VIEW ... AS <its text>; */
+	bool		matview;		/* a materialized view: created WITH NO DATA, refreshed after */
+	bool		populated;		/* it held rows when read */
+	char	   *create;			/* CREATE VIEW ... AS <its text>; (a matview's indexes too) */
 	char	   *after;			/* its GRANTs and COMMENTs */
 	char	   *acl_check;		/* plpgsql: raise when its privileges came back different */
 } mig_view;
+
+/*
+ * A row security policy whose expressions read the key or a child's
+ * foreign key: the swap sets them again from their text once the columns
+ * carry their new names (migrate_policies.c).
+ */
+typedef struct mig_policy
+{
+	uint32_t	oid;
+	char		what[2 * MIG_NAME];	/* "policy p on table t", for messages */
+	mig_owner	owner;			/* its table's: ALTER POLICY needs the ownership */
+	char	   *alter;			/* a DO block: ALTER POLICY ... USING (<text>) WITH CHECK (<text>) */
+} mig_policy;
 
 /* The recorded state of one migration. */
 typedef struct mig_state
@@ -256,6 +273,9 @@ typedef struct mig_ctx
 	int			nviews;
 	char	   *views_guard;	/* plpgsql: raise unless the views are those read */
 	char	   *views_refused;	/* what binds the key and cannot be carried, "" */
+	mig_policy *policies;		/* the policies the swap carries */
+	int			npolicies;
+	char	   *policies_guard;	/* plpgsql: raise unless the policies are those read */
 	/* The triggers on the tool's UPDATEs (migrate_triggers.c, mig_trig_check). */
 	bool		trig_replica;	/* its UPDATEs run with session_replication_role = replica */
 	bool		trig_may_set;	/* the role may set it (superuser; GRANT SET ON PARAMETER, 15+) */
@@ -386,10 +406,48 @@ bool		mig_index_load(mig_ctx *c, bool swapped, bool refuse);
  * mig_sql_views_create after).  false with c->err set.
  */
 bool		mig_views_load(mig_ctx *c);
+
+/* strdup, or exit on out of memory (NULL is ""). */
+char	   *mig_dup(const char *s);
+
+/*
+ * plpgsql for the swap's transaction: raise ("the <what> that read the key
+ * changed") unless print, after cte, returns what it returns now.  NULL
+ * with c->err set.
+ */
+char	   *mig_sql_guard(mig_ctx *c, const char *cte, const char *print, const char *what);
 bool		mig_views_ok(mig_ctx *c, const char *what);
 void		mig_views_free(mig_ctx *c);
 void		mig_sql_views_drop(const mig_ctx *c, mig_script *s);
 void		mig_sql_views_create(const mig_ctx *c, mig_script *s);
+bool		mig_views_refresh(mig_ctx *c, bool resumed);
+
+/*
+ * Whether the move goes to or from a ulid key, whose operators live in
+ * chronoid's schema: the views' and policies' text is then read, and set
+ * again, with that schema on the path (mig_views_ulid_path true; false
+ * sets the tool's own path back).
+ */
+bool		mig_views_ulid(const mig_ctx *c);
+bool		mig_views_ulid_path(mig_ctx *c, bool on);
+
+/* --- migrate_policies.c: row security policies carried through the swap - */
+
+/*
+ * Read the policies whose expressions read a column of cols (the
+ * "(rel, att), ..." rows of the key and the children's foreign keys), but
+ * not those relying on the primary key (pk, its constraint's OID), which
+ * migrate_views.c refuses; ulid: read on mig_views_ulid_path.  What
+ * cannot be carried is appended to refused.  false with c->err set.
+ */
+bool		mig_policies_load(mig_ctx *c, const char *cols, const char *pk, bool ulid, mig_buf *refused);
+void		mig_policies_free(mig_ctx *c);
+
+/* In the swap, after the locks: raise unless the policies are those read. */
+void		mig_sql_policies_guard(const mig_ctx *c, mig_script *s);
+
+/* Once the columns carry their new names: each policy's expressions set again from their text. */
+void		mig_sql_policies_set(const mig_ctx *c, mig_script *s, bool ulid);
 
 /* --- migrate_triggers.c: the tool's UPDATEs fire no trigger ------------ */
 
@@ -465,7 +523,8 @@ void		mig_sql_batch_state(const mig_ctx *c, mig_buf *b);
 /*
  * A range of the child's pages, as its owner: $1[1] the first page, $1[2]
  * the page after the last; returns {rows set}.  The state's row for it:
- * mig_sql_child_state ($1 the next page, $2 rows set, $3 the constraint).
+ * mig_sql_child_state ($1 the next page, $2 rows set, $3 the constraint, $4
+ * the rate in rows/s, kept on the table's row for status).
  */
 void		mig_sql_child_batch(const mig_ctx *c, const mig_child *ch, mig_buf *b);
 void		mig_sql_child_state(const mig_ctx *c, const mig_child *ch, mig_buf *b);
@@ -520,6 +579,52 @@ int			mig_status(mig_ctx *c);
 /* The entry point for plan, run, status, swap and rollback. */
 int			mig_table_action(const mig_opts *o);
 
+/* --- migrate_sizing.c: WAL, disk and rate estimates -------------------- */
+
+/* The table (rel[0]) and each child's heap (with TOAST), index bytes and index count. */
+typedef struct mig_size
+{
+	struct
+	{
+		int64_t		heap;
+		int64_t		index;
+		int			nindexes;
+	}			rel[MIG_MAX_CHILDREN + 1];
+	int			n;
+	int64_t		heap;			/* sums */
+	int64_t		index;
+} mig_size;
+
+/* Read from the catalogs (no table is scanned); false with c->err set. */
+bool		mig_size_read(mig_ctx *c, mig_size *z);
+
+/* plan's guess of the backfill's rows/s on a table with nindexes indexes (run measures its own). */
+double		mig_size_rate(int nindexes);
+
+/* The WAL run writes, in bytes (high: checkpoints close together); the disk the tables keep. */
+double		mig_size_wal(const mig_size *z, bool high);
+double		mig_size_growth(const mig_size *z);
+
+/* plan's lines on WAL and disk. */
+void		mig_size_plan(const mig_ctx *c, const mig_size *z);
+
+/*
+ * The seconds the children not done yet (but child rel - 1, when rel > 0)
+ * take at rate, measured on rel (0 the table, 1 + i child i), each scaled
+ * by its indexes against rel's; their rows in *rows.  -1 when unknown.
+ */
+double		mig_size_children_secs(const mig_ctx *c, const mig_size *z, int rel, double rate, int64_t *rows);
+
+/*
+ * Once a run, after a sample of the backfill of rel (0 the table, 1 + i
+ * child i) went at rate rows/s with rows_left still to set: the time that
+ * makes for the rest, the children's included, on stderr.
+ */
+void		mig_size_forecast(mig_ctx *c, int rel, double rate, int64_t rows_left);
+
+/* A sample long enough to forecast from. */
+#define MIG_SAMPLE_MS 10000
+
 /* --- migrate_pace.c --------------------------------------------------- */
 
 typedef struct mig_pace
@@ -564,5 +669,8 @@ void		mig_progress_end(mig_progress *p);
 /* Formats a count with thousands separators. */
 void		mig_fmt_count(char *buf, size_t len, int64_t n);
 void		mig_fmt_secs(char *buf, size_t len, double secs);
+
+/* The wall clock now, UTC, as 2026-01-02T03:04:05Z: progress lines start with it. */
+void		mig_fmt_now(char *buf, size_t len);
 
 #endif							/* CHRONOID_MIGRATE_STEPS_INTERNAL_H */

@@ -47,6 +47,7 @@ mig_swap(mig_ctx *c)
 {
 	mig_script	b = {0};
 	bool		ok;
+	bool		resumed = c->st.step == MIG_SWAPPED;
 
 	if (c->st.step == MIG_CONVERTED)
 	{
@@ -105,7 +106,7 @@ mig_swap(mig_ctx *c)
 	}
 	if (c->st.step == MIG_SWAPPED)
 	{
-		if (!validate_children(c) || !mig_set_step(c, MIG_DONE))
+		if (!mig_views_refresh(c, resumed) || !validate_children(c) || !mig_set_step(c, MIG_DONE))
 			return failed(c);
 	}
 	printf("%s: %s is the primary key, with %s IDs; the old key is %s (indexed, unique)\n",
@@ -286,6 +287,8 @@ unswap(mig_ctx *c)
 int
 mig_rollback(mig_ctx *c)
 {
+	bool		resumed = c->st.step == MIG_ROLLING;
+
 	if (c->st.step == MIG_CONVERTED)
 	{
 		snprintf(c->err, sizeof(c->err), "%s's sequence was converted to snowflakes in place and the IDs "
@@ -301,7 +304,7 @@ mig_rollback(mig_ctx *c)
 		/* The names are the original ones again: as run left them, but for what follows. */
 		fprintf(stderr, "chronoid: %s: validating the foreign keys and %s's CHECKs again, "
 				"building %s's spare unique index\n", c->o->sub, c->t.new_q, c->t.key_q);
-		if (!validate_children(c) || !mig_step_check(c) || !mig_step_index(c) ||
+		if (!mig_views_refresh(c, resumed) || !validate_children(c) || !mig_step_check(c) || !mig_step_index(c) ||
 			!mig_set_step(c, MIG_INDEXED))
 			return failed(c);
 		printf("%s: rolled back; %s is the primary key as before; %s keeps the new IDs, "

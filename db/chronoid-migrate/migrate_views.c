@@ -69,6 +69,11 @@
 "(k.relowner <> (SELECT r.oid FROM pg_catalog.pg_roles r WHERE r.rolname = SESSION_USER)" \
 " AND NOT (SELECT r.rolsuper FROM pg_catalog.pg_roles r WHERE r.oid = k.relowner))"
 
+#define KIND(w) ((w)->matview ? "MATERIALIZED VIEW" : "VIEW")
+
+/* What CREATE, DROP, ALTER and COMMENT call relation k. */
+#define KIND_SQL "CASE WHEN k.relkind = 'm' THEN 'MATERIALIZED VIEW' ELSE 'VIEW' END"
+
 /* A view's query as pg_get_viewdef writes it, without its semicolon. */
 #define VIEW_TEXT_SQL "pg_catalog.regexp_replace(pg_catalog.pg_get_viewdef(k.oid), ';\\s*$', '')"
 
@@ -76,7 +81,7 @@ static const char views_rows_sql[] =
 "SELECT k.oid, v.depth, k.oid::pg_catalog.regclass::pg_catalog.text,"
 "       k.relowner, pg_catalog.quote_ident(pg_catalog.pg_get_userbyid(k.relowner)), " WRAP_SQL ","
 /* 6 */
-"       pg_catalog.format('CREATE VIEW %s%s AS ', k.oid::pg_catalog.regclass,"
+"       pg_catalog.format('CREATE %s %s%s AS ', " KIND_SQL ", k.oid::pg_catalog.regclass,"
 "         CASE WHEN k.reloptions IS NULL THEN '' ELSE"
 "           pg_catalog.format(' WITH (%s)', pg_catalog.array_to_string(k.reloptions, ', ')) END),"
 /* 7: privileges (granted by the owner) and comments */
@@ -88,23 +93,24 @@ static const char views_rows_sql[] =
 "            b.attname, k.oid::pg_catalog.regclass, " GRANTEE_SQL "), pg_catalog.chr(10))"
 "            FROM pg_catalog.pg_attribute b, pg_catalog.aclexplode(b.attacl) a"
 "           WHERE b.attrelid = k.oid AND b.attnum > 0 AND a.grantee <> k.relowner),"
-"         (SELECT pg_catalog.format('COMMENT ON VIEW %s IS %L;', k.oid::pg_catalog.regclass, d.description)"
+"         (SELECT pg_catalog.format('COMMENT ON %s %s IS %L;', " KIND_SQL ", k.oid::pg_catalog.regclass, d.description)"
 "            FROM pg_catalog.pg_description d WHERE d.objoid = k.oid AND d.classoid = " REL("pg_class")
 "             AND d.objsubid = 0),"
 "         (SELECT pg_catalog.string_agg(pg_catalog.format('COMMENT ON COLUMN %s.%I IS %L;', k.oid::pg_catalog.regclass,"
 "            b.attname, d.description), pg_catalog.chr(10) ORDER BY b.attnum)"
 "            FROM pg_catalog.pg_description d JOIN pg_catalog.pg_attribute b ON b.attrelid = d.objoid AND b.attnum = d.objsubid"
-"           WHERE d.objoid = k.oid AND d.classoid = " REL("pg_class") " AND d.objsubid > 0)),"
+"           WHERE d.objoid = k.oid AND d.classoid = " REL("pg_class") " AND d.objsubid > 0),"
+"         (SELECT pg_catalog.string_agg(pg_catalog.format('COMMENT ON INDEX %s IS %L;', d.objoid::pg_catalog.regclass,"
+"            d.description), pg_catalog.chr(10) ORDER BY d.objoid)"
+"            FROM pg_catalog.pg_index i JOIN pg_catalog.pg_description d ON d.objoid = i.indexrelid"
+"             AND d.classoid = " REL("pg_class") " AND d.objsubid = 0 WHERE i.indrelid = k.oid)),"
 /* 8, 9: its privileges now, and the message when the new view's differ */
 "       pg_catalog.quote_literal(" ACL_SQL "),"
 "       pg_catalog.quote_literal(pg_catalog.format('view %s was created again with other privileges than it had"
 " (default privileges of %s?); nothing was changed', k.oid::pg_catalog.regclass, pg_catalog.pg_get_userbyid(k.relowner))),"
 "       pg_catalog.quote_literal(k.oid::pg_catalog.regclass::pg_catalog.text),"
 /* 11: why it cannot be carried, NULL when it can */
-"       CASE WHEN k.relkind = 'm' THEN 'a materialized view: its rows hold the old key, and making it again would"
-" need a refresh under the swap''s lock; drop it for the swap (as ' || pg_catalog.quote_ident(pg_catalog.pg_get_userbyid(k.relowner))"
-" || ') and create it again after'"
-"       WHEN k.relkind <> 'v' THEN 'not a view'"
+"       CASE WHEN k.relkind NOT IN ('v', 'm') THEN 'not a view'"
 "       ELSE NULLIF(pg_catalog.concat_ws('; ',"
 /* made again as its owner (below): that takes CREATE on its schema */
 "         (SELECT pg_catalog.format('its owner %I lacks CREATE on schema %I, which making it again needs"
@@ -136,14 +142,30 @@ static const char views_rows_sql[] =
 /* 12: a superuser makes it and gives it to its owner (no CREATE on the schema needed) */
 "       (SELECT r.rolsuper FROM pg_catalog.pg_roles r WHERE r.rolname = SESSION_USER),"
 /* 13: its text, read again on the ulid path where that applies (view_text) */
-"       " VIEW_TEXT_SQL ""
+"       " VIEW_TEXT_SQL ","
+/* 14, 15: a materialized view, and whether it holds rows now */
+"       k.relkind = 'm', k.relispopulated,"
+/*
+ * 16: what a materialized view has beside its text, made while it is
+ * still empty (so building them reads no row): its tablespace, its
+ * indexes (in theirs), which one it is clustered on
+ */
+"       pg_catalog.concat_ws(pg_catalog.chr(10),"
+"         (SELECT pg_catalog.format('ALTER MATERIALIZED VIEW %s SET TABLESPACE %I;', k.oid::pg_catalog.regclass, s.spcname)"
+"            FROM pg_catalog.pg_tablespace s WHERE s.oid = k.reltablespace),"
+"         (SELECT pg_catalog.string_agg(pg_catalog.concat(pg_catalog.pg_get_indexdef(i.indexrelid), ';',"
+"            (SELECT pg_catalog.format(' ALTER INDEX %s SET TABLESPACE %I;', i.indexrelid::pg_catalog.regclass, s.spcname)"
+"               FROM pg_catalog.pg_tablespace s WHERE s.oid = x.reltablespace),"
+"            CASE WHEN i.indisclustered THEN pg_catalog.format(' ALTER MATERIALIZED VIEW %s CLUSTER ON %I;',"
+"              k.oid::pg_catalog.regclass, x.relname) END), pg_catalog.chr(10) ORDER BY i.indexrelid)"
+"            FROM pg_catalog.pg_index i JOIN pg_catalog.pg_class x ON x.oid = i.indexrelid WHERE i.indrelid = k.oid))"
 "  FROM v JOIN pg_catalog.pg_class k ON k.oid = v.oid ORDER BY v.depth, k.oid";
 
 /*
  * What else binds a column of k, or relies on the primary key, and would
  * go on with the old key after the swap, changing what it returns or
- * allows: policies, rules, triggers' conditions, functions with an SQL
- * body.  (Indexes and extended statistics stay on the old column and
+ * allows: rules, triggers' conditions, functions with an SQL body,
+ * policies that rely on the primary key.  (Indexes and extended statistics stay on the old column and
  * change no result: plan lists them.)
  */
 static const char others_sql[] =
@@ -152,12 +174,14 @@ static const char others_sql[] =
 "   AND d.refclassid = " REL("pg_class")
 " WHERE d.deptype = 'n'"
 "   AND (k.rel IS NOT NULL OR (d.refclassid = " REL("pg_constraint") " AND d.refobjid = %s::pg_catalog.oid))"
-"   AND (d.classid IN (" REL("pg_policy") ", " REL("pg_proc") ", " REL("pg_trigger") ")"
+"   AND (d.classid IN (" REL("pg_proc") ", " REL("pg_trigger") ")"
+/* policies on the key's columns are carried (migrate_policies.c), not on the primary key itself */
+"        OR (d.classid = " REL("pg_policy") " AND k.rel IS NULL)"
 "        OR (d.classid = " REL("pg_rewrite") " AND EXISTS (SELECT 1 FROM pg_catalog.pg_rewrite r"
 "            WHERE r.oid = d.objid AND r.rulename <> '_RETURN')))";
 
-static char *
-dup(const char *s)
+char *
+mig_dup(const char *s)
 {
 	char	   *p = strdup(s != NULL ? s : "");
 
@@ -183,10 +207,32 @@ mig_views_free(mig_ctx *c)
 	free(c->views);
 	free(c->views_guard);
 	free(c->views_refused);
+	mig_policies_free(c);
 	c->views = NULL;
 	c->nviews = 0;
 	c->views_guard = NULL;
 	c->views_refused = NULL;
+}
+
+char *
+mig_sql_guard(mig_ctx *c, const char *cte, const char *print, const char *what)
+{
+	mig_buf		q = {0};
+	PGresult   *res;
+	char	   *g;
+
+	mig_buf_printf(&q, "%sSELECT pg_catalog.quote_literal((%s))", cte, print);
+	res = mig_query(c, q.s, 0, NULL);
+	mig_buf_reset(&q);
+	if (res == NULL)
+		return NULL;
+	mig_buf_printf(&q, "DO $chronoid$BEGIN\n  IF (%s%s) IS DISTINCT FROM %s THEN\n"
+				   "    RAISE EXCEPTION USING MESSAGE = 'the %s that read the key changed since the swap began;"
+				   " run it again';\n  END IF;\nEND$chronoid$;\n", cte, print, PQgetvalue(res, 0, 0), what);
+	PQclear(res);
+	g = mig_dup(q.s);
+	mig_buf_free(&q);
+	return g;
 }
 
 /* "(rel, att), ..." for the key and each child's foreign key, and the primary key's OID. */
@@ -257,17 +303,16 @@ ends_with(const char *s, const char *tail)
  * comparison then reads as it was written (=) and binds by the column's
  * type, the key's new one included.
  */
-static bool
-ulid_views(const mig_ctx *c)
+bool
+mig_views_ulid(const mig_ctx *c)
 {
 	return c->t.ext_q[0] != '\0' &&
 		(ends_with(c->t.newtype, ".ulid") || strcmp(c->t.origtype, "ulid") == 0 ||
 		 ends_with(c->t.origtype, ".ulid"));
 }
 
-/* The path for ulid_views (true) or the tool's own (false), for this session. */
-static bool
-ulid_path(mig_ctx *c, bool on)
+bool
+mig_views_ulid_path(mig_ctx *c, bool on)
 {
 	mig_buf		q = {0};
 	bool		ok;
@@ -280,7 +325,7 @@ ulid_path(mig_ctx *c, bool on)
 }
 
 /*
- * View oid's text read on the ulid path (ulid_views), the tool's own path
+ * View oid's text read on the ulid path (mig_views_ulid), the tool's own path
  * set back after; NULL with c->err set.  Only the text: names qualified on
  * the tool's path are read on it.
  */
@@ -293,14 +338,14 @@ view_text(mig_ctx *c, uint32_t oid)
 	char	   *text = NULL;
 
 	snprintf(o, sizeof(o), "%u", oid);
-	if (!ulid_path(c, true))
+	if (!mig_views_ulid_path(c, true))
 		return NULL;
 	res = mig_query(c, "SELECT " VIEW_TEXT_SQL " FROM pg_catalog.pg_class k WHERE k.oid = $1::pg_catalog.oid",
 					1, params);
 	if (res != NULL && PQntuples(res) == 1)
-		text = dup(PQgetvalue(res, 0, 0));
+		text = mig_dup(PQgetvalue(res, 0, 0));
 	PQclear(res);
-	if (!ulid_path(c, false))
+	if (!mig_views_ulid_path(c, false))
 	{
 		free(text);
 		return NULL;
@@ -353,23 +398,28 @@ mig_views_load(mig_ctx *c)
 		w->by_tool = !w->owner.wrap || strcmp(V(12), "t") == 0;
 		{
 			mig_buf		cr = {0};
-			char	   *text = ulid_views(c) ? view_text(c, w->oid) : dup(V(13));
+			char	   *text = mig_views_ulid(c) ? view_text(c, w->oid) : mig_dup(V(13));
 
 			if (text == NULL)
 			{
 				PQclear(res);
 				goto fail;
 			}
-			mig_buf_printf(&cr, "%s%s;", V(6), text);
+			w->matview = strcmp(V(14), "t") == 0;
+			w->populated = strcmp(V(15), "t") == 0;
+			/* Empty: the swap's locks are not held while its query runs (mig_views_refresh). */
+			mig_buf_printf(&cr, "%s%s%s;", V(6), text, w->matview ? " WITH NO DATA" : "");
+			if (V(16)[0] != '\0')
+				mig_buf_printf(&cr, "\n%s", V(16));
 			free(text);
-			w->create = dup(cr.s);
+			w->create = mig_dup(cr.s);
 			mig_buf_free(&cr);
 		}
-		w->after = dup(V(7));
+		w->after = mig_dup(V(7));
 		mig_buf_printf(&chk, "  IF (SELECT %s FROM pg_catalog.pg_class k WHERE k.oid = %s::pg_catalog.regclass)"
 					   " IS DISTINCT FROM %s THEN\n    RAISE EXCEPTION USING MESSAGE = %s;\n  END IF;\n",
 					   ACL_SQL, V(10), V(8), V(9));
-		w->acl_check = dup(chk.s);
+		w->acl_check = mig_dup(chk.s);
 		mig_buf_free(&chk);
 		if (!PQgetisnull(res, i, 11))
 			mig_buf_printf(&refused, "%s%s %s: %s", refused.len ? "; " : "",
@@ -380,22 +430,9 @@ mig_views_load(mig_ctx *c)
 
 	/* The guard: the views, as read here, are those the locked swap finds. */
 	mig_buf_printf(&q, VIEWS_CTE, cols.s, pk);
-	mig_buf_printf(&q, "SELECT pg_catalog.quote_literal((%s))", VIEWS_PRINT);
-	res = mig_query(c, q.s, 0, NULL);
-	if (res == NULL)
+	c->views_guard = mig_sql_guard(c, q.s, VIEWS_PRINT, "views");
+	if (c->views_guard == NULL)
 		goto fail;
-	{
-		mig_buf		g = {0};
-
-		mig_buf_printf(&g, "DO $chronoid$BEGIN\n  IF (");
-		mig_buf_printf(&g, VIEWS_CTE, cols.s, pk);
-		mig_buf_printf(&g, "%s) IS DISTINCT FROM %s THEN\n    RAISE EXCEPTION USING MESSAGE = "
-					   "'the views that read the key changed since the swap began; run it again';\n"
-					   "  END IF;\nEND$chronoid$;\n", VIEWS_PRINT, PQgetvalue(res, 0, 0));
-		c->views_guard = dup(g.s);
-		mig_buf_free(&g);
-	}
-	PQclear(res);
 	mig_buf_reset(&q);
 
 	mig_buf_printf(&q, "WITH k (rel, att) AS (VALUES %s) ", cols.s);
@@ -408,6 +445,8 @@ mig_views_load(mig_ctx *c)
 					   "key: drop it for the swap and create it again after)", refused.len ? "; " : "",
 					   PQgetvalue(res, 0, 0));
 	PQclear(res);
+	if (!mig_policies_load(c, cols.s, pk, mig_views_ulid(c), &refused))
+		goto fail;
 	{
 		/*
 		 * Views re-created around a ulid key get chronoid's schema on their
@@ -415,7 +454,7 @@ mig_views_load(mig_ctx *c)
 		 * that schema could then bind where a comparison used an implicit
 		 * cast.  Only the extensions' own operators may be there.
 		 */
-		if (c->nviews > 0 && ulid_views(c))
+		if (c->nviews + c->npolicies > 0 && mig_views_ulid(c))
 		{
 			res = mig_query(c, "SELECT pg_catalog.string_agg(o.oid::pg_catalog.regoperator::pg_catalog.text, ', ')"
 							" FROM pg_catalog.pg_operator o WHERE o.oprnamespace ="
@@ -433,7 +472,7 @@ mig_views_load(mig_ctx *c)
 			PQclear(res);
 		}
 	}
-	c->views_refused = dup(refused.s);
+	c->views_refused = mig_dup(refused.s);
 	mig_buf_free(&cols);
 	mig_buf_free(&q);
 	mig_buf_free(&refused);
@@ -461,6 +500,7 @@ mig_sql_views_drop(const mig_ctx *c, mig_script *s)
 {
 	int			i;
 
+	mig_sql_policies_guard(c, s);
 	if (c->nviews == 0)
 		return;
 	mig_script_as(s, MIG_AS_ME);
@@ -468,7 +508,7 @@ mig_sql_views_drop(const mig_ctx *c, mig_script *s)
 	for (i = c->nviews - 1; i >= 0; i--)
 	{
 		mig_script_as(s, MIG_AS_VIEW(i));
-		mig_script_printf(s, "DROP VIEW %s;\n", c->views[i].qname);
+		mig_script_printf(s, "DROP %s %s;\n", KIND(&c->views[i]), c->views[i].qname);
 	}
 }
 
@@ -478,11 +518,14 @@ mig_sql_views_create(const mig_ctx *c, mig_script *s)
 {
 	int			i;
 
-	/* Only for these statements: the path the views' text was read with (ulid_views). */
-	bool		ulid = ulid_views(c);
+	/* Only for these statements: the path the views' text was read with (mig_views_ulid). */
+	bool		ulid = mig_views_ulid(c);
 
 	if (c->nviews == 0)
+	{
+		mig_sql_policies_set(c, s, ulid);
 		return;
+	}
 	for (i = 0; i < c->nviews; i++)
 	{
 		const mig_view *w = &c->views[i];
@@ -502,7 +545,7 @@ mig_sql_views_create(const mig_ctx *c, mig_script *s)
 		if (ulid)
 			mig_script_printf(s, "SELECT pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);\n");
 		if (w->by_tool)
-			mig_script_printf(s, "ALTER VIEW %s OWNER TO %s;\n", w->qname, w->owner.name_q);
+			mig_script_printf(s, "ALTER %s %s OWNER TO %s;\n", KIND(w), w->qname, w->owner.name_q);
 		mig_script_as(s, MIG_AS_VIEW(i));
 		if (w->after[0] != '\0')
 			mig_script_printf(s, "%s\n", w->after);
@@ -512,4 +555,58 @@ mig_sql_views_create(const mig_ctx *c, mig_script *s)
 	for (i = 0; i < c->nviews; i++)
 		mig_script_printf(s, "%s", c->views[i].acl_check);
 	mig_script_printf(s, "END$chronoid$;\n");
+	mig_sql_policies_set(c, s, ulid);
+}
+
+/*
+ * Once the swap (or its undoing) has committed: each materialized view it
+ * carried (created empty) filled again by its owner, outside the swap's
+ * locks, so that the table's writers never wait for its query; readers of
+ * that view wait for the refresh instead.  The views read are those from
+ * before the swap, and those that held rows are filled (an empty one is
+ * left so, and said: a failed refresh may have left it so).  resumed: a run
+ * again after one that stopped in between, whose views are those the swap
+ * made: every empty one is filled (one that was empty before is too).
+ * false with c->err set; the step stays, so running it again refreshes.
+ */
+bool
+mig_views_refresh(mig_ctx *c, bool resumed)
+{
+	int			i;
+
+	for (i = 0; i < c->nviews; i++)
+	{
+		const mig_view *w = &c->views[i];
+		mig_script	s = {0};
+		int64_t		t0;
+		bool		ok;
+		char		secs[32];
+
+		if (!w->matview || (resumed && w->populated))
+			continue;
+		if (!resumed && !w->populated)
+		{
+			/* Empty by design, or left so by a refresh that failed: the DBA knows which. */
+			fprintf(stderr, "chronoid: %s: note: materialized view %s was empty before, and is left empty "
+					"(REFRESH MATERIALIZED VIEW %s as %s to fill it)\n", c->o->sub, w->qname, w->qname,
+					w->owner.name_q);
+			continue;
+		}
+		fprintf(stderr, "chronoid: %s: refreshing materialized view %s (as %s)\n",
+				c->o->sub, w->qname, w->owner.name_q);
+		t0 = cid_clock_monotonic_ms();
+		mig_script_as(&s, MIG_AS_VIEW(i));
+		mig_script_printf(&s, "REFRESH MATERIALIZED VIEW %s;\n", w->qname);
+		ok = mig_ddl_script(c, "refreshing a materialized view", &s, true);
+		mig_script_free(&s);
+		if (!ok)
+		{
+			mig_err_around(c, "", "; it is empty until refreshed: run this step again, or REFRESH "
+						   "MATERIALIZED VIEW as its owner");
+			return false;
+		}
+		mig_fmt_secs(secs, sizeof(secs), (double) (cid_clock_monotonic_ms() - t0) / 1000.0);
+		fprintf(stderr, "chronoid: %s: %s refreshed in %s\n", c->o->sub, w->qname, secs);
+	}
+	return true;
 }
