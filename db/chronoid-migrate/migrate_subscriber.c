@@ -409,6 +409,11 @@ subs_open(mig_ctx *c)
 			snprintf(c->err, sizeof(c->err), "subscriber %s: %s", s->label, err);
 			return false;
 		}
+		/* An index build must not be cut short by a role's default. */
+		res = sub_query(c, s, "SET statement_timeout = 0", 0, NULL);
+		if (res == NULL)
+			return false;
+		PQclear(res);
 		res = sub_query(c, s, "SELECT s.subslotname, s.subenabled FROM pg_catalog.pg_subscription s"
 						" WHERE s.subdbid = (SELECT d.oid FROM pg_catalog.pg_database d"
 						"   WHERE d.datname = pg_catalog.current_database()) AND s.subslotname IS NOT NULL",
@@ -587,6 +592,43 @@ sub_shape_read(mig_ctx *c, sub_conn *s, enum mig_sub_step step, sub_shape *sh, b
 	return true;
 }
 
+/*
+ * An index of the tool's name on qname left invalid by a build that was
+ * cut short (CREATE INDEX CONCURRENTLY IF NOT EXISTS would keep it, and
+ * USING INDEX refuse it): dropped, CONCURRENTLY.
+ */
+static bool
+sub_drop_invalid(mig_ctx *c, sub_conn *s, const char *idx_q)
+{
+	char		name[2 * MIG_NAME + 2];
+	const char *params[1] = {name};
+	PGresult   *res;
+	bool		invalid;
+
+	snprintf(name, sizeof(name), "%s.%s", c->t.nsp_q, idx_q);
+	res = sub_query(c, s, "SELECT NOT i.indisvalid FROM pg_catalog.pg_index i"
+					" WHERE i.indexrelid = pg_catalog.to_regclass($1)", 1, params);
+	if (res == NULL)
+		return false;
+	invalid = PQntuples(res) > 0 && strcmp(PQgetvalue(res, 0, 0), "t") == 0;
+	PQclear(res);
+	if (!invalid)
+		return true;
+	fprintf(stderr, "chronoid: %s: subscriber %s: dropping %s, left invalid by a build cut short\n",
+			c->o->sub, s->label, name);
+	{
+		mig_buf		q = {0};
+
+		mig_buf_printf(&q, "DROP INDEX CONCURRENTLY IF EXISTS %s", name);
+		res = sub_query(c, s, q.s, 0, NULL);
+		mig_buf_free(&q);
+	}
+	if (res == NULL)
+		return false;
+	PQclear(res);
+	return true;
+}
+
 /* Each statement of prep (one a line) alone, on subscriber s. */
 static bool
 sub_run_lines(mig_ctx *c, sub_conn *s, const char *prep)
@@ -636,6 +678,9 @@ mig_sub_prepare(mig_ctx *c, enum mig_sub_step step)
 			return false;
 		if (!todo)
 			continue;
+		if ((step == MIG_SUB_SWAP || step == MIG_SUB_ROLLBACK) &&
+			(!sub_drop_invalid(c, &subs[i], c->t.idx_new_q) || !sub_drop_invalid(c, &subs[i], c->t.idx_old_q)))
+			return false;
 		mirror_sql(c, step, &sh, &prep, &txn);
 		if (step == MIG_SUB_RUN || step == MIG_SUB_FINISH)
 		{
@@ -705,12 +750,15 @@ sub_boundary(mig_ctx *c, sub_conn *s)
 			break;
 		if (late.len == 0)
 		{
+			fprintf(stderr, "chronoid: %s: subscriber %s: caught up with this step\n", c->o->sub, s->label);
 			mig_buf_free(&late);
 			return true;
 		}
 		e = sub_errors(c, s);
 		if (errors0 >= 0 && e > errors0)
 		{
+			fprintf(stderr, "chronoid: %s: subscriber %s: stopped at the first change after this step "
+					"(every change before it applied)\n", c->o->sub, s->label);
 			mig_buf_free(&late);
 			return true;
 		}
@@ -755,17 +803,51 @@ mig_sub_mirror(mig_ctx *c, enum mig_sub_step step)
 			bool		broken;
 			PGresult   *res;
 
+			int			try;
+
+			mirror_sql(c, step, &sh, &prep, &txn);
+
+			/*
+			 * The indexes the key move needs, when the subscriber did
+			 * not get them before the step (a swap run without
+			 * --subscriber, resumed with it): its columns still have
+			 * their names from before it.
+			 */
+			if ((step == MIG_SUB_SWAP || step == MIG_SUB_ROLLBACK) &&
+				(!sub_drop_invalid(c, s, c->t.idx_new_q) || !sub_drop_invalid(c, s, c->t.idx_old_q) ||
+				 !sub_run_lines(c, s, prep.s)))
+				goto fail;
 			if (!sub_boundary(c, s))
 				goto fail;
-			mirror_sql(c, step, &sh, &prep, &txn);
-			mig_buf_printf(&script, "BEGIN;\n%sCOMMIT;\n", txn.s != NULL ? txn.s : "");
-			res = cid_pq_script(s->conn, script.s, 0, &broken, err, sizeof(err));
-			ok = res != NULL && cid_pq_ok(res);
-			PQclear(res);
-			if (!ok)
+
+			/*
+			 * Its readers queue behind the lock request as the
+			 * publisher's writers do: the same bound and retries.
+			 */
+			mig_buf_printf(&script, "BEGIN;\nSET LOCAL lock_timeout = %lld;\n%sCOMMIT;\n",
+						   (long long) c->o->lock_timeout_ms, txn.s != NULL ? txn.s : "");
+			for (try = 1;; try++)
 			{
+				bool		again;
+
+				res = cid_pq_script(s->conn, script.s, 0, &broken, err, sizeof(err));
+				ok = res != NULL && cid_pq_ok(res);
+				again = !ok && res != NULL && !broken && try < c->o->retries &&
+					(strcmp(cid_pq_sqlstate(res), "55P03") == 0 || strcmp(cid_pq_sqlstate(res), "40P01") == 0);
+				PQclear(res);
+				if (ok)
+					break;
 				PQclear(PQexec(s->conn, "ROLLBACK"));
-				snprintf(c->err, sizeof(c->err), "subscriber %s: %s", s->label, err);
+				if (!again || mig_interrupted())
+				{
+					snprintf(c->err, sizeof(c->err), "subscriber %s: %s", s->label, err);
+					break;
+				}
+				if (try == 1)
+					fprintf(stderr, "chronoid: %s: subscriber %s: another session holds a lock on %s there: "
+							"trying again (lock_timeout %lld ms, up to %d tries)\n", c->o->sub, s->label,
+							c->t.qname, (long long) c->o->lock_timeout_ms, c->o->retries);
+				mig_sleep_ms(SUB_POLL_MS);
 			}
 			mig_buf_free(&prep);
 			mig_buf_free(&txn);

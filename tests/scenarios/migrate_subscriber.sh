@@ -185,10 +185,38 @@ same_rows "after the swap (by hand)"
 out=$(mig rollback --table orders --subscriber "$sub_conninfo" 2>&1); rc=$?
 check "rollback --subscriber goes through" "$rc" 0 "$(tail -n 8 <<<"$out")"
 ok_if "and the subscriber replicates again after its renames" '[[ $out == *"replicating again"* ]]' "$out"
+diag "rollback: $(grep -o '\(caught up\|stopped at\) [a-z ]*' <<<"$out")"
 same_rows "after rollback"
+# The second swap without --subscriber again (the preparation applied by
+# hand, as printed), then resumed with it while a reader on the subscriber
+# holds the table for 2 s: the renames there wait at most --lock-timeout a
+# try, then give way and try again.
+while read -r stmt; do
+    subq "$stmt" >/dev/null || not_ok "the preparation on the subscriber: $stmt"
+done <"$work/prep.sql"
+out=$(mig swap --table orders 2>&1); rc=$?
+check "the second swap, without --subscriber, goes through" "$rc" 0 "$(tail -n 5 <<<"$out")"
+q -h "$sub_sock" -p "$PGC_PORT" -c "BEGIN; SELECT count(*) FROM orders; SELECT pg_sleep(2); COMMIT" >/dev/null 2>&1 &
+reader=$!
+sleep 0.3
+t0=$(date +%s%3N)
 out=$(mig swap --table orders --subscriber "$sub_conninfo" 2>&1); rc=$?
-check "the second swap --subscriber goes through" "$rc" 0 "$(tail -n 8 <<<"$out")"
-same_rows "after the second swap"
+took=$(( $(date +%s%3N) - t0 ))
+wait "$reader"
+check "swap --subscriber again brings the stopped subscriber along" "$rc" 0 "$(tail -n 8 <<<"$out")"
+ok_if "waiting for the subscriber's reader a --lock-timeout at a time" \
+    '[[ $out == *"another session holds a lock on public.orders there: trying again (lock_timeout 500 ms"* ]] && [ "$took" -ge 1500 ]' \
+    "took $took ms" "$out"
+same_rows "after the second swap (resumed with --subscriber)"
+out=$(mig rollback --table orders --subscriber "$sub_conninfo" 2>&1); rc=$?
+check "the second rollback --subscriber goes through" "$rc" 0 "$(tail -n 8 <<<"$out")"
+same_rows "after the second rollback"
+out=$(mig swap --table orders --subscriber "$sub_conninfo" 2>&1); rc=$?
+check "the third swap --subscriber goes through" "$rc" 0 "$(tail -n 8 <<<"$out")"
+ok_if "building the subscriber's indexes before the step, renaming there after it" \
+    '[[ $out == *"building the unique indexes its swap needs"*"renamed and its key moved"*"replicating again"* ]]' "$out"
+diag "third swap: $(grep -o '\(caught up\|stopped at\) [a-z ]*' <<<"$out")"
+same_rows "after the third swap"
 out=$(mig swap --table orders --subscriber "$sub_conninfo" 2>&1); rc=$?
 ok_if "swap --subscriber again leaves a subscriber already done alone" \
     '[ $rc -eq 0 ] && [[ $out != *"renamed"* ]]' "rc=$rc" "$out"
