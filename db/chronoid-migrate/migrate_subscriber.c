@@ -629,6 +629,62 @@ sub_drop_invalid(mig_ctx *c, sub_conn *s, const char *idx_q)
 	return true;
 }
 
+/*
+ * Foreign keys on subscriber s to the table that no child here has (a
+ * table only the subscriber has): dropping the primary key there would
+ * fail on them after the publisher's step, so they are refused before
+ * it, named.  false with c->err set.
+ */
+static bool
+sub_foreign_keys(mig_ctx *c, sub_conn *s)
+{
+	const char *params[1] = {c->t.qname};
+	PGresult   *res;
+	mig_buf		extra = {0};
+	int			i,
+				j;
+	bool		ok;
+
+	res = sub_query(c, s, "SELECT x.conrelid::pg_catalog.text, x.conname, pg_catalog.format('%s on %s',"
+					" pg_catalog.quote_ident(x.conname), x.conrelid::pg_catalog.regclass)"
+					" FROM pg_catalog.pg_constraint x WHERE x.contype = 'f'"
+					" AND x.confrelid = pg_catalog.to_regclass($1) ORDER BY 3", 1, params);
+	if (res == NULL)
+		return false;
+	for (i = 0; i < PQntuples(res); i++)
+	{
+		bool		known = false;
+
+		for (j = 0; j < c->t.nchildren && !known; j++)
+		{
+			const char *p2[1] = {c->t.children[j].qname};
+			PGresult   *r2;
+
+			if (strcmp(c->t.children[j].con_raw, PQgetvalue(res, i, 1)) != 0)
+				continue;
+			r2 = sub_query(c, s, "SELECT pg_catalog.to_regclass($1)::pg_catalog.oid::pg_catalog.text", 1, p2);
+			if (r2 == NULL)
+			{
+				PQclear(res);
+				mig_buf_free(&extra);
+				return false;
+			}
+			known = strcmp(PQgetvalue(r2, 0, 0), PQgetvalue(res, i, 0)) == 0;
+			PQclear(r2);
+		}
+		if (!known)
+			mig_buf_printf(&extra, "%s%s", extra.len > 0 ? ", " : "", PQgetvalue(res, i, 2));
+	}
+	PQclear(res);
+	ok = extra.len == 0;
+	if (!ok)
+		snprintf(c->err, sizeof(c->err), "subscriber %s: foreign keys there reference %s's key but none here "
+				 "does: %s; the key move there would fail on them after the publisher's step: drop them there "
+				 "for the move (add them again on the new key after it)", s->label, c->t.qname, extra.s);
+	mig_buf_free(&extra);
+	return ok;
+}
+
 /* Each statement of prep (one a line) alone, on subscriber s. */
 static bool
 sub_run_lines(mig_ctx *c, sub_conn *s, const char *prep)
@@ -678,6 +734,8 @@ mig_sub_prepare(mig_ctx *c, enum mig_sub_step step)
 			return false;
 		if (!todo)
 			continue;
+		if ((step == MIG_SUB_SWAP || step == MIG_SUB_ROLLBACK) && !sub_foreign_keys(c, &subs[i]))
+			return false;
 		if ((step == MIG_SUB_SWAP || step == MIG_SUB_ROLLBACK) &&
 			(!sub_drop_invalid(c, &subs[i], c->t.idx_new_q) || !sub_drop_invalid(c, &subs[i], c->t.idx_old_q)))
 			return false;

@@ -211,10 +211,35 @@ same_rows "after the second swap (resumed with --subscriber)"
 out=$(mig rollback --table orders --subscriber "$sub_conninfo" 2>&1); rc=$?
 check "the second rollback --subscriber goes through" "$rc" 0 "$(tail -n 8 <<<"$out")"
 same_rows "after the second rollback"
+# A foreign key only the subscriber has would stop its key move after the
+# publisher's: refused before any work, named.
+subq "CREATE TABLE audit (order_id uuid REFERENCES orders)" >/dev/null
 out=$(mig swap --table orders --subscriber "$sub_conninfo" 2>&1); rc=$?
-check "the third swap --subscriber goes through" "$rc" 0 "$(tail -n 8 <<<"$out")"
-ok_if "building the subscriber's indexes before the step, renaming there after it" \
-    '[[ $out == *"building the unique indexes its swap needs"*"renamed and its key moved"*"replicating again"* ]]' "$out"
+ok_if "swap --subscriber refuses a foreign key to the key that only the subscriber has, naming it" \
+    '[ $rc -eq 1 ] && [[ $out == *"foreign keys there reference public.orders"*"audit_order_id_fkey on public.audit"* ]]' "rc=$rc" "$out"
+check "changing nothing" "$(q "SELECT step FROM chronoid.migration")" indexed
+subq "DROP TABLE audit" >/dev/null
+# A failure between the publisher's commit and the subscriber's DDL (an
+# event trigger there refuses ALTER TABLE): said, and resumed by the same
+# command.
+subq "CREATE TABLE block_ddl (x int); INSERT INTO block_ddl VALUES (1);
+      CREATE FUNCTION no_alter() RETURNS event_trigger LANGUAGE plpgsql AS
+        \$\$BEGIN IF EXISTS (SELECT 1 FROM public.block_ddl) THEN RAISE EXCEPTION 'ALTER TABLE blocked by the test'; END IF; END\$\$;
+      CREATE EVENT TRIGGER no_alter ON ddl_command_start WHEN TAG IN ('ALTER TABLE') EXECUTE FUNCTION no_alter()" >/dev/null ||
+    not_ok "the subscriber's event trigger"
+out=$(mig swap --table orders --subscriber "$sub_conninfo" 2>&1); rc=$?
+ok_if "a subscriber failing after the publisher's swap: said, with how to go on" \
+    '[ $rc -eq 1 ] && [[ $out == *"the swap is committed here, but not on every subscriber"*"ALTER TABLE blocked by the test"*"run this again with the same --subscriber options"* ]]' \
+    "rc=$rc" "$out"
+ok_if "naming the subscriber, never its conninfo" '[[ $out != *"user=postgres"* ]]' "$out"
+check "the publisher's swap stands (its foreign keys' validation comes after the subscribers)" \
+    "$(q "SELECT step FROM chronoid.migration")|$(q "SELECT count(*) FROM pg_attribute WHERE attrelid = 'orders'::regclass AND attname = 'id_old'")" \
+    "swapped|1"
+subq "DELETE FROM block_ddl" >/dev/null
+out=$(mig swap --table orders --subscriber "$sub_conninfo" 2>&1); rc=$?
+check "the third swap --subscriber, run again, goes through" "$rc" 0 "$(tail -n 8 <<<"$out")"
+ok_if "renaming there, and replicating again" \
+    '[[ $out == *"renamed and its key moved"*"replicating again"* ]]' "$out"
 diag "third swap: $(grep -o '\(caught up\|stopped at\) [a-z ]*' <<<"$out")"
 same_rows "after the third swap"
 out=$(mig swap --table orders --subscriber "$sub_conninfo" 2>&1); rc=$?
