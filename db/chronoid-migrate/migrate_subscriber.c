@@ -325,7 +325,7 @@ mig_slots_ok(mig_ctx *c, const char *step)
 	 * The publisher cannot tell which publications a slot serves (the
 	 * subscriber names them when it connects): every pgoutput slot of the
 	 * database counts.  A subscriber stopped at an earlier swap shows here
-	 * too: its worker fails on each try and never confirms.
+	 * too: its worker fails on each attempt and never confirms.
 	 */
 	ok = slots_wait(c, slot_bound_ms(c), NULL, 0, &late);
 	if (ok && late.len > 0)
@@ -860,8 +860,7 @@ mig_sub_mirror(mig_ctx *c, enum mig_sub_step step)
 			char		err[2048];
 			bool		broken;
 			PGresult   *res;
-
-			int			try;
+			int			attempt;
 
 			mirror_sql(c, step, &sh, &prep, &txn);
 
@@ -872,11 +871,19 @@ mig_sub_mirror(mig_ctx *c, enum mig_sub_step step)
 			 * their names from before it.
 			 */
 			if ((step == MIG_SUB_SWAP || step == MIG_SUB_ROLLBACK) &&
-				(!sub_drop_invalid(c, s, c->t.idx_new_q) || !sub_drop_invalid(c, s, c->t.idx_old_q) ||
-				 !sub_run_lines(c, s, prep.s)))
+				(!sub_foreign_keys(c, s) || !sub_drop_invalid(c, s, c->t.idx_new_q) ||
+				 !sub_drop_invalid(c, s, c->t.idx_old_q) || !sub_run_lines(c, s, prep.s)))
+			{
+				mig_buf_free(&prep);
+				mig_buf_free(&txn);
 				goto fail;
+			}
 			if (!sub_boundary(c, s))
+			{
+				mig_buf_free(&prep);
+				mig_buf_free(&txn);
 				goto fail;
+			}
 
 			/*
 			 * Its readers queue behind the lock request as the
@@ -884,13 +891,13 @@ mig_sub_mirror(mig_ctx *c, enum mig_sub_step step)
 			 */
 			mig_buf_printf(&script, "BEGIN;\nSET LOCAL lock_timeout = %lld;\n%sCOMMIT;\n",
 						   (long long) c->o->lock_timeout_ms, txn.s != NULL ? txn.s : "");
-			for (try = 1;; try++)
+			for (attempt = 1;; attempt++)
 			{
 				bool		again;
 
 				res = cid_pq_script(s->conn, script.s, 0, &broken, err, sizeof(err));
 				ok = res != NULL && cid_pq_ok(res);
-				again = !ok && res != NULL && !broken && try < c->o->retries &&
+				again = !ok && res != NULL && !broken && attempt < c->o->retries &&
 					(strcmp(cid_pq_sqlstate(res), "55P03") == 0 || strcmp(cid_pq_sqlstate(res), "40P01") == 0);
 				PQclear(res);
 				if (ok)
@@ -901,7 +908,7 @@ mig_sub_mirror(mig_ctx *c, enum mig_sub_step step)
 					snprintf(c->err, sizeof(c->err), "subscriber %s: %s", s->label, err);
 					break;
 				}
-				if (try == 1)
+				if (attempt == 1)
 					fprintf(stderr, "chronoid: %s: subscriber %s: another session holds a lock on %s there: "
 							"trying again (lock_timeout %lld ms, up to %d tries)\n", c->o->sub, s->label,
 							c->t.qname, (long long) c->o->lock_timeout_ms, c->o->retries);
