@@ -126,6 +126,10 @@ same_rows() {
 }
 
 # --- run: --subscriber adds the columns there first ---------------------------
+out=$(mig plan --table orders --to uuidv7 2>&1); rc=$?
+ok_if "plan says the subscribers need each step's DDL, and the two ways to give it" \
+    '[ $rc -eq 0 ] && [[ $out == *"is published for logical replication"*"--subscriber CONNINFO"*"subscriber-ddl STEP"* ]]' \
+    "rc=$rc" "$out"
 out=$(mig subscriber-ddl run --table orders --to uuidv7 2>&1); rc=$?
 ok_if "subscriber-ddl run prints the columns to add, on the table and its child" \
     '[ $rc -eq 0 ] && [[ $out == *"ALTER TABLE public.orders ADD COLUMN IF NOT EXISTS id_new pg_catalog.uuid;"* ]] && [[ $out == *"ALTER TABLE public.items ADD COLUMN IF NOT EXISTS order_id_new pg_catalog.uuid;"* ]]' \
@@ -150,6 +154,17 @@ check "and changed nothing" "$(q "SELECT step FROM chronoid.migration")|$(q "SEL
     "indexed|0"
 subq "ALTER SUBSCRIPTION shop_sub ENABLE" >/dev/null
 same_rows "the subscription enabled again"
+# A lagging one: a session on the subscriber holds its table for 4 s while
+# the writers go on, so its apply worker waits and confirms nothing.
+q -h "$sub_sock" -p "$PGC_PORT" -c "BEGIN; LOCK TABLE orders; SELECT pg_sleep(4); COMMIT" >/dev/null 2>&1 &
+locker=$!
+sleep 0.5
+out=$(mig swap --table orders --max-lag 1s 2>&1); rc=$?
+ok_if "swap refuses while the subscriber lags past --max-lag, naming its slot and how far behind" \
+    '[ $rc -eq 1 ] && [[ $out == *"refusing the swap"*"slot shop_sub (confirmed "*" behind)"*"within 1s (--max-lag)"* ]]' "rc=$rc" "$out"
+check "and changed nothing" "$(q "SELECT step FROM chronoid.migration")" indexed
+wait "$locker"
+same_rows "the subscriber caught up again"
 
 # --- swap by hand: the printed DDL --------------------------------------------
 ddl=$(mig subscriber-ddl swap --table orders 2>&1); rc=$?
@@ -189,14 +204,15 @@ diag "rollback: $(grep -o '\(caught up\|stopped at\) [a-z ]*' <<<"$out")"
 same_rows "after rollback"
 # The second swap without --subscriber again (the preparation applied by
 # hand, as printed), then resumed with it while a reader on the subscriber
-# holds the table for 2 s: the renames there wait at most --lock-timeout a
-# try, then give way and try again.
+# holds the table for 8 s (longer than the wait for the subscriber to stop
+# at the swap, a few wal_retrieve_retry_interval): the renames there wait
+# at most --lock-timeout a try, then give way and try again.
 while read -r stmt; do
     subq "$stmt" >/dev/null || not_ok "the preparation on the subscriber: $stmt"
 done <"$work/prep.sql"
 out=$(mig swap --table orders 2>&1); rc=$?
 check "the second swap, without --subscriber, goes through" "$rc" 0 "$(tail -n 5 <<<"$out")"
-q -h "$sub_sock" -p "$PGC_PORT" -c "BEGIN; SELECT count(*) FROM orders; SELECT pg_sleep(2); COMMIT" >/dev/null 2>&1 &
+q -h "$sub_sock" -p "$PGC_PORT" -c "BEGIN; SELECT count(*) FROM orders; SELECT pg_sleep(8); COMMIT" >/dev/null 2>&1 &
 reader=$!
 sleep 0.3
 t0=$(date +%s%3N)
@@ -205,7 +221,7 @@ took=$(( $(date +%s%3N) - t0 ))
 wait "$reader"
 check "swap --subscriber again brings the stopped subscriber along" "$rc" 0 "$(tail -n 8 <<<"$out")"
 ok_if "waiting for the subscriber's reader a --lock-timeout at a time" \
-    '[[ $out == *"another session holds a lock on public.orders there: trying again (lock_timeout 500 ms"* ]] && [ "$took" -ge 1500 ]' \
+    '[[ $out == *"another session holds a lock on public.orders there: trying again (lock_timeout 500 ms"* ]] && [ "$took" -ge 7000 ]' \
     "took $took ms" "$out"
 same_rows "after the second swap (resumed with --subscriber)"
 out=$(mig rollback --table orders --subscriber "$sub_conninfo" 2>&1); rc=$?
