@@ -342,6 +342,9 @@ mig_rollback(mig_ctx *c)
 	}
 	if (!drop_leftovers(c))
 		return failed(c);
+	if (c->o->nsubscribers > 0)
+		fprintf(stderr, "chronoid: %s: note: the subscribers' %s columns stay (nothing replicates into them "
+				"any more): drop them there\n", c->o->sub, c->t.new_q);
 	printf("%s: rolled back; %s is the primary key as before\n", c->t.qname, c->t.key_q);
 	return MIG_EXIT_OK;
 }
