@@ -252,11 +252,13 @@ check "the publisher's swap stands (its foreign keys' validation comes after the
     "$(q "SELECT step FROM chronoid.migration")|$(q "SELECT count(*) FROM pg_attribute WHERE attrelid = 'orders'::regclass AND attname = 'id_old'")" \
     "swapped|1"
 subq "DELETE FROM block_ddl" >/dev/null
+t0=$(date +%s%3N)
 out=$(mig swap --table orders --subscriber "$sub_conninfo" 2>&1); rc=$?
+took=$(( $(date +%s%3N) - t0 ))
 check "the third swap --subscriber, run again, goes through" "$rc" 0 "$(tail -n 8 <<<"$out")"
 ok_if "renaming there, and replicating again" \
     '[[ $out == *"renamed and its key moved"*"replicating again"* ]]' "$out"
-diag "third swap: $(grep -o '\(caught up\|stopped at\) [a-z ]*' <<<"$out")"
+diag "third swap: $(grep -o '\(caught up\|stopped at\) [a-z ]*' <<<"$out")in $took ms, replicating again included"
 same_rows "after the third swap"
 out=$(mig swap --table orders --subscriber "$sub_conninfo" 2>&1); rc=$?
 ok_if "swap --subscriber again leaves a subscriber already done alone" \
