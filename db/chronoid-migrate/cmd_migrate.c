@@ -30,6 +30,7 @@ enum
 	OPT_NO_PROGRESS,
 	OPT_JSON,
 	OPT_FIRE_TRIGGERS,
+	OPT_SUBSCRIBER,
 	OPT_HELP
 };
 
@@ -50,6 +51,7 @@ static const cli_option mig_options[] = {
 	{"no-progress", 0, false, OPT_NO_PROGRESS},
 	{"json", 0, false, OPT_JSON},
 	{"fire-triggers", 0, false, OPT_FIRE_TRIGGERS},
+	{"subscriber", 0, true, OPT_SUBSCRIBER},
 	{"help", 'h', false, OPT_HELP},
 	{NULL, 0, false, 0}
 };
@@ -108,6 +110,11 @@ parse(mig_opts *o, int argc, char **argv)
 				if (strcmp(o->action, "from-extension") == 0 && o->extension == NULL)
 				{
 					o->extension = v;
+					break;
+				}
+				if (strcmp(o->action, "subscriber-ddl") == 0 && o->sub_step == NULL)
+				{
+					o->sub_step = v;
 					break;
 				}
 				cli_error_value(o->sub, "unexpected argument ", v, strlen(v), "%s", "");
@@ -204,6 +211,14 @@ parse(mig_opts *o, int argc, char **argv)
 			case OPT_FIRE_TRIGGERS:
 				o->fire_triggers = true;
 				break;
+			case OPT_SUBSCRIBER:
+				if (o->nsubscribers == MIG_MAX_SUBSCRIBERS)
+				{
+					cli_error(o->sub, "at most %d --subscriber options", MIG_MAX_SUBSCRIBERS);
+					return MIG_EXIT_USAGE;
+				}
+				o->subscribers[o->nsubscribers++] = v;
+				break;
 			case OPT_HELP:
 				mig_usage(stdout);
 				return -1;
@@ -225,6 +240,29 @@ check_needs(const mig_opts *o)
 	{
 		cli_error(o->sub, "--fire-triggers belongs to plan, run and rollback (the steps that write rows)");
 		return MIG_EXIT_USAGE;
+	}
+	if (o->nsubscribers > 0 && strcmp(o->action, "run") != 0 && strcmp(o->action, "swap") != 0 &&
+		strcmp(o->action, "rollback") != 0 && strcmp(o->action, "finish") != 0)
+	{
+		cli_error(o->sub, "--subscriber belongs to run, swap, rollback and finish (the steps whose DDL "
+				  "subscribers mirror)");
+		return MIG_EXIT_USAGE;
+	}
+	if (strcmp(o->action, "subscriber-ddl") == 0)
+	{
+		enum mig_sub_step st;
+
+		if (o->sub_step == NULL)
+		{
+			cli_error(o->sub, "needs the step to print: run, swap, rollback or finish");
+			return MIG_EXIT_USAGE;
+		}
+		if (!mig_sub_step_parse(o->sub_step, &st))
+		{
+			cli_error_value(o->sub, "no subscriber DDL for step ", o->sub_step, strlen(o->sub_step),
+							": expected run, swap, rollback or finish");
+			return MIG_EXIT_USAGE;
+		}
 	}
 	if (ext)
 	{
@@ -275,7 +313,7 @@ int
 mig_cmd_main(int argc, char **argv)
 {
 	static const char *const actions[] = {"plan", "run", "status", "swap", "rollback", "finish",
-	"from-extension", NULL};
+	"from-extension", "subscriber-ddl", NULL};
 	static char sub[64];
 	mig_opts	o;
 	const char *const *a;
@@ -291,7 +329,7 @@ mig_cmd_main(int argc, char **argv)
 	if (*a == NULL)
 	{
 		cli_error_value("migrate", "unknown action ", argv[1], strlen(argv[1]),
-						": expected plan, run, status, swap, rollback, finish or from-extension");
+						": expected plan, run, status, swap, rollback, finish, subscriber-ddl or from-extension");
 		return MIG_EXIT_USAGE;
 	}
 	mig_opts_default(&o);

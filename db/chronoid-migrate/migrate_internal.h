@@ -45,6 +45,11 @@ typedef struct mig_opts
 	int			progress;		/* -1 auto (a terminal), 0 plain lines, 1 bar */
 	bool		json;			/* status --json */
 	bool		fire_triggers;	/* --fire-triggers: let the table's triggers fire on the tool's UPDATEs */
+	/* --subscriber CONNINFO (repeatable): logical subscribers that get the mirror DDL */
+#define MIG_MAX_SUBSCRIBERS 16
+	const char *subscribers[MIG_MAX_SUBSCRIBERS];
+	int			nsubscribers;
+	const char *sub_step;		/* subscriber-ddl: run, swap, rollback or finish */
 } mig_opts;
 
 /*

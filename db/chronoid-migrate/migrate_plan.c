@@ -239,8 +239,11 @@ mig_plan(mig_ctx *c)
 			   "    (the old key; what queries return does not change): %s; create them on %s after the\n"
 			   "    swap if the new key should have them\n", t->key_q, t->old_q, t->binders, t->key_q);
 	if (t->in_pub)
-		printf("  - %s is published for logical replication: add the same columns on every subscriber\n"
-			   "    before run (DDL is not replicated), or the subscription stops at the first new row\n",
+		printf("  - %s is published for logical replication, and DDL is not replicated: each subscriber\n"
+			   "    stops at the first change after run adds the columns, and again after swap, rollback\n"
+			   "    and finish rename them, until it has the same DDL; pass --subscriber CONNINFO to each\n"
+			   "    step and the tool applies it there, or apply what chronoid migrate subscriber-ddl STEP\n"
+			   "    prints; swap, rollback and finish refuse while a replication slot does not keep up\n",
 			   t->qname);
 	if (t->keydefault[0] == '\0' && !t->identity)
 		printf("  - %s has no default (the application supplies keys): after the swap it writes them into\n"

@@ -468,6 +468,9 @@ mig_run(mig_ctx *c)
 		goto fail;
 	if (c->t.convert)
 		return run_convert(c);
+	/* Subscribers first: a change that carries the new column stops one that lacks it. */
+	if (!mig_sub_prepare(c, MIG_SUB_RUN))
+		goto fail;
 	mig_catch_signals();
 	if (!c->st.exists)
 	{
@@ -527,6 +530,9 @@ mig_table_action(const mig_opts *o)
 	int			rc = MIG_EXIT_FAIL;
 	bool		is_plan = strcmp(o->action, "plan") == 0;
 	bool		is_status = strcmp(o->action, "status") == 0;
+	/* subscriber-ddl: prints, reads only (like status) */
+	bool		is_print = strcmp(o->action, "subscriber-ddl") == 0;
+	enum mig_sub_step sub_step = MIG_SUB_SWAP;
 
 	if (c == NULL)
 	{
@@ -566,7 +572,18 @@ mig_table_action(const mig_opts *o)
 		snprintf(c->err, sizeof(c->err), "%s's migration moves column %s, not %s", c->t.qname, c->st.key, o->column);
 		goto fail;
 	}
-	if (!c->st.exists && !is_plan && !is_status && strcmp(o->action, "run") != 0)
+	if (is_print)
+	{
+		(void) mig_sub_step_parse(o->sub_step, &sub_step);
+		if (!c->st.exists && sub_step == MIG_SUB_RUN && o->to == NULL)
+		{
+			cli_error(o->sub, "needs --to uuidv7, ulid or snowflake (no migration of %s is recorded)", c->t.qname);
+			rc = MIG_EXIT_USAGE;
+			goto out;
+		}
+	}
+	if (!c->st.exists && !is_plan && !is_status && strcmp(o->action, "run") != 0 &&
+		!(is_print && sub_step == MIG_SUB_RUN))
 	{
 		snprintf(c->err, sizeof(c->err), "no migration of %s is recorded in %s.migration (start one with "
 				 "chronoid migrate run)", c->t.qname, c->state_q);
@@ -587,6 +604,11 @@ mig_table_action(const mig_opts *o)
 	}
 	if (!mig_inspect(c, !c->st.exists))
 		goto fail;
+	if (is_print)
+	{
+		rc = mig_sub_print(c, sub_step);
+		goto out;
+	}
 	if (!is_status && !mig_owners_ok(c))
 		goto fail;
 	/* plan lists what would fire on the rows the steps write; run and rollback refuse it. */

@@ -673,4 +673,49 @@ void		mig_fmt_secs(char *buf, size_t len, double secs);
 /* The wall clock now, UTC, as 2026-01-02T03:04:05Z: progress lines start with it. */
 void		mig_fmt_now(char *buf, size_t len);
 
+/* --- migrate_subscriber.c: logical subscribers (docs/migrate.md "Subscribers") --- */
+
+/* The steps whose DDL a subscriber mirrors. */
+enum mig_sub_step
+{
+	MIG_SUB_RUN,
+	MIG_SUB_SWAP,
+	MIG_SUB_ROLLBACK,
+	MIG_SUB_FINISH
+};
+
+/* "run", "swap", "rollback" or "finish"; false for anything else. */
+bool		mig_sub_step_parse(const char *s, enum mig_sub_step *out);
+
+/*
+ * Before a step that renames the columns (swap, rollback after it,
+ * finish): when the table or a child is published, wait up to --max-lag
+ * (default 10 s) for every pgoutput slot of the database to be in use and
+ * to confirm the WAL position of now; false with c->err naming each slot
+ * that did not (step names the step in the message).
+ */
+bool		mig_slots_ok(mig_ctx *c, const char *step);
+
+/*
+ * Before the publisher's step, on each --subscriber: connect, check that
+ * a subscription of its has its slot here and that its tables are as
+ * before the step (or already after it), then what can go first: the
+ * unique indexes the key moves need (CONCURRENTLY), and at run and
+ * finish the whole mirror (columns added; NOT NULL dropped).  Nothing to
+ * do without --subscriber.  false with c->err set.
+ */
+bool		mig_sub_prepare(mig_ctx *c, enum mig_sub_step step);
+
+/*
+ * After the publisher's step committed, on each --subscriber whose tables
+ * are not yet as after it: wait until it has applied every change before
+ * the step, apply the mirror in one transaction, and wait until its slots
+ * confirm again.  Safe to repeat.  false with c->err saying what is
+ * committed where and how to go on.
+ */
+bool		mig_sub_mirror(mig_ctx *c, enum mig_sub_step step);
+
+/* "chronoid migrate subscriber-ddl STEP": the mirror DDL, printed. */
+int			mig_sub_print(mig_ctx *c, enum mig_sub_step step);
+
 #endif							/* CHRONOID_MIGRATE_STEPS_INTERNAL_H */

@@ -42,6 +42,23 @@ validate_children(mig_ctx *c)
 	return true;
 }
 
+/*
+ * Without --subscriber, the published table's subscribers need the mirror
+ * of the step applied by hand: said after it.  false with c->err set.
+ */
+static bool
+pub_note(mig_ctx *c, enum mig_sub_step step)
+{
+	static const char *const words[] = {"run", "swap", "rollback", "finish"};
+
+	if (!c->t.in_pub)
+		return true;
+	fprintf(stderr, "chronoid: %s: note: %s is published: each logical subscriber stops at the first change "
+			"of it from now on until it has the same DDL (chronoid migrate subscriber-ddl %s --table %s prints it; "
+			"or pass --subscriber CONNINFO and the tool applies it)\n", c->o->sub, c->t.qname, words[step], c->o->table);
+	return true;
+}
+
 int
 mig_swap(mig_ctx *c)
 {
@@ -94,6 +111,9 @@ mig_swap(mig_ctx *c)
 		/* Twins of indexes made since run are built first, CONCURRENTLY (writers go on). */
 		if (!mig_step_index(c))
 			return failed(c);
+		/* A subscriber that is not keeping up would stop at the renames, on a change it never applied. */
+		if (!mig_slots_ok(c, "swap") || !mig_sub_prepare(c, MIG_SUB_SWAP))
+			return failed(c);
 		/* Rows that lost their new ID since run (set to NULL by hand) would fail SET NOT NULL: the CHECK stops that. */
 		mig_sql_swap(c, &b);
 		fprintf(stderr, "chronoid: %s: swapping %s's key (lock_timeout %lld ms, up to %d tries)\n",
@@ -104,11 +124,16 @@ mig_swap(mig_ctx *c)
 			return failed(c);
 		c->st.step = MIG_SWAPPED;
 	}
+	/* Each --subscriber's columns renamed as here (again: a subscriber already done is left alone). */
+	if ((c->st.step == MIG_SWAPPED || c->st.step == MIG_DONE) && !mig_sub_mirror(c, MIG_SUB_SWAP))
+		return failed(c);
 	if (c->st.step == MIG_SWAPPED)
 	{
 		if (!mig_views_refresh(c, resumed) || !validate_children(c) || !mig_set_step(c, MIG_DONE))
 			return failed(c);
 	}
+	if (c->o->nsubscribers == 0 && !pub_note(c, MIG_SUB_SWAP))
+		return failed(c);
 	printf("%s: %s is the primary key, with %s IDs; the old key is %s (indexed, unique)\n",
 		   c->t.qname, c->t.key_q, c->st.target, c->t.old_q);
 	return MIG_EXIT_OK;
@@ -297,10 +322,15 @@ mig_rollback(mig_ctx *c)
 				 c->t.qname, c->t.key_q);
 		return failed(c);
 	}
-	if ((c->st.step == MIG_SWAPPED || c->st.step == MIG_DONE) && !unswap(c))
+	if ((c->st.step == MIG_SWAPPED || c->st.step == MIG_DONE) &&
+		(!mig_slots_ok(c, "rollback") || !mig_sub_prepare(c, MIG_SUB_ROLLBACK) || !unswap(c)))
 		return failed(c);
 	if (c->st.step == MIG_ROLLING)
 	{
+		if (!mig_sub_mirror(c, MIG_SUB_ROLLBACK))
+			return failed(c);
+		if (c->o->nsubscribers == 0)
+			(void) pub_note(c, MIG_SUB_ROLLBACK);
 		/* The names are the original ones again: as run left them, but for what follows. */
 		fprintf(stderr, "chronoid: %s: validating the foreign keys and %s's CHECKs again, "
 				"building %s's spare unique index\n", c->o->sub, c->t.new_q, c->t.key_q);
@@ -315,6 +345,9 @@ mig_rollback(mig_ctx *c)
 	}
 	if (!drop_leftovers(c))
 		return failed(c);
+	if (c->o->nsubscribers > 0)
+		fprintf(stderr, "chronoid: %s: note: the subscribers' %s columns stay (nothing replicates into them "
+				"any more): drop them there\n", c->o->sub, c->t.new_q);
 	printf("%s: rolled back; %s is the primary key as before\n", c->t.qname, c->t.key_q);
 	return MIG_EXIT_OK;
 }
@@ -364,6 +397,14 @@ mig_finish(mig_ctx *c)
 	}
 	if (c->st.step == MIG_DONE && strcmp(c->st.target, "uuidv7") == 0 && c->t.ext_q[0] != '\0' &&
 		!own_keys_note(c))
+		return failed(c);
+	/*
+	 * A subscriber stuck at the swap would be left behind for good; its
+	 * mirror (children's old columns take NULL) goes first, harmless
+	 * while the publisher still fills them.
+	 */
+	if (c->st.step == MIG_DONE &&
+		(!mig_slots_ok(c, "finish") || !mig_sub_prepare(c, MIG_SUB_FINISH)))
 		return failed(c);
 	/* The old columns stay (data is never dropped by the tool); only the machinery goes. */
 	for (i = 0; i < c->t.nchildren; i++)

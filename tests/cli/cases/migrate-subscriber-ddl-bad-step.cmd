@@ -1,0 +1,1 @@
+migrate subscriber-ddl backfill --table orders

@@ -1,0 +1,1 @@
+migrate subscriber-ddl --table orders

@@ -1,0 +1,1 @@
+migrate plan --table orders --to uuidv7 --subscriber dbname=replica
