@@ -30,6 +30,8 @@ enum
 	OPT_NO_PROGRESS,
 	OPT_JSON,
 	OPT_FIRE_TRIGGERS,
+	OPT_BEFORE_CHANGE,
+	OPT_AFTER_CHANGE,
 	OPT_HELP
 };
 
@@ -50,6 +52,8 @@ static const cli_option mig_options[] = {
 	{"no-progress", 0, false, OPT_NO_PROGRESS},
 	{"json", 0, false, OPT_JSON},
 	{"fire-triggers", 0, false, OPT_FIRE_TRIGGERS},
+	{"before-row-type-change", 0, true, OPT_BEFORE_CHANGE},
+	{"after-row-type-change", 0, true, OPT_AFTER_CHANGE},
 	{"help", 'h', false, OPT_HELP},
 	{NULL, 0, false, 0}
 };
@@ -204,6 +208,19 @@ parse(mig_opts *o, int argc, char **argv)
 			case OPT_FIRE_TRIGGERS:
 				o->fire_triggers = true;
 				break;
+			case OPT_BEFORE_CHANGE:
+			case OPT_AFTER_CHANGE:
+				if (v[0] == '\0')
+				{
+					cli_error(o->sub, "--%s needs a command (an empty one would do nothing)",
+							  id == OPT_BEFORE_CHANGE ? "before-row-type-change" : "after-row-type-change");
+					return MIG_EXIT_USAGE;
+				}
+				if (id == OPT_BEFORE_CHANGE)
+					o->before_change = v;
+				else
+					o->after_change = v;
+				break;
 			case OPT_HELP:
 				mig_usage(stdout);
 				return -1;
@@ -224,6 +241,13 @@ check_needs(const mig_opts *o)
 		strcmp(o->action, "rollback") != 0)
 	{
 		cli_error(o->sub, "--fire-triggers belongs to plan, run and rollback (the steps that write rows)");
+		return MIG_EXIT_USAGE;
+	}
+	if ((o->before_change != NULL || o->after_change != NULL) && strcmp(o->action, "run") != 0 &&
+		strcmp(o->action, "swap") != 0 && strcmp(o->action, "rollback") != 0)
+	{
+		cli_error(o->sub, "--before-row-type-change and --after-row-type-change belong to run, swap and "
+				  "rollback (the steps that change the tables' row types)");
 		return MIG_EXIT_USAGE;
 	}
 	if (ext)

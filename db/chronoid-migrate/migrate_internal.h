@@ -45,6 +45,8 @@ typedef struct mig_opts
 	int			progress;		/* -1 auto (a terminal), 0 plain lines, 1 bar */
 	bool		json;			/* status --json */
 	bool		fire_triggers;	/* --fire-triggers: let the table's triggers fire on the tool's UPDATEs */
+	const char *before_change;	/* --before-row-type-change: a shell command, or NULL */
+	const char *after_change;	/* --after-row-type-change: a shell command, or NULL */
 } mig_opts;
 
 /*

@@ -237,9 +237,11 @@ mig_plan(mig_ctx *c)
 	printf("  - after the swap %s is the table's last column and %s takes the old one's place:\n"
 		   "    INSERT INTO %s VALUES (...) without a column list fills %s first; name the columns\n",
 		   t->key_q, t->old_q, t->qname, t->old_q);
-	printf("  - each step that changes the table's columns (1, 6 and rollback) makes a statement\n"
-		   "    prepared before it that returns whole rows (SELECT *, RETURNING *)%s fail once with\n"
-		   "    \"cached plan must not change result type\": such clients retry, or name the columns\n"
+	printf("  - each step that changes the tables' columns (1, 6 and rollback) makes a statement\n"
+		   "    prepared on the server before it that returns whole rows (SELECT *, RETURNING *)%s\n"
+		   "    fail with \"cached plan must not change result type\" on every execution until its\n"
+		   "    connection is recycled (psycopg 3, node-postgres named statements, pgbench -M prepared);\n"
+		   "    --before-row-type-change and --after-row-type-change give the cue to recycle them\n"
 		   "    (docs/migrate.md, \"What your application sees\")\n",
 		   strcmp(c->o->to, "snowflake") == 0 || strcmp(c->o->to, "ulid") == 0 || strcmp(t->keytype, "uuid") != 0
 		   ? " or the key" : "");

@@ -119,7 +119,7 @@ step_add(mig_ctx *c)
 	}
 	mig_script_as(&s, MIG_AS_ME);
 	mig_script_printf(&s, "%s", b.s);
-	ok = mig_ddl_script(c, "adding the new columns", &s, true);
+	ok = mig_ddl_framed(c, "add", "adding the new columns", &s);
 	mig_buf_free(&b);
 	mig_script_free(&s);
 	return ok && mig_state_load(c);
@@ -438,7 +438,11 @@ run_convert(mig_ctx *c)
 	PQfreemem(seq);
 	PQfreemem(lit);
 	PQfreemem(key);
-	ok = mig_ddl_script(c, "converting the key's sequence to snowflakes", &s, true);
+	/* Widening changes the type of the key and of the children's columns: framed like the swap. */
+	if (strcmp(c->t.keytype, "integer") == 0)
+		ok = mig_ddl_framed(c, "widen", "converting the key's sequence to snowflakes", &s);
+	else
+		ok = mig_ddl_script(c, "converting the key's sequence to snowflakes", &s, true);
 	mig_script_free(&s);
 	if (!ok)
 	{

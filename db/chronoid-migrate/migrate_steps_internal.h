@@ -544,6 +544,26 @@ int64_t		mig_pace_after(mig_pace *p, int64_t rows, int64_t took_ms);
 
 void		mig_sleep_ms(int64_t ms);
 
+/*
+ * A step that changes the row type of the table or a child (run's first
+ * step, swap, rollback, the serial road's widening) is framed by the
+ * user's commands (migrate_hook.c), run through /bin/sh with
+ * CHRONOID_MIGRATE_HOOK (before, after), _STEP, _TABLES and _CHANGE (and
+ * _RESULT, done or failed, after) in the environment.  step: add, swap,
+ * rollback (after the swap), drop (rollback before it) or widen; the
+ * change is described from c->t.  mig_hook_before: false (c->err set)
+ * when the command failed: the step must not be done.  mig_hook_after
+ * runs whether or not the step was done (a command before it may have
+ * paused the applications); false when the command failed, c->err then
+ * says so when the step was done and keeps the step's error otherwise.
+ * Without the option, both do nothing and return true.
+ */
+bool		mig_hook_before(mig_ctx *c, const char *step);
+bool		mig_hook_after(mig_ctx *c, const char *step, bool done);
+
+/* mig_ddl_script(c, what, s, true) between the two commands (the after one runs even when it failed). */
+bool		mig_ddl_framed(mig_ctx *c, const char *step, const char *what, const mig_script *s);
+
 /* Progress: a bar on a terminal, else a plain line every few seconds. */
 typedef struct mig_progress
 {
