@@ -561,6 +561,30 @@ void		mig_sleep_ms(int64_t ms);
 bool		mig_hook_before(mig_ctx *c, const char *step);
 bool		mig_hook_after(mig_ctx *c, const char *step, bool done);
 
+/*
+ * Before each try of a strong lock (migrate_lockwait.c): the sessions
+ * holding a lock on the relations the script acts on whose transactions
+ * are older than --lock-timeout (or, where the role may not see their
+ * start, that were seen holding it that long), which a try would only
+ * queue behind, stalling every writer that queues behind the try.  While
+ * there are any, it waits without requesting the lock, for as long as a
+ * try and the pause after it would take.  1: try now; 0: still held
+ * (said on stderr, naming each holder; held gets "; held by ..." and
+ * c->err a reason, counted as try number tryno); -1 on an error or when
+ * interrupted (c->err set).  w remembers, across the tries of one step,
+ * the transactions it saw: zero it before the first.
+ */
+#define MIG_LOCKWAIT_SEEN 32
+typedef struct mig_lockwait
+{
+	int			pid[MIG_LOCKWAIT_SEEN];
+	char		vxid[MIG_LOCKWAIT_SEEN][32];
+	int64_t		since[MIG_LOCKWAIT_SEEN];
+} mig_lockwait;
+
+int			mig_lock_wait(mig_ctx *c, mig_lockwait *w, const mig_script *s, const char *what, int tryno,
+						  char *held, size_t len);
+
 /* mig_ddl_script(c, what, s, true) between the two commands (the after one runs even when it failed). */
 bool		mig_ddl_framed(mig_ctx *c, const char *step, const char *what, const mig_script *s);
 
