@@ -32,6 +32,7 @@ enum
 	OPT_FIRE_TRIGGERS,
 	OPT_BEFORE_CHANGE,
 	OPT_AFTER_CHANGE,
+	OPT_MAX_REWRITE,
 	OPT_HELP
 };
 
@@ -54,6 +55,7 @@ static const cli_option mig_options[] = {
 	{"fire-triggers", 0, false, OPT_FIRE_TRIGGERS},
 	{"before-row-type-change", 0, true, OPT_BEFORE_CHANGE},
 	{"after-row-type-change", 0, true, OPT_AFTER_CHANGE},
+	{"max-rewrite-lock", 0, true, OPT_MAX_REWRITE},
 	{"help", 'h', false, OPT_HELP},
 	{NULL, 0, false, 0}
 };
@@ -69,6 +71,7 @@ mig_opts_default(mig_opts *o)
 	o->pause_ms = -1;
 	o->schema = "chronoid";
 	o->progress = -1;
+	o->max_rewrite_ms = 1000;
 }
 
 static bool
@@ -221,6 +224,11 @@ parse(mig_opts *o, int argc, char **argv)
 				else
 					o->after_change = v;
 				break;
+			case OPT_MAX_REWRITE:
+				if (!duration_opt(o->sub, "invalid --max-rewrite-lock ", v, &o->max_rewrite_ms))
+					return MIG_EXIT_USAGE;
+				o->max_rewrite_given = true;
+				break;
 			case OPT_HELP:
 				mig_usage(stdout);
 				return -1;
@@ -241,6 +249,11 @@ check_needs(const mig_opts *o)
 		strcmp(o->action, "rollback") != 0)
 	{
 		cli_error(o->sub, "--fire-triggers belongs to plan, run and rollback (the steps that write rows)");
+		return MIG_EXIT_USAGE;
+	}
+	if (o->max_rewrite_given && strcmp(o->action, "plan") != 0 && strcmp(o->action, "run") != 0)
+	{
+		cli_error(o->sub, "--max-rewrite-lock belongs to plan and run (the serial road's widening)");
 		return MIG_EXIT_USAGE;
 	}
 	if ((o->before_change != NULL || o->after_change != NULL) && strcmp(o->action, "run") != 0 &&

@@ -47,6 +47,8 @@ typedef struct mig_opts
 	bool		fire_triggers;	/* --fire-triggers: let the table's triggers fire on the tool's UPDATEs */
 	const char *before_change;	/* --before-row-type-change: a shell command, or NULL */
 	const char *after_change;	/* --after-row-type-change: a shell command, or NULL */
+	int64_t		max_rewrite_ms;	/* --max-rewrite-lock: the serial road's widening, at most (default 1 s) */
+	bool		max_rewrite_given;
 } mig_opts;
 
 /*

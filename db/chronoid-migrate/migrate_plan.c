@@ -106,11 +106,19 @@ plan_convert(mig_ctx *c)
 	printf("  Old IDs stay; the sequence's next values are snowflakes (no backfill, no swap).\n");
 	if (c->t.identity)
 		printf("  The identity is dropped (force => true): the column keeps the sequence as a default.\n");
-	if (strcmp(c->t.keytype, "integer") == 0)
-		printf("  %s is integer: it and every foreign key column referencing it are widened to bigint,\n"
-			   "  a REWRITE of each table under ACCESS EXCLUSIVE (%s rows here: minutes per million rows).\n",
-			   c->t.key_q, c->t.rows_est >= 0 ? "~" : "unknown");
-	printf("\n  1. convert  [ACCESS EXCLUSIVE on %s: milliseconds unless widened]\n", c->t.qname);
+	if (mig_widens(c))
+	{
+		int64_t		rows;
+		double		secs = mig_widen_secs(c, &rows);
+		char		e[64];
+
+		mig_widen_plan(c);
+		est(e, sizeof(e), secs);
+		printf("\n  1. convert  [ACCESS EXCLUSIVE on %s and the tables referencing it: %s]\n", c->t.qname,
+			   secs < 0 ? "unknown" : e);
+	}
+	else
+		printf("\n  1. convert  [ACCESS EXCLUSIVE on %s: milliseconds]\n", c->t.qname);
 	printf("      SELECT snowflake.convert_sequence_to_snowflake('%s'::regclass%s);\n", c->t.keyseq,
 		   c->t.identity ? ", true" : "");
 	printf("\n  rollback: not possible (the IDs minted after it are snowflakes)\n");

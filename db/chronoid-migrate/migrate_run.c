@@ -439,7 +439,7 @@ run_convert(mig_ctx *c)
 	PQfreemem(lit);
 	PQfreemem(key);
 	/* Widening changes the type of the key and of the children's columns: framed like the swap. */
-	if (strcmp(c->t.keytype, "integer") == 0)
+	if (mig_widens(c))
 		ok = mig_ddl_framed(c, "widen", "converting the key's sequence to snowflakes", &s);
 	else
 		ok = mig_ddl_script(c, "converting the key's sequence to snowflakes", &s, true);
@@ -608,6 +608,9 @@ mig_table_action(const mig_opts *o)
 		rc = mig_status(c);
 		goto out;
 	}
+	/* The serial road's widening is one long wait for everyone: bounded before any work. */
+	if (strcmp(o->action, "run") == 0 && !c->st.exists && !mig_widen_ok(c))
+		goto fail;
 	if (!mig_state_setup(c) || !mig_lock_table(c))
 		goto fail;
 	if (strcmp(o->action, "run") == 0)

@@ -585,6 +585,20 @@ typedef struct mig_lockwait
 int			mig_lock_wait(mig_ctx *c, mig_lockwait *w, const mig_script *s, const char *what, int tryno,
 						  char *held, size_t len);
 
+/*
+ * The serial road's widening of an integer key (migrate_widen.c).
+ * mig_widens: whether run would widen.  mig_widen_secs: the estimated
+ * time under the lock from the table's and children's rows (their
+ * statistics, or for one never analyzed the most rows its size can hold),
+ * rows set to their sum; -1 (c->err set) on an error.  mig_widen_ok:
+ * false (c->err set) when the estimate is over --max-rewrite-lock; true
+ * when nothing is widened.  mig_widen_plan: the plan's lines on it.
+ */
+bool		mig_widens(const mig_ctx *c);
+double		mig_widen_secs(mig_ctx *c, int64_t *rows);
+bool		mig_widen_ok(mig_ctx *c);
+void		mig_widen_plan(mig_ctx *c);
+
 /* mig_ddl_script(c, what, s, true) between the two commands (the after one runs even when it failed). */
 bool		mig_ddl_framed(mig_ctx *c, const char *step, const char *what, const mig_script *s);
 
