@@ -186,11 +186,47 @@ mig_hook_after(mig_ctx *c, const char *step, bool done)
 	return false;
 }
 
+/*
+ * Before the command that may pause the applications: the long
+ * transactions the step's tries would wait for (migrate_lockwait.c) are
+ * waited for first, so that the applications are not kept paused
+ * meanwhile.  false (c->err set) when they still hold after --retries
+ * rounds, or on an error.
+ */
+static bool
+no_long_holders(mig_ctx *c, const mig_script *s, const char *what)
+{
+	mig_lockwait seen;
+	char		held[1024];
+	int			i,
+				r = 0;
+
+	memset(&seen, 0, sizeof(seen));
+	for (i = 1; i <= c->o->retries && r == 0; i++)
+		r = mig_lock_wait(c, &seen, s, what, i, held, sizeof(held));
+	/* A transaction the role may not date counts once seen holding for --lock-timeout: look again. */
+	if (r > 0)
+	{
+		mig_sleep_ms(c->o->lock_timeout_ms);
+		for (r = 0; i <= c->o->retries + 1 && r == 0; i++)
+			r = mig_lock_wait(c, &seen, s, what, i, held, sizeof(held));
+	}
+	if (r == 0)
+	{
+		mig_err_around(c, "", held);
+		mig_err_around(c, "", " (raise --lock-timeout or --retries, or run it when the table is quieter); "
+					   "--before-row-type-change was not run");
+	}
+	return r > 0;
+}
+
 bool
 mig_ddl_framed(mig_ctx *c, const char *step, const char *what, const mig_script *s)
 {
 	bool		ok;
 
+	if (c->o->before_change != NULL && !no_long_holders(c, s, what))
+		return false;
 	ok = mig_hook_before(c, step) && mig_ddl_script(c, what, s, true);
 	return mig_hook_after(c, step, ok) && ok;
 }

@@ -599,7 +599,11 @@ double		mig_widen_secs(mig_ctx *c, int64_t *rows);
 bool		mig_widen_ok(mig_ctx *c);
 void		mig_widen_plan(mig_ctx *c);
 
-/* mig_ddl_script(c, what, s, true) between the two commands (the after one runs even when it failed). */
+/*
+ * mig_ddl_script(c, what, s, true) between the two commands (the after
+ * one runs even when it failed); with a before command, the long
+ * transactions the tries would wait for are waited for before it runs.
+ */
 bool		mig_ddl_framed(mig_ctx *c, const char *step, const char *what, const mig_script *s);
 
 /* Progress: a bar on a terminal, else a plain line every few seconds. */

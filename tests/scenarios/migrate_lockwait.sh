@@ -6,9 +6,11 @@
 # application_name, state and transaction age, and swaps once the reader
 # is gone, while writers go on.  The tables' owner, who may not see the
 # reader's transaction start (another role's session), queues at most one
-# try behind it, then waits likewise.  Counts of lock requests, not wall
-# times, are asserted; the writers' latencies are printed.  Prints TAP;
-# about 25 s.  Binaries from $BUILD.
+# try behind it, then waits likewise.  With --before-row-type-change (a
+# command that may pause the applications) the wait comes before the
+# command runs.  Counts of lock requests, not wall times, are asserted;
+# the writers' latencies are printed.  Prints TAP; about 30 s.  Binaries
+# from $BUILD.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . scripts/scenario.bash
@@ -25,8 +27,9 @@ q "CREATE SCHEMA ids; CREATE EXTENSION chronoid SCHEMA ids; GRANT USAGE ON SCHEM
    CREATE ROLE app LOGIN; GRANT CREATE ON DATABASE postgres TO app; GRANT CREATE ON SCHEMA public TO app" >/dev/null ||
     bail "chronoid in a trusted schema"
 aq() { q -U app -c "$1"; }
-for t in "q" "aq"; do
+for t in "q" "aq" "hq"; do
     p=; [ "$t" = aq ] && p=a
+    [ "$t" = hq ] && p=h && t=q
     "$t" "CREATE TABLE ${p}orders (id uuid PRIMARY KEY DEFAULT gen_random_uuid(), note text);
           INSERT INTO ${p}orders (note) SELECT 'o' || g FROM generate_series(1, 5000) g;
           CREATE TABLE ${p}items (id bigserial PRIMARY KEY, order_id uuid REFERENCES ${p}orders, qty int);
@@ -35,6 +38,7 @@ for t in "q" "aq"; do
         "$t" "VACUUM ANALYZE ${p}orders, ${p}items" >/dev/null || bail "the ${p}orders tables"
 done
 "$bin" migrate run --table orders --to uuidv7 --no-progress >/dev/null 2>&1 || bail "run"
+"$bin" migrate run --table horders --to uuidv7 --no-progress >/dev/null 2>&1 || bail "run horders"
 "$bin" migrate run --table aorders --to uuidv7 --no-progress --state-schema app_state -d "user=app" >/dev/null 2>&1 ||
     bail "run as app"
 
@@ -116,5 +120,18 @@ read -r nt wfail max slow <<<"$(latencies a)"
 ok_if "the owner's writers went on: $nt transactions, none failed" '[ "$wrc" -eq 0 ] && [ "$nt" -gt 200 ] && [ "$wfail" -eq 0 ]' \
     "pgbench rc=$wrc" "$(tail -3 "$work/apgbench.out")"
 diag "owner's writers: $nt transactions, max latency $max ms, $slow over 300 ms"
+
+# --- With a command that pauses the applications, they are not kept
+# paused while the swap waits for the reader: the command runs after. ---
+reader horders 3
+sleep 1
+"$bin" migrate swap --table horders --no-progress \
+    --before-row-type-change "psql -XAtc \"SELECT 'before, readers: ' || count(*) FROM pg_stat_activity WHERE application_name = 'report'\" >>$work/hooks.log" \
+    --after-row-type-change "echo after >>$work/hooks.log" >"$work/hswap.out" 2>&1; rc=$?
+check "a swap with the commands goes through once the reader is gone" "$rc" 0 "$(tail -5 "$work/hswap.out")"
+check "the before command ran after the reader was gone" "$(tr '\n' ';' <"$work/hooks.log")" "before, readers: 0;after;" \
+    "$(cat "$work/hswap.out")"
+ok_if "meanwhile it waited, naming the reader" 'grep -q "lock not requested (try 1 of 30); held by pid $rpid " "$work/hswap.out"' \
+    "$(cat "$work/hswap.out")"
 
 tap_done
