@@ -10,8 +10,9 @@
 # their statements fails through run, swap, rollback, swap and finish.
 # Without it, what the docs say happens: psycopg's and the Client's
 # statements fail with 0A000 on every execution from run's first step on,
-# until the end; pool.query fails once per connection (the pool drops a
-# connection whose query failed).  A --before-row-type-change that fails
+# until the end, and so does psql's EXECUTE until DEALLOCATE; pool.query
+# fails once per connection (the pool drops a connection whose query
+# failed).  A --before-row-type-change that fails
 # leaves the step undone.  Prints TAP; about 20 s.  Binaries from $BUILD.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -138,10 +139,32 @@ check "the applications' rows are all there (the inserts went on)" \
 # --- Without the cue, what docs/migrate.md says happens. ---
 b=$work/b
 start_apps "$b" b_
+# And psql's PREPARE, in a session that stays open.
+mkfifo "$b/psql.in"
+"$PGC_BIN/psql" -XAtq <"$b/psql.in" >"$b/psql.out" 2>&1 &
+apps+=($!)
+exec 8>"$b/psql.in"
+# psql_mark MARK: until psql has printed MARK (the commands before it are done).
+psql_mark() {
+    echo "SELECT '$1';" >&8
+    for _ in $(seq 200); do grep -q "^$1\$" "$b/psql.out" && return 0; sleep 0.05; done
+    return 1
+}
+echo "PREPARE f(text) AS SELECT * FROM b_orders WHERE note = \$1; EXECUTE f('o1');" >&8
+psql_mark prepared || bail "psql's PREPARE: $(cat "$b/psql.out")"
 wait_for "$b/status.py" 's.ok >= 80' && wait_for "$b/status.js" 's.client.ok >= 80 && s.pool.ok >= 40' ||
     bail "the applications did not start: $(cat "$b"/*.err)"
 out=$(mig run --table b_orders --to uuidv7 2>&1); rc=$?
 check "run without hooks goes through" "$rc" 0 "$(tail -5 <<<"$out")"
+echo "EXECUTE f('o1'); EXECUTE f('o2'); EXECUTE f('o3');" >&8
+psql_mark executed
+check "psql: EXECUTE of a statement PREPAREd before run fails on every execution after it" \
+    "$(grep -c 'cached plan must not change result type' "$b/psql.out")" 3 "$(cat "$b/psql.out")"
+echo "DEALLOCATE f; PREPARE f(text) AS SELECT * FROM b_orders WHERE note = \$1; EXECUTE f('o4');" >&8
+psql_mark again
+check "psql: deallocated and prepared again, it works" \
+    "$(grep -c 'cached plan must not change result type' "$b/psql.out")|$(grep -c '|o4|' "$b/psql.out")" "3|1" "$(cat "$b/psql.out")"
+exec 8>&-
 wait_for "$b/status.py" 's.fail >= 40' && wait_for "$b/status.js" 's.client.fail >= 40 && s.pool.ok_after_fail >= 40'
 check "the applications ran on after run" "$?" 0
 stop_apps "$b"
