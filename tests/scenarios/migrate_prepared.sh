@@ -10,14 +10,15 @@
 # their statements fails through run, swap, rollback, swap and finish.
 # Without it, what the docs say happens: psycopg's and the Client's
 # statements fail with 0A000 on every execution from run's first step on,
-# until the end, and so does psql's EXECUTE until DEALLOCATE; pool.query
+# until the end, and so does psql's EXECUTE until DEALLOCATE; pgbench -M
+# prepared aborts its client; pool.query
 # fails once per connection (the pool drops a connection whose query
 # failed).  A --before-row-type-change that fails
 # leaves the step undone.  Prints TAP; about 20 s.  Binaries from $BUILD.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . scripts/scenario.bash
-scenario_needs server extension chronoid-migrate
+scenario_needs server pgbench extension chronoid-migrate
 /usr/bin/python3 -c 'import psycopg' 2>/dev/null || skip_all "python3-psycopg (psycopg 3) not installed"
 NODE_PG=$PWD/node/node_modules/pg
 [ -d "$NODE_PG" ] || skip_all "node-postgres not installed in node/node_modules (scripts/setup.sh installs it)"
@@ -152,6 +153,11 @@ psql_mark() {
 }
 echo "PREPARE f(text) AS SELECT * FROM b_orders WHERE note = \$1; EXECUTE f('o1');" >&8
 psql_mark prepared || bail "psql's PREPARE: $(cat "$b/psql.out")"
+# And pgbench -M prepared, whose client stops at its first error.
+echo "SELECT * FROM b_orders WHERE note = 'o7';" >"$b/select.sql"
+"$PGC_BIN/pgbench" -n -M prepared -c 1 -T 60 --rate 100 -f "$b/select.sql" >"$b/pgbench.out" 2>&1 &
+bench=$!
+apps+=("$bench")
 wait_for "$b/status.py" 's.ok >= 80' && wait_for "$b/status.js" 's.client.ok >= 80 && s.pool.ok >= 40' ||
     bail "the applications did not start: $(cat "$b"/*.err)"
 out=$(mig run --table b_orders --to uuidv7 2>&1); rc=$?
@@ -165,6 +171,10 @@ psql_mark again
 check "psql: deallocated and prepared again, it works" \
     "$(grep -c 'cached plan must not change result type' "$b/psql.out")|$(grep -c '|o4|' "$b/psql.out")" "3|1" "$(cat "$b/psql.out")"
 exec 8>&-
+wait "$bench"; brc=$?
+ok_if "pgbench -M prepared: its client aborted on cached plan must not change result type" \
+    '[ $brc -ne 0 ] && grep -q "cached plan must not change result type" "$b/pgbench.out" && grep -q "aborted" "$b/pgbench.out"' \
+    "pgbench rc=$brc" "$(tail -5 "$b/pgbench.out")"
 wait_for "$b/status.py" 's.fail >= 40' && wait_for "$b/status.js" 's.client.fail >= 40 && s.pool.ok_after_fail >= 40'
 check "the applications ran on after run" "$?" 0
 stop_apps "$b"
