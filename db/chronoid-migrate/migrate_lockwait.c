@@ -18,7 +18,8 @@
 /*
  * The relations the script's segments act on (each runs as the owner of
  * the table it touches), as an oid[] literal: a CHECK added to one child
- * takes no lock on the others.  All of them when no segment says.
+ * takes no lock on the others.  All of them when no segment says, and
+ * for the serial road's widening.
  */
 static void
 script_relids(const mig_ctx *c, const mig_script *s, char *buf, size_t len)
@@ -37,6 +38,9 @@ script_relids(const mig_ctx *c, const mig_script *s, char *buf, size_t len)
 		else if (who >= 0 && who < c->t.nchildren)
 			rel[who + 1] = any = true;
 	}
+	/* The serial road's one call, as the table's owner, widens the children's columns too. */
+	if (mig_widens(c))
+		any = false;
 	n = (size_t) snprintf(buf, len, "{");
 	for (i = 0; i <= c->t.nchildren && n < len; i++)
 	{
