@@ -14,9 +14,9 @@
 
 /*
  * Rows (the table's and its children's together) rewritten a second with
- * their indexes: 95,000 to 128,000 a second on the shared 2-core test
+ * their indexes: 128,000 to 220,000 a second on the shared 2-core test
  * machine (300,000 rows in migrate_widen.sh, 2,000,000 by hand); rounded
- * down, and said to be a guess.
+ * down for tables with more indexes, and said to be a guess.
  */
 #define WIDEN_ROWS_PER_S 100000.0
 
