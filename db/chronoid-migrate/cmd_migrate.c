@@ -31,6 +31,9 @@ enum
 	OPT_JSON,
 	OPT_FIRE_TRIGGERS,
 	OPT_SUBSCRIBER,
+	OPT_BEFORE_CHANGE,
+	OPT_AFTER_CHANGE,
+	OPT_MAX_REWRITE,
 	OPT_HELP
 };
 
@@ -52,6 +55,9 @@ static const cli_option mig_options[] = {
 	{"json", 0, false, OPT_JSON},
 	{"fire-triggers", 0, false, OPT_FIRE_TRIGGERS},
 	{"subscriber", 0, true, OPT_SUBSCRIBER},
+	{"before-row-type-change", 0, true, OPT_BEFORE_CHANGE},
+	{"after-row-type-change", 0, true, OPT_AFTER_CHANGE},
+	{"max-rewrite-lock", 0, true, OPT_MAX_REWRITE},
 	{"help", 'h', false, OPT_HELP},
 	{NULL, 0, false, 0}
 };
@@ -67,6 +73,7 @@ mig_opts_default(mig_opts *o)
 	o->pause_ms = -1;
 	o->schema = "chronoid";
 	o->progress = -1;
+	o->max_rewrite_ms = 1000;
 }
 
 static bool
@@ -218,6 +225,24 @@ parse(mig_opts *o, int argc, char **argv)
 					return MIG_EXIT_USAGE;
 				}
 				o->subscribers[o->nsubscribers++] = v;
+	}
+			case OPT_BEFORE_CHANGE:
+			case OPT_AFTER_CHANGE:
+				if (v[0] == '\0')
+				{
+					cli_error(o->sub, "--%s needs a command (an empty one would do nothing)",
+							  id == OPT_BEFORE_CHANGE ? "before-row-type-change" : "after-row-type-change");
+					return MIG_EXIT_USAGE;
+				}
+				if (id == OPT_BEFORE_CHANGE)
+					o->before_change = v;
+				else
+					o->after_change = v;
+				break;
+			case OPT_MAX_REWRITE:
+				if (!duration_opt(o->sub, "invalid --max-rewrite-lock ", v, &o->max_rewrite_ms))
+					return MIG_EXIT_USAGE;
+				o->max_rewrite_given = true;
 				break;
 			case OPT_HELP:
 				mig_usage(stdout);
@@ -263,6 +288,17 @@ check_needs(const mig_opts *o)
 							": expected run, swap, rollback or finish");
 			return MIG_EXIT_USAGE;
 		}
+	if (o->max_rewrite_given && strcmp(o->action, "plan") != 0 && strcmp(o->action, "run") != 0)
+	{
+		cli_error(o->sub, "--max-rewrite-lock belongs to plan and run (the serial road's widening)");
+		return MIG_EXIT_USAGE;
+	}
+	if ((o->before_change != NULL || o->after_change != NULL) && strcmp(o->action, "run") != 0 &&
+		strcmp(o->action, "swap") != 0 && strcmp(o->action, "rollback") != 0)
+	{
+		cli_error(o->sub, "--before-row-type-change and --after-row-type-change belong to run, swap and "
+				  "rollback (the steps that change the tables' row types)");
+		return MIG_EXIT_USAGE;
 	}
 	if (ext)
 	{

@@ -477,11 +477,29 @@ with_retries(mig_ctx *c, const char *what, const mig_script *s, bool txn, bool s
 	int			i;
 	bool		again;
 	char		held[1024] = "";
+	mig_lockwait seen;
 
+	memset(&seen, 0, sizeof(seen));
 	for (i = 1;; i++)
 	{
-		if (txn && strong && !clear_autovacuum(c, what))
-			return false;
+		if (txn && strong)
+		{
+			int			r;
+
+			if (!clear_autovacuum(c, what))
+				return false;
+			/* A try that would only queue behind a long transaction is not made. */
+			r = mig_lock_wait(c, &seen, s, what, i, held, sizeof(held));
+			if (r < 0)
+				return false;
+			if (r == 0)
+			{
+				again = true;
+				if (i >= c->o->retries)
+					break;
+				continue;
+			}
+		}
 		if (try_once(c, s, txn, strong, &again))
 			return true;
 		held[0] = '\0';

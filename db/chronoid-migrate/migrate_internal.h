@@ -50,6 +50,10 @@ typedef struct mig_opts
 	const char *subscribers[MIG_MAX_SUBSCRIBERS];
 	int			nsubscribers;
 	const char *sub_step;		/* subscriber-ddl: run, swap, rollback or finish */
+	const char *before_change;	/* --before-row-type-change: a shell command, or NULL */
+	const char *after_change;	/* --after-row-type-change: a shell command, or NULL */
+	int64_t		max_rewrite_ms;	/* --max-rewrite-lock: the serial road's widening, at most (default 1 s) */
+	bool		max_rewrite_given;
 } mig_opts;
 
 /*

@@ -100,11 +100,19 @@ plan_convert(mig_ctx *c)
 	printf("  Old IDs stay; the sequence's next values are snowflakes (no backfill, no swap).\n");
 	if (c->t.identity)
 		printf("  The identity is dropped (force => true): the column keeps the sequence as a default.\n");
-	if (strcmp(c->t.keytype, "integer") == 0)
-		printf("  %s is integer: it and every foreign key column referencing it are widened to bigint,\n"
-			   "  a REWRITE of each table under ACCESS EXCLUSIVE (%s rows here: minutes per million rows).\n",
-			   c->t.key_q, c->t.rows_est >= 0 ? "~" : "unknown");
-	printf("\n  1. convert  [ACCESS EXCLUSIVE on %s: milliseconds unless widened]\n", c->t.qname);
+	if (mig_widens(c))
+	{
+		int64_t		rows;
+		double		secs = mig_widen_secs(c, &rows);
+		char		e[64];
+
+		mig_widen_plan(c);
+		est(e, sizeof(e), secs);
+		printf("\n  1. convert  [ACCESS EXCLUSIVE on %s and the tables referencing it: %s]\n", c->t.qname,
+			   secs < 0 ? "unknown" : e);
+	}
+	else
+		printf("\n  1. convert  [ACCESS EXCLUSIVE on %s: milliseconds]\n", c->t.qname);
 	printf("      SELECT snowflake.convert_sequence_to_snowflake('%s'::regclass%s);\n", c->t.keyseq,
 		   c->t.identity ? ", true" : "");
 	printf("\n  rollback: not possible (the IDs minted after it are snowflakes)\n");
@@ -254,9 +262,11 @@ mig_plan(mig_ctx *c)
 	printf("  - after the swap %s is the table's last column and %s takes the old one's place:\n"
 		   "    INSERT INTO %s VALUES (...) without a column list fills %s first; name the columns\n",
 		   t->key_q, t->old_q, t->qname, t->old_q);
-	printf("  - each step that changes the table's columns (1, 6 and rollback) makes a statement\n"
-		   "    prepared before it that returns whole rows (SELECT *, RETURNING *)%s fail once with\n"
-		   "    \"cached plan must not change result type\": such clients retry, or name the columns\n"
+	printf("  - each step that changes the tables' columns (1, 6 and rollback) makes a statement\n"
+		   "    prepared on the server before it that returns whole rows (SELECT *, RETURNING *)%s\n"
+		   "    fail with \"cached plan must not change result type\" on every execution until its\n"
+		   "    connection is recycled (psycopg 3, node-postgres named statements, pgbench -M prepared);\n"
+		   "    --before-row-type-change and --after-row-type-change give the cue to recycle them\n"
 		   "    (docs/migrate.md, \"What your application sees\")\n",
 		   strcmp(c->o->to, "snowflake") == 0 || strcmp(c->o->to, "ulid") == 0 || strcmp(t->keytype, "uuid") != 0
 		   ? " or the key" : "");

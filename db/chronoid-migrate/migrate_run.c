@@ -119,7 +119,7 @@ step_add(mig_ctx *c)
 	}
 	mig_script_as(&s, MIG_AS_ME);
 	mig_script_printf(&s, "%s", b.s);
-	ok = mig_ddl_script(c, "adding the new columns", &s, true);
+	ok = mig_ddl_framed(c, "add", "adding the new columns", &s);
 	mig_buf_free(&b);
 	mig_script_free(&s);
 	return ok && mig_state_load(c);
@@ -438,7 +438,11 @@ run_convert(mig_ctx *c)
 	PQfreemem(seq);
 	PQfreemem(lit);
 	PQfreemem(key);
-	ok = mig_ddl_script(c, "converting the key's sequence to snowflakes", &s, true);
+	/* Widening changes the type of the key and of the children's columns: framed like the swap. */
+	if (mig_widens(c))
+		ok = mig_ddl_framed(c, "widen", "converting the key's sequence to snowflakes", &s);
+	else
+		ok = mig_ddl_script(c, "converting the key's sequence to snowflakes", &s, true);
 	mig_script_free(&s);
 	if (!ok)
 	{
@@ -626,6 +630,9 @@ mig_table_action(const mig_opts *o)
 		rc = mig_status(c);
 		goto out;
 	}
+	/* The serial road's widening is one long wait for everyone: bounded before any work. */
+	if (strcmp(o->action, "run") == 0 && !c->st.exists && !mig_widen_ok(c))
+		goto fail;
 	if (!mig_state_setup(c) || !mig_lock_table(c))
 		goto fail;
 	if (strcmp(o->action, "run") == 0)

@@ -649,6 +649,68 @@ int64_t		mig_pace_after(mig_pace *p, int64_t rows, int64_t took_ms);
 
 void		mig_sleep_ms(int64_t ms);
 
+/*
+ * A step that changes the row type of the table or a child (run's first
+ * step, swap, rollback, the serial road's widening) is framed by the
+ * user's commands (migrate_hook.c), run through /bin/sh with
+ * CHRONOID_MIGRATE_HOOK (before, after), _STEP, _TABLES and _CHANGE (and
+ * _RESULT, done or failed, after) in the environment.  step: add, swap,
+ * rollback (after the swap), drop (rollback before it) or widen; the
+ * change is described from c->t.  mig_hook_before: false (c->err set)
+ * when the command failed: the step must not be done.  mig_hook_after
+ * runs whether or not the step was done (a command before it may have
+ * paused the applications); false when the command failed, c->err then
+ * says so when the step was done and keeps the step's error otherwise.
+ * Without the option, both do nothing and return true.
+ */
+bool		mig_hook_before(mig_ctx *c, const char *step);
+bool		mig_hook_after(mig_ctx *c, const char *step, bool done);
+
+/*
+ * Before each try of a strong lock (migrate_lockwait.c): the sessions
+ * holding a lock on the relations the script acts on whose transactions
+ * are older than --lock-timeout (or, where the role may not see their
+ * start, that were seen holding it that long), which a try would only
+ * queue behind, stalling every writer that queues behind the try.  While
+ * there are any, it waits without requesting the lock, for as long as a
+ * try and the pause after it would take.  1: try now; 0: still held
+ * (said on stderr, naming each holder; held gets "; held by ..." and
+ * c->err a reason, counted as try number tryno); -1 on an error or when
+ * interrupted (c->err set).  w remembers, across the tries of one step,
+ * the transactions it saw: zero it before the first.
+ */
+#define MIG_LOCKWAIT_SEEN 32
+typedef struct mig_lockwait
+{
+	int			pid[MIG_LOCKWAIT_SEEN];
+	char		vxid[MIG_LOCKWAIT_SEEN][32];
+	int64_t		since[MIG_LOCKWAIT_SEEN];
+} mig_lockwait;
+
+int			mig_lock_wait(mig_ctx *c, mig_lockwait *w, const mig_script *s, const char *what, int tryno,
+						  char *held, size_t len);
+
+/*
+ * The serial road's widening of an integer key (migrate_widen.c).
+ * mig_widens: whether run would widen.  mig_widen_secs: the estimated
+ * time under the lock from the table's and children's rows (their
+ * statistics, or for one never analyzed the most rows its size can hold),
+ * rows set to their sum; -1 (c->err set) on an error.  mig_widen_ok:
+ * false (c->err set) when the estimate is over --max-rewrite-lock; true
+ * when nothing is widened.  mig_widen_plan: the plan's lines on it.
+ */
+bool		mig_widens(const mig_ctx *c);
+double		mig_widen_secs(mig_ctx *c, int64_t *rows);
+bool		mig_widen_ok(mig_ctx *c);
+void		mig_widen_plan(mig_ctx *c);
+
+/*
+ * mig_ddl_script(c, what, s, true) between the two commands (the after
+ * one runs even when it failed); with a before command, the long
+ * transactions the tries would wait for are waited for before it runs.
+ */
+bool		mig_ddl_framed(mig_ctx *c, const char *step, const char *what, const mig_script *s);
+
 /* Progress: a bar on a terminal, else a plain line every few seconds. */
 typedef struct mig_progress
 {

@@ -118,7 +118,7 @@ mig_swap(mig_ctx *c)
 		mig_sql_swap(c, &b);
 		fprintf(stderr, "chronoid: %s: swapping %s's key (lock_timeout %lld ms, up to %d tries)\n",
 				c->o->sub, c->t.qname, (long long) c->o->lock_timeout_ms, c->o->retries);
-		ok = mig_ddl_script(c, "swapping the key", &b, true);
+		ok = mig_ddl_framed(c, "swap", "swapping the key", &b);
 		mig_script_free(&b);
 		if (!ok)
 			return failed(c);
@@ -231,7 +231,7 @@ drop_leftovers(mig_ctx *c)
 	mig_script_printf(&s, "DELETE FROM %s.migration_child WHERE relid = %u;\n", c->state_q, c->t.relid);
 	mig_script_printf(&s, "DELETE FROM %s.migration WHERE relid = %u;\n", c->state_q, c->t.relid);
 	mig_sql_state_drop(c, &s);
-	ok = mig_ddl_script(c, "dropping what the migration added", &s, true);
+	ok = mig_ddl_framed(c, "drop", "dropping what the migration added", &s);
 	mig_script_free(&s);
 	if (ok)
 	{
@@ -298,7 +298,7 @@ unswap(mig_ctx *c)
 	mig_sql_unswap(c, &b);
 	fprintf(stderr, "chronoid: %s: restoring %s's old key (lock_timeout %lld ms)\n",
 			c->o->sub, c->t.qname, (long long) c->o->lock_timeout_ms);
-	ok = mig_ddl_script(c, "restoring the old key", &b, true);
+	ok = mig_ddl_framed(c, "rollback", "restoring the old key", &b);
 	mig_script_free(&b);
 	if (ok)
 	{

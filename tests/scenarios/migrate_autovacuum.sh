@@ -98,8 +98,8 @@ holder=$!
 sleep 1
 hpid=$(q "SELECT pid FROM pg_stat_activity WHERE query LIKE '%pg_sleep(20)%' AND pid <> pg_backend_pid()")
 out=$(mig swap --table orders --retries 2 2>&1); rc=$?
-ok_if "a lock wait that times out names the session holding the lock and what it runs" \
-    '[ $rc -eq 1 ] && [[ $out == *"held by pid $hpid (client backend, active, for "*"SELECT pg_sleep(20)"* ]]' \
+ok_if "a swap a long transaction holds off names the session holding the lock and what it runs" \
+    '[ $rc -eq 1 ] && [[ $out == *"held by pid $hpid (client backend, application_name "*", active, transaction open "*"SELECT pg_sleep(20)"* ]]' \
     "rc=$rc" "$out"
 kill "$holder" 2>/dev/null
 q "SELECT pg_terminate_backend($hpid)" >/dev/null

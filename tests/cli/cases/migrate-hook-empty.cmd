@@ -1,0 +1,1 @@
+migrate swap --table orders --before-row-type-change ''

@@ -1,0 +1,1 @@
+migrate finish --table orders --after-row-type-change true

@@ -1,0 +1,1 @@
+migrate run --table orders --to snowflake --max-rewrite-lock forever

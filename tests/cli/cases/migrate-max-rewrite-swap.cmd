@@ -1,0 +1,1 @@
+migrate swap --table orders --max-rewrite-lock 5s
