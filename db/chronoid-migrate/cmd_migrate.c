@@ -225,7 +225,7 @@ parse(mig_opts *o, int argc, char **argv)
 					return MIG_EXIT_USAGE;
 				}
 				o->subscribers[o->nsubscribers++] = v;
-	}
+				break;
 			case OPT_BEFORE_CHANGE:
 			case OPT_AFTER_CHANGE:
 				if (v[0] == '\0')
@@ -288,6 +288,7 @@ check_needs(const mig_opts *o)
 							": expected run, swap, rollback or finish");
 			return MIG_EXIT_USAGE;
 		}
+	}
 	if (o->max_rewrite_given && strcmp(o->action, "plan") != 0 && strcmp(o->action, "run") != 0)
 	{
 		cli_error(o->sub, "--max-rewrite-lock belongs to plan and run (the serial road's widening)");
