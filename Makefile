@@ -136,10 +136,24 @@ TEST_BINS := $(CORE_TEST_SRCS:tests/unit/%.c=$(BUILD)/tests/%) \
 HAVE_PGXS := $(shell f=$$($(PG_CONFIG) --pgxs 2>/dev/null) && test -f "$$f" && \
                test -f "$$($(PG_CONFIG) --includedir-server)/postgres.h" && echo yes)
 
-.PHONY: all lib cli db tests ext install uninstall check demo bench clean \
-        setup test-unit FORCE
+# The WebAssembly build (wasm/, docs/javascript.md): the core's sources
+# less the parts that need an OS (the platform's clock and random source,
+# host-wide node claims), with wasm/'s glue, by clang's wasm32-wasi target
+# over Debian's wasi-libc and compiler-rt builtins.  Into node/lib/ for the
+# npm package; built by `all` where that compiler and libc are.
+WASM_CC      ?= clang-14
+WASM_SYSROOT ?= /usr
+HAVE_WASM    ?= $(shell test -f $(WASM_SYSROOT)/lib/wasm32-wasi/libc.a && \
+                  f=$$($(WASM_CC) --target=wasm32-wasi -print-libgcc-file-name 2>/dev/null) && \
+                  test -f "$$f" && echo yes)
+WASM_SRCS    := $(filter-out src/platform.c src/random.c src/node_claim.c src/snowflake_claimed.c, \
+                  $(LIB_SRCS)) $(sort $(wildcard wasm/*.c))
+WASM_OUT     := node/lib/chronoid.wasm
 
-all: lib cli $(if $(HAVE_LIBPQ),db) $(if $(HAVE_PGXS),ext)
+.PHONY: all lib cli db tests ext install uninstall check demo bench clean \
+        setup test-unit wasm FORCE
+
+all: lib cli $(if $(HAVE_LIBPQ),db) $(if $(HAVE_PGXS),ext) $(if $(HAVE_WASM),wasm)
 
 lib: $(STATIC_LIB) $(SHARED_LIB) $(PC_FILE)
 cli: $(CLI_BIN)
@@ -383,6 +397,17 @@ bench: setup
 $(BUILD)/bench/bench: bench/bench.c $(STATIC_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(CID_CFLAGS) -O2 -o $@ $< $(STATIC_LIB) $(CID_LDFLAGS) $(LDFLAGS) -luuid -lcrypto -lm
+
+# -Oz and LTO: the module and its glue must stay small for pages to load
+# (docs/javascript.md gives the size); no entry point, the glue's exports
+# (which need no prototypes: nothing in C calls them, so no
+# -Wmissing-prototypes; -Wbitwise-instead-of-logical is clang's alone).
+wasm: $(WASM_OUT)
+$(WASM_OUT): $(WASM_SRCS) $(wildcard include/*.h src/*.h wasm/*.h)
+	$(WASM_CC) --target=wasm32-wasi --sysroot=$(WASM_SYSROOT) -std=c11 -Oz -flto \
+	    -Wall -Wextra -Wno-bitwise-instead-of-logical $(if $(WERROR),-Werror) \
+	    -D_GNU_SOURCE -DCID_API= -Iinclude -Isrc -mexec-model=reactor \
+	    -Wl,--gc-sections -Wl,--strip-all -Wl,--lto-O3 -o $@ $(WASM_SRCS)
 
 # The npm package (node/, docs/javascript.md): its addon, and its benchmark
 # against the npm peers, which go into $(BUILD)/bench-node (bench/node/

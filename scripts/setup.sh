@@ -20,7 +20,10 @@ want=(build-essential pkg-config uuid-dev libssl-dev clang libclang-rt-dev faket
       # by mypy; its prefork recipe run under a real gunicorn
       python3-dev python3-pip python3-setuptools python3-wheel python3-pytest
       python3-psycopg python3-all-dev dh-python pybuild-plugin-pyproject python3-mypy
-      python3-gunicorn)
+      python3-gunicorn
+      # the npm package's WebAssembly build (make wasm): clang's wasm32 target
+      # links with lld (wasm-ld) over wasi-libc and compiler-rt's wasm32 builtins
+      lld wasi-libc libclang-rt-14-dev-wasm32)
 # pglogical (docs/cluster.md: the all-to-all topology) for the installed
 # server's major version, when the distribution has it.
 if pgv=$(pg_config --version 2>/dev/null | sed -nE 's/^PostgreSQL ([0-9]+).*/\1/p') &&

@@ -60,6 +60,7 @@ export const {
   presets,
   version,
   maxBatch,
+  build,
 } = chronoid;
 
 export default chronoid;
