@@ -120,10 +120,12 @@ build() {
 }
 
 # The npm package's WebAssembly build: the same node --test suites
-# against it under Node (CHRONOID_BUILD=wasm).
+# against it under Node (CHRONOID_BUILD=wasm), then the npm tarball under
+# Node without an addon, in headless Chromium and in workerd (web/test).
 job_wasm() {
     command -v node >/dev/null 2>&1 || return 0
     run_tap node-wasm node/test/run.sh wasm
+    run_tap web web/test/run.sh
 }
 
 # quick NAME...: make test.  A NAME is a scenario of tests/scenarios or

@@ -416,11 +416,21 @@ static const struct kind
 	{"KSUID", sizeof(cid_ksuid), CID_KSUID_STRLEN, "2014-05-13T16:53:20.000Z .. 2150-06-19T23:21:35.999Z"},
 };
 
-/* Start the generators on the host's clock and random source. */
-EXPORT("init") int
-cw_init(void)
+/*
+ * Start the generators on the host's clock and random source, at the
+ * first ID rather than when the module loads: edge runtimes give no
+ * random bytes outside a request (workerd refuses getRandomValues while
+ * a worker's top level runs).
+ */
+static bool started;
+
+static int
+start(void)
 {
 	int			rc;
+
+	if (started)
+		return 0;
 
 	rc = cid_uuidv7_init(&uuidv7_gen, &cw_env);
 	if (rc == CID_OK)
@@ -433,6 +443,7 @@ cw_init(void)
 		rc = cid_objectid_init(&objectid_gen, &cw_env);
 	if (rc != CID_OK)
 		return fail(rc, false, "chronoid: cannot start the generators: %s", cid_strerror(rc));
+	started = true;
 	return 0;
 }
 
@@ -442,6 +453,8 @@ fill(int k, uint8_t *out, size_t n)
 {
 	int			rc = CID_EINVAL;
 
+	if (start() < 0)
+		return -1;
 	switch (k)
 	{
 		case K_UUIDV7:
@@ -674,6 +687,8 @@ typeid_result(int n)
 EXPORT("typeid_new") int
 cw_typeid_new(void)
 {
+	if (start() < 0)
+		return -1;
 	return typeid_result(cid_typeid_next(&uuidv7_gen, io, CID_TYPEID_STRLEN_MAX + 1, prefix,
 										 prefix_len, NULL));
 }

@@ -82,9 +82,17 @@ cid_platform_random(void *ctx, void *buf, size_t len)
 }
 
 /*
+ * Most clock readings one wait spins through: an edge runtime's clocks
+ * stand still while a request runs (workerd moves them only on I/O).
+ */
+#define SPIN_MAX 100000
+
+/*
  * Wait about ns: a page cannot block, so this spins on the monotonic
  * clock.  Only the Snowflake "wait" policies get here, for the rest of a
- * tick or a short clock step back (bounded by maxWaitMs).
+ * tick or a short clock step back; a wait that ends early is allowed (the
+ * driver counts the time asked for toward maxWaitMs), so a clock that
+ * never moves ends in CID_EWAIT_TIMEOUT or CID_EEXHAUSTED, not a hang.
  */
 void
 cid_platform_sleep(void *ctx, int64_t ns)
@@ -92,7 +100,7 @@ cid_platform_sleep(void *ctx, int64_t ns)
 	double		start = cw_host_mono_ms();
 
 	(void) ctx;
-	while (ns > 0 && (cw_host_mono_ms() - start) * 1e6 < (double) ns)
+	for (int i = 0; ns > 0 && i < SPIN_MAX && (cw_host_mono_ms() - start) * 1e6 < (double) ns; i++)
 		;
 }
 
