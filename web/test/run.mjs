@@ -78,6 +78,29 @@ async function chromiumCheck(want) {
   }
 }
 
+/*
+ * The size budget: the module and its glue at most 40 KB gzipped, for an
+ * app importing everything and one importing uuidv7 alone, bundled by
+ * esbuild for browsers (sizes in the case names, for docs/javascript.md).
+ */
+async function sizeCheck() {
+  const esbuild = createRequire(path.join(modules, 'x.js'))('esbuild');
+  const { gzipSync } = await import('node:zlib');
+  const gz = (b) => gzipSync(b, { level: 9 }).length;
+  const wasm = gz(fs.readFileSync(path.join(pkg, 'lib', 'chronoid.wasm')));
+  const app = fs.mkdtempSync(path.join(path.dirname(pkg), 'app-'));
+  fs.mkdirSync(path.join(app, 'node_modules'));
+  fs.symlinkSync(pkg, path.join(app, 'node_modules', 'chronoid'));
+  for (const [what, code] of [['everything', 'import * as c from "chronoid"; console.log(c);'],
+    ['uuidv7 alone', 'import { uuidv7 } from "chronoid"; console.log(uuidv7());']]) {
+    const out = await esbuild.build({ stdin: { contents: code, resolveDir: app, loader: 'js' },
+      bundle: true, format: 'esm', platform: 'browser', minify: true, write: false, logLevel: 'silent' });
+    const js = gz(out.outputFiles[0].contents);
+    ok(wasm + js <= 40 * 1024, `size: an app importing ${what}, bundled by esbuild: ${js} bytes of JavaScript ` +
+      `+ ${wasm} of WebAssembly gzipped = ${((wasm + js) / 1024).toFixed(1)} KB (budget 40 KB)`);
+  }
+}
+
 async function main() {
   process.env.CHRONOID_BUILD = 'addon';
   const addon = createRequire(path.join(repo, 'node', 'x.js'))('./');
@@ -87,6 +110,7 @@ async function main() {
   delete process.env.CHRONOID_BUILD;
   // The tarball has no addon: Node takes the WebAssembly build.
   check('node without an addon', run(createRequire(path.join(pkg, 'x.js'))('./')), want);
+  await sizeCheck().catch((e) => ok(false, 'size: bundled by esbuild', e.stack));
   if (!fs.existsSync(chromium))
     ok(false, `chromium: ${chromium} is there (scripts/setup.sh installs Debian's chromium)`);
   else
