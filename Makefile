@@ -149,11 +149,16 @@ HAVE_WASM    ?= $(shell test -f $(WASM_SYSROOT)/lib/wasm32-wasi/libc.a && \
 WASM_SRCS    := $(filter-out src/platform.c src/random.c src/node_claim.c src/snowflake_claimed.c, \
                   $(LIB_SRCS)) $(sort $(wildcard wasm/*.c))
 WASM_OUT     := node/lib/chronoid.wasm
+# The inspector page (web/inspector/): the chronoid command itself as
+# WebAssembly, so that the page answers and fails as the command does.
+INSPECTOR_SRCS := $(filter-out src/platform.c src/random.c src/node_claim.c src/snowflake_claimed.c, \
+                  $(LIB_SRCS)) wasm/platform.c wasm/cli.c $(CLI_SRCS)
+INSPECTOR      := $(BUILD)/inspector/index.html
 
 .PHONY: all lib cli db tests ext install uninstall check demo bench clean \
-        setup test-unit wasm FORCE
+        setup test-unit wasm inspector FORCE
 
-all: lib cli $(if $(HAVE_LIBPQ),db) $(if $(HAVE_PGXS),ext) $(if $(HAVE_WASM),wasm)
+all: lib cli $(if $(HAVE_LIBPQ),db) $(if $(HAVE_PGXS),ext) $(if $(HAVE_WASM),wasm inspector)
 
 lib: $(STATIC_LIB) $(SHARED_LIB) $(PC_FILE)
 cli: $(CLI_BIN)
@@ -408,6 +413,19 @@ $(WASM_OUT): $(WASM_SRCS) $(wildcard include/*.h src/*.h wasm/*.h)
 	    -Wall -Wextra -Wno-bitwise-instead-of-logical $(if $(WERROR),-Werror) \
 	    -D_GNU_SOURCE -DCID_API= -Iinclude -Isrc -mexec-model=reactor \
 	    -Wl,--gc-sections -Wl,--strip-all -Wl,--lto-O3 -o $@ $(WASM_SRCS)
+
+# One self-contained file (the module inlined in base64), so that it opens
+# from the disk as well as from any static server.
+inspector: $(INSPECTOR)
+$(BUILD)/inspector/chronoid-cli.wasm: $(INSPECTOR_SRCS) $(wildcard include/*.h src/*.h cli/*.h wasm/*.h)
+	@mkdir -p $(@D)
+	$(WASM_CC) --target=wasm32-wasi --sysroot=$(WASM_SYSROOT) -std=c11 -Oz \
+	    -Wall -Wextra -Wno-bitwise-instead-of-logical $(if $(WERROR),-Werror) \
+	    -D_GNU_SOURCE -DCID_API= -Iinclude -Isrc -Icli -include wasm/cli.h \
+	    -Wl,--gc-sections -Wl,--strip-all -o $@ $(INSPECTOR_SRCS)
+$(INSPECTOR): web/inspector/index.html web/inspector/cli.js web/inspector/inspector.js \
+              web/inspector/build.sh $(BUILD)/inspector/chronoid-cli.wasm
+	sh web/inspector/build.sh $(BUILD)/inspector/chronoid-cli.wasm $@
 
 # The npm package (node/, docs/javascript.md): its addon, and its benchmark
 # against the npm peers, which go into $(BUILD)/bench-node (bench/node/

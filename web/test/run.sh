@@ -2,7 +2,9 @@
 # run.sh — the npm package's WebAssembly build where it runs (make check's
 # web suite; make test T=wasm): make wasm, `npm pack` the package, unpack
 # the tarball, and run.mjs against it under Node without an addon, in
-# headless Chromium and in workerd, each answer compared with the addon's.
+# headless Chromium and in workerd, each answer compared with the addon's;
+# the inspector page (make inspector) in Chromium against the command.
+# CHRONOID_SHOTS=DIR keeps screenshots of the inspector at two widths.
 # Needs build/web/node_modules (scripts/setup.sh: web/package.json).
 # Prints TAP.
 set -uo pipefail
@@ -14,8 +16,8 @@ if [ ! -d "$modules/puppeteer-core" ] || [ ! -d "$modules/workerd" ] || [ ! -d "
     tap_done
     exit 1
 fi
-if ! out=$(make -s wasm WERROR=1 2>&1); then
-    not_ok "make wasm"
+if ! out=$(make -s cli wasm inspector WERROR=1 2>&1); then
+    not_ok "make cli wasm inspector"
     diag <<<"$out"
     tap_done
     exit 1
