@@ -9,6 +9,9 @@
 #   make demo            install what is missing, show the main job
 #   make bench           benchmark table (docs/benchmarks.md)
 #   make bench-node      the npm package against its npm peers (docs/benchmarks.md)
+#   make bench-web       its WebAssembly build against them in Chromium (likewise)
+#   make wasm            the npm package's WebAssembly build, node/lib/chronoid.wasm
+#   make inspector       the ID inspector page, build/inspector/index.html
 #   make node-addon      the npm package's addon, node/build/chronoid.node
 #   make bench-pg        PostgreSQL extension benchmark (docs/benchmarks.md)
 #   make bench-pk        primary-key kinds on PostgreSQL (docs/benchmarks.md)
@@ -140,7 +143,8 @@ HAVE_PGXS := $(shell f=$$($(PG_CONFIG) --pgxs 2>/dev/null) && test -f "$$f" && \
 # less the parts that need an OS (the platform's clock and random source,
 # host-wide node claims), with wasm/'s glue, by clang's wasm32-wasi target
 # over Debian's wasi-libc and compiler-rt builtins.  Into node/lib/ for the
-# npm package; built by `all` where that compiler and libc are.
+# npm package, so made on demand (make wasm, npm pack, the tests) rather
+# than by `all`, which makes only the inspector page where they are.
 WASM_CC      ?= clang-14
 WASM_SYSROOT ?= /usr
 HAVE_WASM    ?= $(shell test -f $(WASM_SYSROOT)/lib/wasm32-wasi/libc.a && \
@@ -158,7 +162,7 @@ INSPECTOR      := $(BUILD)/inspector/index.html
 .PHONY: all lib cli db tests ext install uninstall check demo bench clean \
         setup test-unit wasm inspector FORCE
 
-all: lib cli $(if $(HAVE_LIBPQ),db) $(if $(HAVE_PGXS),ext) $(if $(HAVE_WASM),wasm inspector)
+all: lib cli $(if $(HAVE_LIBPQ),db) $(if $(HAVE_PGXS),ext) $(if $(HAVE_WASM),inspector)
 
 lib: $(STATIC_LIB) $(SHARED_LIB) $(PC_FILE)
 cli: $(CLI_BIN)
@@ -437,6 +441,12 @@ bench-node: setup node-addon
 	@mkdir -p $(BUILD)/bench-node && cp bench/node/package.json $(BUILD)/bench-node/
 	@cd $(BUILD)/bench-node && npm install --no-audit --no-fund --no-package-lock --loglevel=error
 	@node --expose-gc bench/node/bench.mjs $(BUILD)/bench-node
+
+# The npm package's WebAssembly build against the same peers in headless
+# Chromium (web/bench/: the page bundled by esbuild, docs/benchmarks.md).
+.PHONY: bench-web
+bench-web: setup wasm
+	@node web/bench/run.mjs
 
 # The extension against core nextval() and gen_random_uuid(), on a throwaway
 # cluster, without and with preload (as root; BENCH_PG_QUICK=1 for a smoke run).

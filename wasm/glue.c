@@ -9,6 +9,13 @@
  * passed along); results come back in cw_io() with their length as the
  * return value.  A negative return means failure: cw_err_status(),
  * cw_err_range() and cw_err_msg() say which error to throw.
+ *
+ * The wording is the addon's, written again here for want of a shared
+ * layer: quote(), number_text(), parse_failed(), cw_code(), the batch,
+ * time, node and limit checks take C values (JavaScript's types are told
+ * apart in wasm-native.mjs), so that they can move as they are into the
+ * binding layer the addon and this glue are to share.  test/run.sh wasm
+ * and web/test/cases.mjs hold both to the same messages meanwhile.
  */
 #include <inttypes.h>
 #include <math.h>
