@@ -126,6 +126,9 @@ async function inspectorCheck(browser, server) {
   const page = await browser.newPage();
   const errors = [];
   page.on('pageerror', (e) => errors.push(String(e)));
+  // Nothing is sent anywhere: every request the page makes is counted.
+  const requests = [];
+  page.on('request', (r) => requests.push(r.url()));
   await page.emulateTimezone('Asia/Kolkata');
   for (const [how, url] of [['from the disk', `file://${path.join(repo, 'build', 'inspector', 'index.html')}`],
     ['from a server', `${server.url}/inspector/index.html`]]) {
@@ -227,6 +230,11 @@ async function inspectorCheck(browser, server) {
   }
   ok(wrongConv.length === 0, `inspector: ${conversions.length} conversions (UUID and ULID, v1 and v6) as \`chronoid convert\``,
     wrongConv.join('\n'));
+  const pages = new Set([`file://${path.join(repo, 'build', 'inspector', 'index.html')}`,
+    `${server.url}/inspector/index.html`]);
+  const sent = requests.filter((u) => !pages.has(u) && !u.startsWith('data:'));
+  ok(sent.length === 0, `inspector: no request but the page itself (${requests.length} in all), after inspecting, ` +
+    'generating and converting', sent.join('\n'));
   // Screenshots at two widths, the example IDs shown (for a person to look at).
   const shots = process.env.CHRONOID_SHOTS;
   if (shots) {
