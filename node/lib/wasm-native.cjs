@@ -447,16 +447,15 @@ function wasmNative(instance, alloc) {
     };
   };
 
-  native.lease = () => {
-    const e = new Error('leases need libpq, which the WebAssembly build of chronoid has not');
-    e.code = 'CHRONOID_ELEASE';
+  // As the addon built without libpq answers: a rejected Promise.
+  const noLease = (what) => {
+    const e = new Error(`chronoid's WebAssembly build has no libpq: ${what} need libpq, ` +
+      'which only the Node addon can link (Debian: libpq-dev when it is built)');
+    e.code = 'CHRONOID_ENOLEASE';
     return Promise.reject(e);
   };
-  native.blockOpen = () => {
-    const e = new Error('BlockAllocator needs libpq, which the WebAssembly build of chronoid has not');
-    e.code = 'CHRONOID_ELEASE';
-    return Promise.reject(e);
-  };
+  native.lease = () => noLease('node leases');
+  native.blockOpen = () => noLease('block allocators');
   native.claimDir = () => null;
   native.presets = ascii(io, X.presets()).split('\n');
   native.version = ascii(io, X.version());

@@ -45,8 +45,9 @@ test('Snowflake: no host claim and no guessed node number', { skip }, () => {
 });
 
 test('leases and block allocators: refused, they need libpq', { skip }, async () => {
-  await assert.rejects(cid.leaseSnowflake({ conninfo: '' }), { code: 'CHRONOID_ELEASE' });
-  await assert.rejects(cid.BlockAllocator.open('s', {}), { code: 'CHRONOID_ELEASE' });
+  await assert.rejects(cid.leaseSnowflake({ conninfo: '' }), { code: 'CHRONOID_ENOLEASE', message: /node leases/ });
+  await assert.rejects(cid.leaseSetup({ conninfo: '' }), { code: 'CHRONOID_ENOLEASE' });
+  await assert.rejects(cid.BlockAllocator.open('s', {}), { code: 'CHRONOID_ENOLEASE', message: /block allocators/ });
 });
 
 test('the module imports the clock, random bytes and inert WASI calls, nothing else', { skip }, () => {
