@@ -9,6 +9,9 @@
 #   make demo            install what is missing, show the main job
 #   make bench           benchmark table (docs/benchmarks.md)
 #   make bench-node      the npm package against its npm peers (docs/benchmarks.md)
+#   make bench-web       its WebAssembly build against them in Chromium (likewise)
+#   make wasm            the npm package's WebAssembly build, node/lib/chronoid.wasm
+#   make inspector       the ID inspector page, build/inspector/index.html
 #   make node-addon      the npm package's addon, node/build/chronoid.node
 #   make bench-pg        PostgreSQL extension benchmark (docs/benchmarks.md)
 #   make bench-pk        primary-key kinds on PostgreSQL (docs/benchmarks.md)
@@ -136,10 +139,30 @@ TEST_BINS := $(CORE_TEST_SRCS:tests/unit/%.c=$(BUILD)/tests/%) \
 HAVE_PGXS := $(shell f=$$($(PG_CONFIG) --pgxs 2>/dev/null) && test -f "$$f" && \
                test -f "$$($(PG_CONFIG) --includedir-server)/postgres.h" && echo yes)
 
-.PHONY: all lib cli db tests ext install uninstall check demo bench clean \
-        setup test-unit FORCE
+# The WebAssembly build (wasm/, docs/javascript.md): the core's sources
+# less the parts that need an OS (the platform's clock and random source,
+# host-wide node claims), with wasm/'s glue, by clang's wasm32-wasi target
+# over Debian's wasi-libc and compiler-rt builtins.  Into node/lib/ for the
+# npm package, so made on demand (make wasm, npm pack, the tests) rather
+# than by `all`, which makes only the inspector page where they are.
+WASM_CC      ?= clang-14
+WASM_SYSROOT ?= /usr
+HAVE_WASM    ?= $(shell test -f $(WASM_SYSROOT)/lib/wasm32-wasi/libc.a && \
+                  f=$$($(WASM_CC) --target=wasm32-wasi -print-libgcc-file-name 2>/dev/null) && \
+                  test -f "$$f" && echo yes)
+WASM_SRCS    := $(filter-out src/platform.c src/random.c src/node_claim.c src/snowflake_claimed.c, \
+                  $(LIB_SRCS)) $(sort $(wildcard wasm/*.c))
+WASM_OUT     := node/lib/chronoid.wasm
+# The inspector page (web/inspector/): the chronoid command itself as
+# WebAssembly, so that the page answers and fails as the command does.
+INSPECTOR_SRCS := $(filter-out src/platform.c src/random.c src/node_claim.c src/snowflake_claimed.c, \
+                  $(LIB_SRCS)) wasm/platform.c wasm/cli.c $(CLI_SRCS)
+INSPECTOR      := $(BUILD)/inspector/index.html
 
-all: lib cli $(if $(HAVE_LIBPQ),db) $(if $(HAVE_PGXS),ext)
+.PHONY: all lib cli db tests ext install uninstall check demo bench clean \
+        setup test-unit wasm inspector FORCE
+
+all: lib cli $(if $(HAVE_LIBPQ),db) $(if $(HAVE_PGXS),ext) $(if $(HAVE_WASM),inspector)
 
 lib: $(STATIC_LIB) $(SHARED_LIB) $(PC_FILE)
 cli: $(CLI_BIN)
@@ -384,6 +407,30 @@ $(BUILD)/bench/bench: bench/bench.c $(STATIC_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(CID_CFLAGS) -O2 -o $@ $< $(STATIC_LIB) $(CID_LDFLAGS) $(LDFLAGS) -luuid -lcrypto -lm
 
+# -Oz and LTO: the module and its glue must stay small for pages to load
+# (docs/javascript.md gives the size); no entry point, the glue's exports
+# (which need no prototypes: nothing in C calls them, so no
+# -Wmissing-prototypes; -Wbitwise-instead-of-logical is clang's alone).
+wasm: $(WASM_OUT)
+$(WASM_OUT): $(WASM_SRCS) $(wildcard include/*.h src/*.h wasm/*.h)
+	$(WASM_CC) --target=wasm32-wasi --sysroot=$(WASM_SYSROOT) -std=c11 -Oz -flto \
+	    -Wall -Wextra -Wno-bitwise-instead-of-logical $(if $(WERROR),-Werror) \
+	    -D_GNU_SOURCE -DCID_API= -Iinclude -Isrc -mexec-model=reactor \
+	    -Wl,--gc-sections -Wl,--strip-all -Wl,--lto-O3 -o $@ $(WASM_SRCS)
+
+# One self-contained file (the module inlined in base64), so that it opens
+# from the disk as well as from any static server.
+inspector: $(INSPECTOR)
+$(BUILD)/inspector/chronoid-cli.wasm: $(INSPECTOR_SRCS) $(wildcard include/*.h src/*.h cli/*.h wasm/*.h)
+	@mkdir -p $(@D)
+	$(WASM_CC) --target=wasm32-wasi --sysroot=$(WASM_SYSROOT) -std=c11 -Oz \
+	    -Wall -Wextra -Wno-bitwise-instead-of-logical $(if $(WERROR),-Werror) \
+	    -D_GNU_SOURCE -DCID_API= -Iinclude -Isrc -Icli -include wasm/cli.h \
+	    -Wl,--gc-sections -Wl,--strip-all -o $@ $(INSPECTOR_SRCS)
+$(INSPECTOR): web/inspector/index.html web/inspector/cli.js web/inspector/inspector.js \
+              web/inspector/build.sh $(BUILD)/inspector/chronoid-cli.wasm
+	sh web/inspector/build.sh $(BUILD)/inspector/chronoid-cli.wasm $@
+
 # The npm package (node/, docs/javascript.md): its addon, and its benchmark
 # against the npm peers, which go into $(BUILD)/bench-node (bench/node/
 # package.json), never into the package's dependencies.
@@ -394,6 +441,12 @@ bench-node: setup node-addon
 	@mkdir -p $(BUILD)/bench-node && cp bench/node/package.json $(BUILD)/bench-node/
 	@cd $(BUILD)/bench-node && npm install --no-audit --no-fund --no-package-lock --loglevel=error
 	@node --expose-gc bench/node/bench.mjs $(BUILD)/bench-node
+
+# The npm package's WebAssembly build against the same peers in headless
+# Chromium (web/bench/: the page bundled by esbuild, docs/benchmarks.md).
+.PHONY: bench-web
+bench-web: setup wasm
+	@node web/bench/run.mjs
 
 # The extension against core nextval() and gen_random_uuid(), on a throwaway
 # cluster, without and with preload (as root; BENCH_PG_QUICK=1 for a smoke run).

@@ -299,7 +299,10 @@ export function objectidBounds(time: TimeInput): Bounds<string>;
 export function ksuidBounds(time: TimeInput): Bounds<string>;
 export function snowflakeBounds(time: TimeInput, layout?: LayoutInput): Bounds<bigint>;
 export function layout(spec?: LayoutInput): Layout;
-export function claimDir(): string;
+/** The claim directory; null in the WebAssembly build, which has no host claims. */
+export function claimDir(): string | null;
 export const presets: readonly string[];
 export const version: string;
 export const maxBatch: number;
+/** Which build of libchronoid runs: the Node-API addon, or the WebAssembly module (browsers, workers, edge runtimes, and Node where no addon loads). */
+export const build: 'addon' | 'wasm';

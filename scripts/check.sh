@@ -122,9 +122,19 @@ build() {
     printf '%-10s %-44s (%d s)\n' build "$name" $((SECONDS - t0))
 }
 
+# The npm package's WebAssembly build: the same node --test suites
+# against it under Node (CHRONOID_BUILD=wasm), then the npm tarball under
+# Node without an addon, in headless Chromium and in workerd (web/test).
+job_wasm() {
+    command -v node >/dev/null 2>&1 || return 0
+    run_tap node-wasm node/test/run.sh wasm
+    run_tap web web/test/run.sh
+}
+
 # quick NAME...: make test.  A NAME is a scenario of tests/scenarios or
 # pg/test/scenarios (file name without .sh), node or python (that
-# package's suite), or app (the application state machine, tests/app).
+# package's suite), wasm (the npm package's suite against its WebAssembly
+# build), or app (the application state machine, tests/app).
 quick() {
     local name pg_scen=() t
     build default all tests || return 0
@@ -136,7 +146,7 @@ quick() {
         if [ -f "pg/test/scenarios/$name.sh" ]; then
             pg_scen+=("$name")
         elif ! [ -f "tests/scenarios/$name.sh" ] && [ "$name" != node ] && [ "$name" != python ] &&
-            [ "$name" != app ]; then
+            [ "$name" != app ] && [ "$name" != wasm ]; then
             echo "  FAIL make test: no scenario or package named '$name'"
             failed=$((failed + 1))
         fi
@@ -148,6 +158,7 @@ quick() {
     for name in "$@"; do
         case $name in
             node) run_tap node node/test/run.sh ;;
+            wasm) job_wasm ;;
             python) run_tap python python/tests/run.sh ;;
             app) run_tap app tests/app/run.sh ;;
             *) [ -f "tests/scenarios/$name.sh" ] && run_tap scenario "tests/scenarios/$name.sh" ;;
@@ -249,6 +260,7 @@ job_node() {
     run_tap node-pg node/test/pg.sh
     run_tap node-types node/test/types.sh
     run_tap node-pack node/test/pack.sh
+    job_wasm
 }
 
 # The Python package: pip install from the tree and its pytest suite (with

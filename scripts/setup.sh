@@ -26,7 +26,12 @@ want=(build-essential pkg-config uuid-dev libssl-dev clang libclang-rt-dev faket
       python3-bson
       # the npm package's prebuilt addons (node/scripts/prebuild.js): the
       # arm64 one cross-compiled, then run under qemu-user (node/test/pack.sh)
-      gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static file)
+      gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static file
+      # the npm package's WebAssembly build (make wasm): clang's wasm32 target
+      # links with lld (wasm-ld) over wasi-libc and compiler-rt's wasm32 builtins
+      lld wasi-libc libclang-rt-14-dev-wasm32
+      # where its tests run it (web/test): Debian's headless browser
+      chromium)
 # pglogical (docs/cluster.md: the all-to-all topology) for the installed
 # server's major version, when the distribution has it.
 if pgv=$(pg_config --version 2>/dev/null | sed -nE 's/^PostgreSQL ([0-9]+).*/\1/p') &&
@@ -82,11 +87,27 @@ node_runtimes() {
     echo "setup: fetching Node.js runtimes for the prebuilt addons' tests (scripts/node-runtimes.sh)" >&2
     scripts/node-runtimes.sh >/dev/null || echo "setup: scripts/node-runtimes.sh failed" >&2
 }
+
+# web/test and web/bench drive Chromium (puppeteer-core), bundle
+# (esbuild), run workerd and load the npm peers: web/package.json's
+# packages, from the npm registry into build/web, never into the package.
+web_modules() {
+    local d
+    for d in puppeteer-core esbuild workerd uuid uuidv7 ulidx @sapphire/snowflake; do
+        [ -d "build/web/node_modules/$d" ] || break
+    done
+    [ -d "build/web/node_modules/$d" ] && cmp -s web/package.json build/web/package.json && return 0
+    echo "setup: npm install in build/web (web/package.json)" >&2
+    mkdir -p build/web && cp web/package.json build/web/
+    (cd build/web && npm install --no-audit --no-fund --no-package-lock --loglevel=error) >&2 ||
+        echo "setup: npm install in build/web failed" >&2
+}
 cd "$(dirname "$0")/.."
 
 if [ ${#missing[@]} -eq 0 ] && have_pgxs && have_server; then
     node_modules
     node_runtimes
+    web_modules
     exit 0
 fi
 
@@ -114,3 +135,4 @@ $SUDO "${apt[@]}" install -y -qq --no-install-recommends "${missing[@]}" >/dev/n
 have_pgxs || { echo "setup: pg_config --pgxs still names no file after install" >&2; exit 1; }
 node_modules
 node_runtimes
+web_modules

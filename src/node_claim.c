@@ -21,6 +21,7 @@
 
 #include "chronoid.h"
 #include "err_internal.h"
+#include "scope_internal.h"
 
 /* How often a lock file replaced between open and lock is tried again. */
 #define LOCK_TRIES 3
@@ -118,24 +119,6 @@ static void
 install_atfork(void)
 {
 	pthread_atfork(registry_acquire, registry_drop, atfork_child);
-}
-
-static bool
-scope_ok(const char *scope)
-{
-	size_t		n = strlen(scope);
-
-	if (n == 0 || n > CID_CLAIM_SCOPE_MAX || scope[0] == '.')
-		return false;
-	for (size_t i = 0; i < n; i++)
-	{
-		char		c = scope[i];
-
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-			  (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-'))
-			return false;
-	}
-	return true;
 }
 
 const char *
@@ -540,7 +523,7 @@ acquire(cid_node_claim **out, const char *scope, uint64_t node, const char *dir,
 	*out = NULL;
 	if (scope == NULL)
 		scope = "default";
-	if (!scope_ok(scope))
+	if (!cid_scope_ok(scope))
 		return cid_fail(CID_EINVAL, err, errlen,
 					"invalid claim scope \"%.*s\": expected 1 to %d characters of "
 					"A-Z a-z 0-9 _ . - not starting with '.'",

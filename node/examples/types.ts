@@ -10,7 +10,7 @@ import {
   claimDir, presets, version, maxBatch, LeasedSnowflake, leaseSnowflake, leaseSetup, hasLease,
   typeid, typeidFromUuid, typeidToUuid, parseTypeid, uuidv6, uuidv6Bytes, uuidv6Buffer, uuidv6Batch,
   objectid, objectidBytes, objectidBuffer, objectidBatch, ksuid, ksuidBytes, ksuidBuffer, ksuidBatch,
-  uuidv1ToV6, uuidv6ToV1, BlockAllocator, uuidv6Bounds, objectidBounds, ksuidBounds, isValid, uuidVersion,
+  uuidv1ToV6, uuidv6ToV1, BlockAllocator, uuidv6Bounds, objectidBounds, ksuidBounds, isValid, uuidVersion, build,
 } from 'chronoid';
 import type { IdKind, BlockAllocatorOptions, BlockAllocatorStats, Bounds, ChronoidError, IdInfo, Layout, LeaseOptions, SnowflakeInfo, SnowflakeOptions, TimeInput, TypeIdParts } from 'chronoid';
 
@@ -22,7 +22,7 @@ const buffers: Buffer[] = [uuidv7Bytes(), uuidv4Bytes(), ulidBytes(), monotonicU
   uuidv6Buffer(2), objectidBuffer(2), ksuidBuffer(2)];
 
 const options: SnowflakeOptions = {
-  node: 7, layout: 'pgedge', scope: 'types-example', claim: true, claimDir: claimDir(),
+  node: 7, layout: 'pgedge', scope: 'types-example', claim: true, claimDir: claimDir() ?? undefined,
   onClockBehind: 'run-ahead', maxDriftMs: 1000, maxWaitMs: 1000, onExhausted: 'wait', maxBorrowTicks: 1000,
 };
 const sf = new Snowflake(options);
@@ -60,6 +60,7 @@ const bare: string = typeid();
 const layouts: Layout[] = presets.map((name) => layout(name));
 const v2: string = chronoid.version;
 const most: number = maxBatch;
+const which: 'addon' | 'wasm' = build;
 
 // Leases talk to PostgreSQL: typed here, called in node/test/pg/lease.test.js.
 const leaseOptions: LeaseOptions = { conninfo: 'postgresql:///app', schema: 'chronoid', ttlMs: 30000, lo: 1, hi: 64,
@@ -101,5 +102,5 @@ try {
 }
 
 console.log(strings.length, buffers.length, text, batch.length, batchText, range, l.name, claimed, nodeNumber,
-  scope, u, v, w, kindBounds.length, info.kind, fromBytes.kind, converted, checked, uv, typed, parts.prefix, bare, layouts.length, v2, most, version, typeof leaseUser,
+  scope, u, v, w, kindBounds.length, info.kind, fromBytes.kind, converted, checked, uv, typed, parts.prefix, bare, layouts.length, v2, most, which, version, typeof leaseUser,
   leaseBuilt, typeof blockUser);

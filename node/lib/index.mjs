@@ -62,6 +62,7 @@ export const {
   presets,
   version,
   maxBatch,
+  build,
 } = chronoid;
 
 export default chronoid;

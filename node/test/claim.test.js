@@ -10,7 +10,7 @@ const assert = require('node:assert/strict');
 const path = require('node:path');
 const cluster = require('node:cluster');
 const { spawn } = require('node:child_process');
-require('./helpers');
+const { addonOnly } = require('./helpers');
 
 const pkg = path.resolve(__dirname, '..');
 const WORKERS = 4;
@@ -44,7 +44,7 @@ async function runCluster(nodes) {
   return reports;
 }
 
-test(`a cluster of ${WORKERS} workers given one node number: one claims it, the rest are refused`, async () => {
+test(`a cluster of ${WORKERS} workers given one node number: one claims it, the rest are refused`, { skip: addonOnly }, async () => {
   const reports = await runCluster(Array(WORKERS).fill(7));
   const won = reports.filter((r) => r.ok);
   const refused = reports.filter((r) => !r.ok);
@@ -58,14 +58,14 @@ test(`a cluster of ${WORKERS} workers given one node number: one claims it, the 
   }
 });
 
-test(`a cluster of ${WORKERS} workers with their own numbers: all claim, IDs distinct`, async () => {
+test(`a cluster of ${WORKERS} workers with their own numbers: all claim, IDs distinct`, { skip: addonOnly }, async () => {
   const reports = await runCluster([1, 2, 3, 4]);
   assert.ok(reports.every((r) => r.ok), JSON.stringify(reports));
   assert.equal(new Set(reports.map((r) => r.id)).size, WORKERS);
   assert.equal(new Set(reports.map((r) => r.claimPath)).size, WORKERS);
 });
 
-test('a killed holder frees its number; claim: false takes none', async () => {
+test('a killed holder frees its number; claim: false takes none', { skip: addonOnly }, async () => {
   const holder = spawn(process.execPath, ['-e', workerMain], {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'], env: { ...process.env, NODE_NUMBER: '9' } });
   const first = await new Promise((resolve) => holder.once('message', resolve));

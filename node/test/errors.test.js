@@ -7,14 +7,14 @@
 
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const { throwsCode } = require('./helpers');
+const { throwsCode, sfOptions, addonOnly } = require('./helpers');
 const cid = require('..');
 
 const batchFns = ['uuidv7Batch', 'uuidv7Buffer', 'uuidv4Batch', 'uuidv4Buffer', 'ulidBatch', 'ulidBuffer',
   'monotonicUlidBatch', 'monotonicUlidBuffer'];
 
 test('batch sizes: wrong types, NaN, negative, fractional, huge', () => {
-  const sf = new cid.Snowflake({ node: 20, scope: 'errors' });
+  const sf = new cid.Snowflake(sfOptions({ node: 20, scope: 'errors' }));
   for (const name of [...batchFns, 'snowflake']) {
     const fn = name === 'snowflake' ? (n) => sf.batch(n) : cid[name];
     throwsCode(() => fn('10'), TypeError, 'ERR_INVALID_ARG_TYPE', 'batch size', 'a number', 'a string');
@@ -30,33 +30,33 @@ test('batch sizes: wrong types, NaN, negative, fractional, huge', () => {
 
 test('node numbers: NaN, negative, fractional, unsafe, wrong types', () => {
   for (const node of [NaN, -1, 0.5, 2 ** 53, -0.1, Infinity])
-    throwsCode(() => new cid.Snowflake({ node }), RangeError, 'CHRONOID_ENODE', 'expected an integer from 0 to 1023');
-  throwsCode(() => new cid.Snowflake({ node: -1n }), RangeError, 'CHRONOID_ENODE', '0 to 1023');
-  throwsCode(() => new cid.Snowflake({ node: 2n ** 64n }), RangeError, 'CHRONOID_ENODE');
-  throwsCode(() => new cid.Snowflake({ node: 2n ** 63n }), RangeError, 'CHRONOID_ENODE', 'node 9223372036854775808');
-  throwsCode(() => new cid.Snowflake({ node: '7' }), TypeError, 'ERR_INVALID_ARG_TYPE', 'node', 'a string');
-  throwsCode(() => new cid.Snowflake({}), TypeError, 'ERR_INVALID_ARG_TYPE', 'node', 'undefined');
+    throwsCode(() => new cid.Snowflake(sfOptions({ node })), RangeError, 'CHRONOID_ENODE', 'expected an integer from 0 to 1023');
+  throwsCode(() => new cid.Snowflake(sfOptions({ node: -1n })), RangeError, 'CHRONOID_ENODE', '0 to 1023');
+  throwsCode(() => new cid.Snowflake(sfOptions({ node: 2n ** 64n })), RangeError, 'CHRONOID_ENODE');
+  throwsCode(() => new cid.Snowflake(sfOptions({ node: 2n ** 63n })), RangeError, 'CHRONOID_ENODE', 'node 9223372036854775808');
+  throwsCode(() => new cid.Snowflake(sfOptions({ node: '7' })), TypeError, 'ERR_INVALID_ARG_TYPE', 'node', 'a string');
+  throwsCode(() => new cid.Snowflake(sfOptions({})), TypeError, 'ERR_INVALID_ARG_TYPE', 'node', 'undefined');
   throwsCode(() => new cid.Snowflake(7), TypeError, 'ERR_INVALID_ARG_TYPE', 'options');
   throwsCode(() => new cid.Snowflake(null), TypeError, 'ERR_INVALID_ARG_TYPE', 'null');
-  throwsCode(() => new cid.Snowflake({ node: 1, nod: 2 }), TypeError, 'ERR_INVALID_ARG_TYPE', '"nod"');
-  throwsCode(() => new cid.Snowflake({ node: 1, claim: 'yes' }), TypeError, 'ERR_INVALID_ARG_TYPE', 'claim');
+  throwsCode(() => new cid.Snowflake(sfOptions({ node: 1, nod: 2 })), TypeError, 'ERR_INVALID_ARG_TYPE', '"nod"');
+  throwsCode(() => new cid.Snowflake(sfOptions({ node: 1, claim: 'yes' })), TypeError, 'ERR_INVALID_ARG_TYPE', 'claim');
 });
 
 test('snowflake options: layouts, policies, limits, scopes, claim directories', () => {
-  throwsCode(() => new cid.Snowflake({ node: 1, layout: 'twiter' }), Error, 'CHRONOID_ELAYOUT', "'twiter'", 'presets');
-  throwsCode(() => new cid.Snowflake({ node: 1, layout: 'time:41,node:10,seq:10' }), Error, 'CHRONOID_ELAYOUT');
-  throwsCode(() => new cid.Snowflake({ node: 1, layout: 'pgedge\0x' }), Error, 'CHRONOID_ELAYOUT', 'NUL');
-  throwsCode(() => new cid.Snowflake({ node: 1, layout: 42 }), TypeError, 'ERR_INVALID_ARG_TYPE', 'layout');
-  throwsCode(() => new cid.Snowflake({ node: 1, layout: 'x'.repeat(300) }), Error, 'CHRONOID_ELENGTH', 'too long');
-  throwsCode(() => new cid.Snowflake({ node: 1, onClockBehind: 'later' }), RangeError, 'CHRONOID_EINVAL',
+  throwsCode(() => new cid.Snowflake(sfOptions({ node: 1, layout: 'twiter' })), Error, 'CHRONOID_ELAYOUT', "'twiter'", 'presets');
+  throwsCode(() => new cid.Snowflake(sfOptions({ node: 1, layout: 'time:41,node:10,seq:10' })), Error, 'CHRONOID_ELAYOUT');
+  throwsCode(() => new cid.Snowflake(sfOptions({ node: 1, layout: 'pgedge\0x' })), Error, 'CHRONOID_ELAYOUT', 'NUL');
+  throwsCode(() => new cid.Snowflake(sfOptions({ node: 1, layout: 42 })), TypeError, 'ERR_INVALID_ARG_TYPE', 'layout');
+  throwsCode(() => new cid.Snowflake(sfOptions({ node: 1, layout: 'x'.repeat(300) })), Error, 'CHRONOID_ELENGTH', 'too long');
+  throwsCode(() => new cid.Snowflake(sfOptions({ node: 1, onClockBehind: 'later' })), RangeError, 'CHRONOID_EINVAL',
     '"later"', '"run-ahead"');
-  throwsCode(() => new cid.Snowflake({ node: 1, onExhausted: 1 }), RangeError, 'CHRONOID_EINVAL', '"1"');
-  throwsCode(() => new cid.Snowflake({ node: 1, maxDriftMs: -5 }), RangeError, 'CHRONOID_EINVAL', 'maxDriftMs -5');
-  throwsCode(() => new cid.Snowflake({ node: 1, maxWaitMs: NaN }), RangeError, 'CHRONOID_EINVAL', 'maxWaitMs');
-  throwsCode(() => new cid.Snowflake({ node: 1, maxBorrowTicks: '3' }), TypeError, 'ERR_INVALID_ARG_TYPE');
-  throwsCode(() => new cid.Snowflake({ node: 1, scope: '../etc' }), Error, 'CHRONOID_EINVAL', 'invalid claim scope');
-  throwsCode(() => new cid.Snowflake({ node: 1, scope: 'a\0b' }), Error, 'CHRONOID_EINVAL', 'NUL');
-  throwsCode(() => new cid.Snowflake({ node: 1, scope: 'x', claimDir: '/nonexistent-dir/claims' }), Error,
+  throwsCode(() => new cid.Snowflake(sfOptions({ node: 1, onExhausted: 1 })), RangeError, 'CHRONOID_EINVAL', '"1"');
+  throwsCode(() => new cid.Snowflake(sfOptions({ node: 1, maxDriftMs: -5 })), RangeError, 'CHRONOID_EINVAL', 'maxDriftMs -5');
+  throwsCode(() => new cid.Snowflake(sfOptions({ node: 1, maxWaitMs: NaN })), RangeError, 'CHRONOID_EINVAL', 'maxWaitMs');
+  throwsCode(() => new cid.Snowflake(sfOptions({ node: 1, maxBorrowTicks: '3' })), TypeError, 'ERR_INVALID_ARG_TYPE');
+  throwsCode(() => new cid.Snowflake(sfOptions({ node: 1, scope: '../etc' })), Error, 'CHRONOID_EINVAL', 'invalid claim scope');
+  throwsCode(() => new cid.Snowflake(sfOptions({ node: 1, scope: 'a\0b' })), Error, 'CHRONOID_EINVAL', 'NUL');
+  throwsCode(() => new cid.Snowflake(sfOptions({ node: 1, scope: 'x', claimDir: '/nonexistent-dir/claims' })), Error,
     'CHRONOID_ECLAIM', '/nonexistent-dir/claims');
 });
 
@@ -126,7 +126,7 @@ test('fuzz: random text through every parser gives an ID or a chronoid Error', (
   const seed = Number(process.env.CHRONOID_FUZZ_SEED ?? 20261126);
   const next = rng(seed);
   const alphabet = '0123456789abcdefABCDEFGHJKMNPQRSTVWXYZilou-{}: .T_\u00e9\ud800\u0000';
-  const valid = [cid.uuidv7(), cid.monotonicUlid(), new cid.Snowflake({ node: 21, scope: 'fuzz', claim: false }).nextString(),
+  const valid = [cid.uuidv7(), cid.monotonicUlid(), new cid.Snowflake(sfOptions({ node: 21, scope: 'fuzz', claim: false })).nextString(),
     cid.typeid('user'), cid.uuidv6(), cid.uuidv6ToV1(cid.uuidv6()), cid.objectid(), cid.ksuid()];
   const parsers = [
     (s) => cid.inspect(s),

@@ -12,14 +12,14 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { execFileSync } = require('node:child_process');
-const { throwsCode } = require('./helpers');
+const { throwsCode, addonOnly } = require('./helpers');
 const cid = require('..');
 
 const pkg = path.resolve(__dirname, '..');
 const JOBS = 3000;
 
 for (const claim of [true, false]) {
-  test(`a generator per job (claim: ${claim}): ${JOBS} IDs, no repeat`, () => {
+  test(`a generator per job (claim: ${claim}): ${JOBS} IDs, no repeat`, { skip: claim && addonOnly }, () => {
     const seen = new Set();
     for (let i = 0; i < JOBS; i++) {
       const sf = new cid.Snowflake({ node: 21, scope: `per-job-${claim}`, claim });
@@ -30,7 +30,7 @@ for (const claim of [true, false]) {
   });
 }
 
-test('a number freed by one process and taken by the next: no repeat', () => {
+test('a number freed by one process and taken by the next: no repeat', { skip: addonOnly }, () => {
   // Each process makes IDs as fast as it can and prints the last; the next
   // one's first ID must be larger, however soon it starts.
   const script = `
@@ -48,7 +48,7 @@ test('a number freed by one process and taken by the next: no repeat', () => {
   }
 });
 
-test('two copies of the addon in one process: one claim between them', () => {
+test('two copies of the addon in one process: one claim between them', { skip: addonOnly }, () => {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'chronoid-copies-'));
   try {
     const copies = ['a', 'b'].map((name) => {
@@ -79,7 +79,7 @@ test('two copies of the addon in one process: one claim between them', () => {
   }
 });
 
-test('a relative claim directory is refused', () => {
+test('a relative claim directory is refused', { skip: addonOnly }, () => {
   throwsCode(() => new cid.Snowflake({ node: 25, claimDir: 'claims' }), Error, 'CHRONOID_EINVAL',
     '"claims" is not an absolute path');
 });

@@ -1,6 +1,8 @@
 // helpers.js — what the test files share: a private claim directory for
 // this run (so that tests never touch the host's /run/lock/chronoid and
-// never collide with another run), and a check that an error is chronoid's.
+// never collide with another run), a check that an error is chronoid's,
+// and what differs by build: the suites run against the addon and, with
+// CHRONOID_BUILD=wasm, against the WebAssembly build (test/run.sh wasm).
 'use strict';
 
 const fs = require('node:fs');
@@ -30,4 +32,19 @@ function throwsCode(fn, cls, code, ...words) {
   return caught;
 }
 
-module.exports = { throwsCode };
+// The build under test: what lib/index.js loaded.
+const build = require('..').build;
+
+// Snowflake options as a test means them under either build.  The
+// WebAssembly build has no host claims and refuses to mint without
+// claim: false (wasm.test.js), so where a test does not say, it asks for
+// none there; under the addon the host claim stays the default tested.
+function sfOptions(options) {
+  return build === 'wasm' && !('claim' in options) ? { ...options, claim: false } : options;
+}
+
+// A test's skip option where it tests host claims, threads sharing one
+// generator or two copies of the addon: the addon's alone.
+const addonOnly = build === 'wasm' && 'the addon only: host node claims and threads sharing a generator';
+
+module.exports = { throwsCode, sfOptions, addonOnly, build };

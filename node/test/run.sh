@@ -5,8 +5,18 @@
 # `run.sh asan`: the same with the addon built under AddressSanitizer and
 # UBSan (node itself is not: the runtimes are preloaded), a shorter fuzz,
 # and the plain build restored afterwards.
+# `run.sh wasm`: the same suites against the WebAssembly build
+# (CHRONOID_BUILD=wasm), built by `make wasm` with warnings as errors.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+if [ "${1:-}" = wasm ]; then
+    if ! make -s -C .. wasm WERROR=1 >&2; then
+        echo "not ok 1 - build the WebAssembly module (make wasm)"
+        echo "1..1"
+        exit 1
+    fi
+    CHRONOID_BUILD=wasm exec node --test --test-reporter=tap test/*.test.js
+fi
 san=()
 if [ "${1:-}" = asan ]; then
     preload="$(${CC:-cc} -print-file-name=libasan.so):$(${CC:-cc} -print-file-name=libubsan.so)"

@@ -1,0 +1,1108 @@
+/*
+ * glue.c — the WebAssembly face of libchronoid: what node/lib/wasm-native.mjs
+ * calls to mint, parse, convert and inspect IDs.  Every ID comes from a
+ * cid_* call; this file only moves arguments in and results out through
+ * one I/O buffer, and words the errors as the Node addon does
+ * (node/src/addon.c), so that both builds throw the same messages.
+ *
+ * Calling convention: text arguments go into cw_io() (UTF-8, a length
+ * passed along); results come back in cw_io() with their length as the
+ * return value.  A negative return means failure: cw_err_status(),
+ * cw_err_range() and cw_err_msg() say which error to throw.
+ *
+ * The wording is the addon's, written again here for want of a shared
+ * layer: quote(), number_text(), parse_failed(), cw_code(), the batch,
+ * time, node and limit checks take C values (JavaScript's types are told
+ * apart in wasm-native.mjs), so that they can move as they are into the
+ * binding layer the addon and this glue are to share.  test/run.sh wasm
+ * and web/test/cases.mjs hold both to the same messages meanwhile.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "chronoid.h"
+#include "scope_internal.h"
+#include "wasm.h"
+
+#define EXPORT(name) __attribute__((export_name(name)))
+
+#define IO_BYTES 8192
+#define MAX_TEXT 256			/* longest argument text, as the addon's */
+#define MAX_BATCH (1u << 20)	/* as the addon's CID_NODE_MAX_BATCH */
+#define QUOTE_MAX 300
+
+/* 8-aligned: Snowflake IDs come back in it as int64s. */
+static _Alignas(8) char io[IO_BYTES];
+
+EXPORT("io") char *
+cw_io(void)
+{
+	return io;
+}
+
+EXPORT("io_bytes") int
+cw_io_bytes(void)
+{
+	return IO_BYTES;
+}
+
+EXPORT("alloc") void *
+cw_alloc(size_t n)
+{
+	return malloc(n == 0 ? 1 : n);
+}
+
+EXPORT("free") void
+cw_free(void *p)
+{
+	free(p);
+}
+
+/* ------------------------------------------------------------------------
+ * Errors: the status, whether a RangeError, and the message
+ * ------------------------------------------------------------------------ */
+
+static int	err_status;
+static int	err_range;
+static char err_msg[1024];
+
+EXPORT("err_status") int
+cw_err_status(void)
+{
+	return err_status;
+}
+
+EXPORT("err_range") int
+cw_err_range(void)
+{
+	return err_range;
+}
+
+EXPORT("err_msg") const char *
+cw_err_msg(void)
+{
+	return err_msg;
+}
+
+/* The error code JavaScript sees for a status: the addon's names. */
+EXPORT("code") const char *
+cw_code(int status)
+{
+	switch (status)
+	{
+		case CID_EINVAL:
+			return "CHRONOID_EINVAL";
+		case CID_ENODE:
+			return "CHRONOID_ENODE";
+		case CID_ELAYOUT:
+			return "CHRONOID_ELAYOUT";
+		case CID_ESYNTAX:
+			return "CHRONOID_ESYNTAX";
+		case CID_ELENGTH:
+			return "CHRONOID_ELENGTH";
+		case CID_EOVERFLOW:
+			return "CHRONOID_EOVERFLOW";
+		case CID_ETIME_RANGE:
+			return "CHRONOID_ETIME_RANGE";
+		case CID_ECLOCK_BACKWARDS:
+			return "CHRONOID_ECLOCK_BACKWARDS";
+		case CID_EDRIFT:
+			return "CHRONOID_EDRIFT";
+		case CID_EWAIT_TIMEOUT:
+			return "CHRONOID_EWAIT_TIMEOUT";
+		case CID_EEXHAUSTED:
+			return "CHRONOID_EEXHAUSTED";
+		case CID_EMONOTONIC_OVERFLOW:
+			return "CHRONOID_EMONOTONIC_OVERFLOW";
+		case CID_ERANDOM:
+			return "CHRONOID_ERANDOM";
+		case CID_ECLOCK:
+			return "CHRONOID_ECLOCK";
+		case CID_ENOTIME:
+			return "CHRONOID_ENOTIME";
+		case CID_EUNKNOWN:
+			return "CHRONOID_EUNKNOWN";
+		case CID_ENODE_HELD:
+			return "CHRONOID_ENODE_HELD";
+		case CID_ECLAIM:
+			return "CHRONOID_ECLAIM";
+		case CID_EFORKED:
+			return "CHRONOID_EFORKED";
+	}
+	return "CHRONOID_ERROR";
+}
+
+/* Record an error; returns -1 for the caller to return. */
+static int
+fail(int status, bool range, const char *fmt,...)
+{
+	va_list		ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err_msg, sizeof(err_msg), fmt, ap);
+	va_end(ap);
+	err_status = status;
+	err_range = range;
+	return -1;
+}
+
+/* The text of s as a double-quoted literal, at most 60 bytes shown. */
+static void
+quote(char *out, const char *s, size_t len)
+{
+	size_t		k = 0;
+	size_t		shown = len > 60 ? 60 : len;
+
+	out[k++] = '"';
+	for (size_t i = 0; i < shown; i++)
+	{
+		unsigned char c = (unsigned char) s[i];
+
+		if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\')
+			out[k++] = (char) c;
+		else
+			k += (size_t) snprintf(out + k, 8, "\\x%02x", c);
+	}
+	out[k++] = '"';
+	if (shown < len)
+		k += (size_t) snprintf(out + k, 40, "... (%zu bytes)", len);
+	out[k] = '\0';
+}
+
+static const char *
+number_text(char *buf, size_t cap, double d)
+{
+	if (isnan(d))
+		snprintf(buf, cap, "NaN");
+	else if (isinf(d))
+		snprintf(buf, cap, "%sInfinity", d < 0 ? "-" : "");
+	else
+		snprintf(buf, cap, "%.17g", d);
+	return buf;
+}
+
+/*
+ * A text argument of len bytes in io (the host wrote at most IO_BYTES of
+ * a longer one): refused when it does not fit cap bytes with its NUL.
+ */
+static bool
+text_fits(const char *what, size_t len, size_t cap)
+{
+	char		q[QUOTE_MAX];
+
+	if (len < cap)
+		return true;
+	quote(q, io, cap - 1);
+	fail(CID_ELENGTH, false, "%s %s is too long: %zu bytes, at most %zu", what, q, len, cap - 1);
+	return false;
+}
+
+static int
+parse_failed(int rc, const char *kind, const char *s, size_t len, size_t pos,
+			 const char *expected)
+{
+	char		q[QUOTE_MAX];
+
+	quote(q, s, len);
+	if (rc == CID_ESYNTAX && pos < len)
+	{
+		unsigned char c = (unsigned char) s[pos];
+
+		if (c >= 0x20 && c < 0x7f)
+			return fail(rc, false, "invalid %s %s: character '%c' at position %zu (expected %s)",
+						kind, q, c, pos, expected);
+		return fail(rc, false, "invalid %s %s: byte 0x%02x at position %zu (expected %s)",
+					kind, q, c, pos, expected);
+	}
+	if (rc == CID_ELENGTH)
+	{
+		size_t		chars = 0;
+
+		/* Characters, not bytes: UTF-8 continuation bytes do not count. */
+		for (size_t i = 0; i < len; i++)
+			chars += ((unsigned char) s[i] & 0xc0) != 0x80;
+		return fail(rc, false, "invalid %s %s: %zu characters (expected %s)", kind, q, chars,
+					expected);
+	}
+	return fail(rc, false, "invalid %s %s: %s (expected %s)", kind, q, cid_strerror(rc), expected);
+}
+
+/*
+ * An optional text option of len bytes in io (what: 0 "scope", 1
+ * "claimDir"): it fits and holds no NUL.
+ */
+EXPORT("opt_text") int
+cw_opt_text(int what, size_t len)
+{
+	const char *name = what == 0 ? "scope" : "claimDir";
+	char		q[QUOTE_MAX];
+
+	if (!text_fits(name, len, what == 0 ? MAX_TEXT : 4096))
+		return -1;
+	if (memchr(io, '\0', len) != NULL)
+	{
+		quote(q, io, len);
+		return fail(CID_EINVAL, false, "%s %s contains a NUL character", name, q);
+	}
+	io[len] = '\0';
+	if (what == 0 && !cid_scope_ok(io))
+		return fail(CID_EINVAL, false, "invalid claim scope \"%.*s\": expected 1 to %d characters of "
+					"A-Z a-z 0-9 _ . - not starting with '.'", CID_CLAIM_SCOPE_MAX + 1, io,
+					CID_CLAIM_SCOPE_MAX);
+	return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * Numbers, times and layouts given by the host
+ * ------------------------------------------------------------------------ */
+
+/* A batch size: n, or -1. */
+EXPORT("count") int
+cw_count(double d)
+{
+	char		num[32];
+
+	if (!(d >= 0 && d <= MAX_BATCH) || d != floor(d))
+		return fail(CID_EINVAL, true, "batch size %s is out of range: expected an integer from 0 to %u",
+					number_text(num, sizeof(num), d), MAX_BATCH);
+	return (int) d;
+}
+
+EXPORT("max_batch") int
+cw_max_batch(void)
+{
+	return MAX_BATCH;
+}
+
+/* The time of the last cw_time_* call that succeeded. */
+static int64_t time_ms;
+
+/* The largest |ms| a Date can hold (ECMA-262: 8.64e15). */
+#define MAX_DATE_MS 8.64e15
+
+/* A time given as a number (is_date 0) or a Date's value (1). */
+EXPORT("time_num") int
+cw_time_num(double d, int is_date)
+{
+	char		num[32];
+
+	if (!(d >= -MAX_DATE_MS && d <= MAX_DATE_MS) || d != floor(d))
+		return fail(CID_ETIME_RANGE, true,
+					"%s %s is not a time: expected an integer number of Unix ms (or a valid Date)",
+					is_date ? "Date" : "time", number_text(num, sizeof(num), d));
+	time_ms = (int64_t) d;
+	return 0;
+}
+
+/* A time given as text in io. */
+EXPORT("time_text") int
+cw_time_text(size_t len)
+{
+	char		q[QUOTE_MAX];
+	size_t		pos = 0;
+	int			rc;
+
+	if (!text_fits("time", len, MAX_TEXT))
+		return -1;
+	rc = cid_time_parse(&time_ms, io, len, &pos);
+	if (rc == CID_OK)
+		return 0;
+	quote(q, io, len);
+	if (rc == CID_ESYNTAX)
+		return fail(rc, false, "invalid time %s: unexpected character at position %zu "
+					"(expected YYYY-MM-DD, YYYY-MM-DDTHH:MM:SS[.fff]Z or Unix ms)", q, pos);
+	return fail(rc, true, "invalid time %s: %s", q, cid_strerror(rc));
+}
+
+/* The layout of the last cw_layout_set call that succeeded. */
+static cid_layout layout;
+
+/* A layout name or spec in io (len < 0: none given, "pgedge"). */
+EXPORT("layout_set") int
+cw_layout_set(int len)
+{
+	char		err[256];
+	char		q[QUOTE_MAX];
+	int			rc;
+
+	if (len < 0)
+		rc = cid_layout_preset(&layout, "pgedge");
+	else
+	{
+		if (!text_fits("layout", (size_t) len, MAX_TEXT))
+			return -1;
+		io[len] = '\0';
+		if (strlen(io) != (size_t) len)
+		{
+			quote(q, io, (size_t) len);
+			return fail(CID_ELAYOUT, false, "invalid layout %s: it contains a NUL character", q);
+		}
+		rc = cid_layout_resolve(&layout, io, err, sizeof(err));
+		if (rc != CID_OK)
+			return fail(CID_ELAYOUT, false, "invalid layout: %s", err);
+	}
+	if (rc != CID_OK)
+		return fail(rc, false, "layout: %s", cid_strerror(rc));
+	return 0;
+}
+
+/* The layout as JSON in io (the host makes epoch a Date). */
+EXPORT("layout_json") int
+cw_layout_json(void)
+{
+	char		spec[256];
+	int			total = 0;
+
+	for (int i = 0; i < 4; i++)
+		total += layout.bits[i];
+	if (cid_layout_format(spec, sizeof(spec), &layout) < 0)
+		spec[0] = '\0';
+	return snprintf(io, IO_BYTES, "{\"name\":\"%s\",\"spec\":\"%s\",\"bits\":%d,\"timeBits\":%d,"
+					"\"nodeBits\":%d,\"sequenceBits\":%d,\"reservedBits\":%d,\"tickMs\":%" PRId64 ","
+					"\"epochMs\":%" PRId64 ",\"maxNode\":%" PRIu64 ",\"maxMs\":%" PRId64 "}",
+					layout.name, spec, total, layout.bits[CID_FIELD_TIME],
+					layout.bits[CID_FIELD_NODE], layout.bits[CID_FIELD_SEQ],
+					layout.bits[CID_FIELD_RESERVED], (int64_t) layout.tick_ms, layout.epoch_ms,
+					cid_layout_max_node(&layout), cid_layout_max_ms(&layout));
+}
+
+/* The preset names, one a line. */
+EXPORT("presets") int
+cw_presets(void)
+{
+	size_t		k = 0;
+
+	for (int i = 0; cid_layout_preset_names[i] != NULL; i++)
+		k += (size_t) snprintf(io + k, IO_BYTES - k, "%s%s", i ? "\n" : "",
+							   cid_layout_preset_names[i]);
+	return (int) k;
+}
+
+EXPORT("version") int
+cw_version(void)
+{
+	return snprintf(io, IO_BYTES, "%s", cid_version());
+}
+
+/* ------------------------------------------------------------------------
+ * The generated kinds: one as text or bytes, n as bytes or lines
+ * ------------------------------------------------------------------------ */
+
+static cid_uuidv7_gen uuidv7_gen;
+static cid_ulid_gen ulid_plain_gen;
+static cid_ulid_gen ulid_mono_gen;
+static cid_uuidv6_gen uuidv6_gen;
+static cid_objectid_gen objectid_gen;
+
+/* The order of node/lib/wasm-native.mjs's KINDS. */
+enum
+{
+	K_UUIDV7, K_UUIDV4, K_ULID, K_ULID_MONO, K_UUIDV6, K_OBJECTID, K_KSUID, K_COUNT
+};
+
+static const struct kind
+{
+	const char *what;			/* for messages */
+	size_t		size;			/* bytes of one ID */
+	size_t		text_len;		/* characters of its text */
+	const char *span;			/* the times it holds, for messages */
+}			kinds[K_COUNT] = {
+#define UUIDV7_SPAN "1970-01-01T00:00:00.000Z .. 10889-08-02T05:31:50.655Z"
+	{"UUIDv7", 16, CID_UUID_STRLEN, UUIDV7_SPAN},
+	{"UUIDv4", 16, CID_UUID_STRLEN, NULL},
+	{"ULID", 16, CID_ULID_STRLEN, UUIDV7_SPAN},
+	{"monotonic ULID", 16, CID_ULID_STRLEN, UUIDV7_SPAN},
+	{"UUIDv6", 16, CID_UUID_STRLEN, "1582-10-15T00:00:00.000Z .. 5236-03-31T21:21:00.684Z"},
+	{"ObjectId", sizeof(cid_objectid), CID_OBJECTID_STRLEN,
+	"1970-01-01T00:00:00.000Z .. 2106-02-07T06:28:15.999Z"},
+	{"KSUID", sizeof(cid_ksuid), CID_KSUID_STRLEN, "2014-05-13T16:53:20.000Z .. 2150-06-19T23:21:35.999Z"},
+};
+
+/*
+ * Start the generators on the host's clock and random source, at the
+ * first ID rather than when the module loads: edge runtimes give no
+ * random bytes outside a request (workerd refuses getRandomValues while
+ * a worker's top level runs).
+ */
+static bool started;
+
+static int
+start(void)
+{
+	int			rc;
+
+	if (started)
+		return 0;
+
+	rc = cid_uuidv7_init(&uuidv7_gen, &cw_env);
+	if (rc == CID_OK)
+		rc = cid_ulid_init(&ulid_plain_gen, false, &cw_env);
+	if (rc == CID_OK)
+		rc = cid_ulid_init(&ulid_mono_gen, true, &cw_env);
+	if (rc == CID_OK)
+		rc = cid_uuidv6_init(&uuidv6_gen, &cw_env);
+	if (rc == CID_OK)
+		rc = cid_objectid_init(&objectid_gen, &cw_env);
+	if (rc != CID_OK)
+		return fail(rc, false, "chronoid: cannot start the generators: %s", cid_strerror(rc));
+	started = true;
+	return 0;
+}
+
+/* n IDs of kind k into out (n * size bytes): the core's batch steps. */
+static int
+fill(int k, uint8_t *out, size_t n)
+{
+	int			rc = CID_EINVAL;
+
+	if (start() < 0)
+		return -1;
+	switch (k)
+	{
+		case K_UUIDV7:
+			rc = n == 1 ? cid_uuidv7_next(&uuidv7_gen, (cid_uuid *) out)
+				: cid_uuidv7_fill(&uuidv7_gen, (cid_uuid *) out, n, NULL);
+			break;
+		case K_UUIDV4:
+			rc = n == 1 ? cid_uuidv4_new((cid_uuid *) out, &cw_env)
+				: cid_uuidv4_fill((cid_uuid *) out, n, &cw_env);
+			break;
+		case K_ULID:
+		case K_ULID_MONO:
+			{
+				cid_ulid_gen *g = k == K_ULID ? &ulid_plain_gen : &ulid_mono_gen;
+
+				rc = n == 1 ? cid_ulid_next(g, (cid_ulid *) out)
+					: cid_ulid_fill(g, (cid_ulid *) out, n, NULL);
+				break;
+			}
+		case K_UUIDV6:
+			rc = n == 1 ? cid_uuidv6_next(&uuidv6_gen, (cid_uuid *) out)
+				: cid_uuidv6_fill(&uuidv6_gen, (cid_uuid *) out, n, NULL);
+			break;
+		case K_OBJECTID:
+			rc = n == 1 ? cid_objectid_next(&objectid_gen, (cid_objectid *) out)
+				: cid_objectid_fill(&objectid_gen, (cid_objectid *) out, n, NULL);
+			break;
+		case K_KSUID:
+			rc = n == 1 ? cid_ksuid_new((cid_ksuid *) out, &cw_env)
+				: cid_ksuid_fill((cid_ksuid *) out, n, &cw_env);
+			break;
+	}
+	if (rc < 0)
+		return fail(rc, false, "%s: %s", kinds[k].what, cid_strerror(rc));
+	return 0;
+}
+
+/* One ID's text, a separator after each of n (sep 0: none). */
+static void
+format(int k, char *text, const uint8_t *bytes, size_t n, char sep)
+{
+	size_t		w = kinds[k].text_len + (sep != 0);
+
+	if (kinds[k].size == 16 && (k == K_ULID || k == K_ULID_MONO))
+	{
+		cid_ulid_format_many(text, (const cid_ulid *) bytes, n, sep);
+		return;
+	}
+	if (kinds[k].size == 16)
+	{
+		cid_uuid_format_many(text, (const cid_uuid *) bytes, n, sep);
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+	{
+		char		one[CID_UUID_STRLEN + 1];
+
+		if (k == K_OBJECTID)
+			cid_objectid_format(one, (const cid_objectid *) (bytes + i * kinds[k].size));
+		else
+			cid_ksuid_format(one, (const cid_ksuid *) (bytes + i * kinds[k].size));
+		memcpy(text + i * w, one, kinds[k].text_len);
+		if (sep != 0)
+			text[i * w + kinds[k].text_len] = sep;
+	}
+}
+
+/* One ID of kind k as text in io: its length, or -1. */
+EXPORT("next") int
+cw_next(int k)
+{
+	uint8_t		b[32];
+
+	if (fill(k, b, 1) < 0)
+		return -1;
+	format(k, io, b, 1, 0);
+	return (int) kinds[k].text_len;
+}
+
+/* n IDs of kind k into out (n * size bytes). */
+EXPORT("fill") int
+cw_fill(int k, uint8_t *out, size_t n)
+{
+	return n == 0 ? 0 : fill(k, out, n);
+}
+
+/*
+ * n IDs of kind k as lines: out holds n * (size + text_len + 1) bytes,
+ * the IDs first and their text after them; returns the text's offset.
+ */
+EXPORT("lines") int
+cw_lines(int k, uint8_t *out, size_t n)
+{
+	size_t		at = n * kinds[k].size;
+
+	if (n == 0)
+		return 0;
+	if (fill(k, out, n) < 0)
+		return -1;
+	format(k, (char *) out + at, out, n, '\n');
+	return (int) at;
+}
+
+/* ------------------------------------------------------------------------
+ * UUIDs and ULIDs given as text or 16 bytes; conversions; TypeID
+ * ------------------------------------------------------------------------ */
+
+#define UUID_EXPECTED "36 characters 8-4-4-4-12 of hex digits, 32 hex digits, or either in braces"
+#define ULID_EXPECTED "26 characters of Crockford base32, at most 7ZZZZZZZZZZZZZZZZZZZZZZZZZ"
+#define TYPEID_PREFIX_EXPECTED "at most 63 characters of a-z and '_', starting and ending with a letter"
+#define TYPEID_EXPECTED "a prefix of a-z and '_' and a '_', then 26 lower-case base32 digits " \
+	"(0-9, a-z without i, l, o, u), at most 7zzzzzzzzzzzzzzzzzzzzzzzzz"
+
+/* The 16 bytes of the last cw_id16 or cw_typeid_get call. */
+static uint8_t id16[16];
+
+/* A UUID (as_ulid 0) or ULID (1) of len bytes of text in io, or 16 bytes (len < 0). */
+EXPORT("id16") int
+cw_id16(int as_ulid, int len)
+{
+	size_t		pos = 0;
+	int			rc;
+
+	if (len < 0)
+	{
+		memcpy(id16, io, 16);
+		return 0;
+	}
+	if (!text_fits(as_ulid ? "ulid" : "uuid", (size_t) len, MAX_TEXT))
+		return -1;
+	rc = as_ulid ? cid_ulid_parse((cid_ulid *) id16, io, (size_t) len, &pos)
+		: cid_uuid_parse((cid_uuid *) id16, io, (size_t) len, &pos);
+	if (rc != CID_OK)
+		return parse_failed(rc, as_ulid ? "ULID" : "UUID", io, (size_t) len, pos,
+							as_ulid ? ULID_EXPECTED : UUID_EXPECTED);
+	return 0;
+}
+
+/*
+ * What to do with id16: 0 a UUID to ULID text, 1 a ULID to UUID text, 2 a
+ * v1 UUID to v6, 3 a v6 UUID to v1 (RFC 9562 section 5.6's reordering, by
+ * the core), 4 the UUID's text.
+ */
+EXPORT("convert") int
+cw_convert(int op)
+{
+	cid_uuid	in,
+				out;
+	int			rc;
+
+	memcpy(in.bytes, id16, 16);
+	if (op == 0)
+	{
+		cid_ulid	l;
+
+		cid_ulid_from_uuid(&l, &in);
+		cid_ulid_format(io, &l);
+		return CID_ULID_STRLEN;
+	}
+	if (op == 4)
+	{
+		cid_uuid_format(io, &in);
+		return CID_UUID_STRLEN;
+	}
+	if (op == 1)
+	{
+		cid_ulid	l;
+
+		memcpy(l.bytes, id16, 16);
+		cid_ulid_to_uuid(&out, &l);
+		cid_uuid_format(io, &out);
+		return CID_UUID_STRLEN;
+	}
+	rc = op == 2 ? cid_uuid_v1_to_v6(&out, &in) : cid_uuid_v6_to_v1(&out, &in);
+	if (rc != CID_OK)
+	{
+		char		text[CID_UUID_STRLEN + 1];
+		int			version = cid_uuid_version(&in);
+		int			want = op == 2 ? 1 : 6;
+
+		cid_uuid_format(text, &in);
+		if (version < 0)
+			return fail(rc, false, "UUID \"%s\" is not a version %d UUID: its variant is not "
+						"RFC 9562's", text, want);
+		return fail(rc, false, "UUID \"%s\" is version %d, not %d (expected a version %d UUID "
+					"of RFC 9562's variant)", text, version, want, want);
+	}
+	cid_uuid_format(io, &out);
+	return CID_UUID_STRLEN;
+}
+
+/* The prefix of the last cw_prefix call, and the TypeID of cw_typeid_get. */
+static char prefix[CID_TYPEID_PREFIX_MAX + 2];
+static size_t prefix_len;
+static char typeid_text[CID_TYPEID_STRLEN_MAX + 1];
+static size_t typeid_len;
+static size_t typeid_plen;
+
+/* A TypeID prefix in io (len < 0: none). */
+EXPORT("prefix") int
+cw_prefix(int len)
+{
+	size_t		pos = 0;
+	int			rc;
+
+	prefix_len = 0;
+	prefix[0] = '\0';
+	if (len < 0)
+		return 0;
+	if (!text_fits("TypeID prefix", (size_t) len, CID_TYPEID_PREFIX_MAX + 2))
+		return -1;
+	rc = cid_typeid_prefix_check(io, (size_t) len, &pos);
+	if (rc != CID_OK)
+		return parse_failed(rc, "TypeID prefix", io, (size_t) len, pos, TYPEID_PREFIX_EXPECTED);
+	memcpy(prefix, io, (size_t) len);
+	prefix[len] = '\0';
+	prefix_len = (size_t) len;
+	return 0;
+}
+
+static int
+typeid_result(int n)
+{
+	if (n < 0)
+		return fail(n, false, "typeid: %s", cid_strerror(n));
+	return n;
+}
+
+/* A new TypeID (a UUIDv7 of uuidv7's generator) under the prefix. */
+EXPORT("typeid_new") int
+cw_typeid_new(void)
+{
+	if (start() < 0)
+		return -1;
+	return typeid_result(cid_typeid_next(&uuidv7_gen, io, CID_TYPEID_STRLEN_MAX + 1, prefix,
+										 prefix_len, NULL));
+}
+
+/* id16 as a TypeID under the prefix. */
+EXPORT("typeid_from_uuid") int
+cw_typeid_from_uuid(void)
+{
+	cid_uuid	u;
+
+	memcpy(u.bytes, id16, 16);
+	return typeid_result(cid_typeid_format(io, CID_TYPEID_STRLEN_MAX + 1, prefix, prefix_len, &u));
+}
+
+/* A TypeID's text in io: its UUID into id16; returns its prefix's length. */
+EXPORT("typeid_get") int
+cw_typeid_get(size_t len)
+{
+	size_t		pos = 0;
+	int			rc;
+
+	if (!text_fits("TypeID", len, CID_TYPEID_STRLEN_MAX + 1))
+		return -1;
+	rc = cid_typeid_parse((cid_uuid *) id16, &typeid_plen, io, len, &pos);
+	if (rc != CID_OK)
+		return parse_failed(rc, "TypeID", io, len, pos, TYPEID_EXPECTED);
+	memcpy(typeid_text, io, len);
+	typeid_len = len;
+	return (int) typeid_plen;
+}
+
+/* The last TypeID's prefix against the last cw_prefix: 0, or -1. */
+EXPORT("typeid_check") int
+cw_typeid_check(void)
+{
+	char		q[QUOTE_MAX];
+
+	quote(q, typeid_text, typeid_len);
+	if (prefix_len != typeid_plen || memcmp(prefix, typeid_text, typeid_plen) != 0)
+		return fail(CID_EINVAL, false, "TypeID %s has prefix \"%.*s\", not \"%s\"", q,
+					(int) typeid_plen, typeid_text, prefix);
+	return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * inspect, as JSON in io
+ * ------------------------------------------------------------------------ */
+
+static int
+hex(char *out, const uint8_t *b, size_t n)
+{
+	static const char digits[] = "0123456789abcdef";
+
+	for (size_t i = 0; i < n; i++)
+	{
+		out[2 * i] = digits[b[i] >> 4];
+		out[2 * i + 1] = digits[b[i] & 15];
+	}
+	out[2 * n] = '\0';
+	return (int) (2 * n);
+}
+
+/*
+ * The fields the addon's inspect object has, by kind: "id", "version"
+ * and "bytes" (hex) for the byte kinds, "value" (signed decimal), "node",
+ * "sequence", "layout" for a Snowflake.
+ */
+static int
+info_json(const cid_id_info *ci)
+{
+	char		text[CID_UUID_STRLEN + 1];
+	char		bytes[2 * CID_ID_INFO_BYTES + 1];
+	int			k;
+
+	k = snprintf(io, IO_BYTES, "{\"kind\":\"%s\",\"hasTime\":%s,\"unixMs\":%" PRId64,
+				 cid_kind_name(ci->kind), ci->has_time ? "true" : "false", ci->unix_ms);
+	if (ci->kind == CID_KIND_UUID)
+	{
+		cid_uuid_format(text, (const cid_uuid *) ci->bytes);
+		hex(bytes, ci->bytes, 16);
+		k += snprintf(io + k, IO_BYTES - k, ",\"id\":\"%s\",\"version\":%d,\"bytes\":\"%s\"}",
+					  text, ci->version, bytes);
+	}
+	else if (ci->kind == CID_KIND_ULID || ci->kind == CID_KIND_OBJECTID || ci->kind == CID_KIND_KSUID)
+	{
+		size_t		n = 16;
+
+		if (ci->kind == CID_KIND_ULID)
+			cid_ulid_format(text, (const cid_ulid *) ci->bytes);
+		else if (ci->kind == CID_KIND_OBJECTID)
+		{
+			cid_objectid o;
+
+			n = sizeof(o.bytes);
+			memcpy(o.bytes, ci->bytes, n);
+			cid_objectid_format(text, &o);
+		}
+		else
+		{
+			cid_ksuid	s;
+
+			n = sizeof(s.bytes);
+			memcpy(s.bytes, ci->bytes, n);
+			cid_ksuid_format(text, &s);
+		}
+		hex(bytes, ci->bytes, n);
+		k += snprintf(io + k, IO_BYTES - k, ",\"id\":\"%s\",\"bytes\":\"%s\"}", text, bytes);
+	}
+	else
+	{
+		char		node[24] = "null";
+
+		if (ci->has_node)
+			snprintf(node, sizeof(node), "%" PRIu64, ci->node);
+		k += snprintf(io + k, IO_BYTES - k, ",\"id\":\"%" PRId64 "\",\"node\":%s,"
+					  "\"sequence\":%" PRIu64 ",\"layout\":\"%s\"}", (int64_t) ci->snowflake,
+					  node, ci->sequence, layout.name);
+	}
+	return k;
+}
+
+/* An ID as text in io, under the layout of cw_layout_set. */
+EXPORT("inspect_text") int
+cw_inspect_text(size_t len)
+{
+	cid_id_info ci;
+	size_t		pos = 0;
+	int			rc;
+
+	if (!text_fits("id", len, MAX_TEXT))
+		return -1;
+	rc = cid_inspect_id(&ci, sizeof(ci), io, len, &layout, &pos);
+	if (rc == CID_EUNKNOWN)
+	{
+		char		q[QUOTE_MAX];
+
+		quote(q, io, len);
+		return fail(rc, false, "%s is no known ID form (expected a UUID, a ULID, a decimal "
+					"snowflake, a 24-hex ObjectId or a 27-character KSUID)", q);
+	}
+	if (rc != CID_OK)
+		return parse_failed(rc, "ID", io, len, pos,
+							len == CID_OBJECTID_STRLEN ? "a MongoDB ObjectId (24 hex digits)" :
+							len == CID_KSUID_STRLEN ? "a KSUID (27 base62 characters)" :
+							"a UUID, a ULID or a decimal snowflake of the layout");
+	return info_json(&ci);
+}
+
+/* 16 bytes in io, read as a UUID. */
+EXPORT("inspect_bytes") int
+cw_inspect_bytes(void)
+{
+	cid_id_info ci;
+
+	memset(&ci, 0, sizeof(ci));
+	ci.kind = CID_KIND_UUID;
+	memcpy(ci.bytes, io, 16);
+	ci.version = cid_uuid_version((const cid_uuid *) ci.bytes);
+	ci.nbytes = 16;
+	ci.has_time = cid_uuid_unix_ms(&ci.unix_ms, (const cid_uuid *) ci.bytes) == CID_OK;
+	return info_json(&ci);
+}
+
+/* A Snowflake given as a BigInt (in_range 0: outside -2^63 .. 2^64-1). */
+EXPORT("inspect_snowflake") int
+cw_inspect_snowflake(uint64_t id, int in_range)
+{
+	cid_snowflake_parts p;
+	cid_id_info ci;
+	int			rc;
+
+	if (!in_range)
+		return fail(CID_EOVERFLOW, true, "snowflake BigInt out of range: expected -2^63 .. 2^64-1");
+	rc = cid_snowflake_decode(&p, &layout, id);
+	if (rc != CID_OK)
+		return fail(rc, false, "invalid snowflake %" PRIu64 " under layout \"%s\": %s", id,
+					layout.name, cid_strerror(rc));
+	memset(&ci, 0, sizeof(ci));
+	ci.kind = CID_KIND_SNOWFLAKE;
+	ci.snowflake = id;
+	ci.has_time = true;
+	ci.unix_ms = p.unix_ms;
+	ci.has_node = layout.bits[CID_FIELD_NODE] > 0;
+	ci.node = p.node;
+	ci.has_sequence = true;
+	ci.sequence = p.sequence;
+	return info_json(&ci);
+}
+
+/* ------------------------------------------------------------------------
+ * Range bounds
+ * ------------------------------------------------------------------------ */
+
+static const uint8_t all_ones[32] = {
+	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+};
+
+/* The smallest (rest NULL) or largest ID of kind k in the unit of ms. */
+static int
+at(int k, uint8_t *out, int64_t ms, const uint8_t *rest)
+{
+	switch (k)
+	{
+		case K_UUIDV7:
+			return cid_uuidv7_from_ms((cid_uuid *) out, ms, rest);
+		case K_ULID:
+			return cid_ulid_from_ms((cid_ulid *) out, ms, rest);
+		case K_UUIDV6:
+			/* v6 counts 100 ns from 1582-10-15: the ms's first or last tick. */
+			if (ms < -CID_UUID_GREGORIAN_OFFSET / 10000 || ms > (INT64_C(1) << 60) / 10000)
+				return CID_ETIME_RANGE;
+			return cid_uuidv6_from_ticks((cid_uuid *) out,
+										 (uint64_t) (ms * 10000 + CID_UUID_GREGORIAN_OFFSET) +
+										 (rest != NULL ? 9999 : 0), rest);
+		case K_OBJECTID:
+			return cid_objectid_from_ms((cid_objectid *) out, ms, rest);
+		case K_KSUID:
+			return cid_ksuid_from_ms((cid_ksuid *) out, ms, rest);
+	}
+	return CID_EINVAL;
+}
+
+/* The bounds of kind k at the last time given: "min\nmax" in io. */
+EXPORT("bounds") int
+cw_bounds(int k)
+{
+	uint8_t		lo[32],
+				hi[32];
+	size_t		w = kinds[k].text_len;
+	int			rc;
+
+	rc = at(k, lo, time_ms, NULL);
+	if (rc == CID_OK)
+		rc = at(k, hi, time_ms, all_ones);
+	if (rc != CID_OK)
+		return fail(rc, true, "time %" PRId64 " ms is outside what a %s can hold (%s)", time_ms,
+					kinds[k].what, kinds[k].span);
+	format(k, io, lo, 1, 0);
+	io[w] = '\n';
+	format(k, io + w + 1, hi, 1, 0);
+	return (int) (2 * w + 1);
+}
+
+/* The Snowflake bounds at the last time, in the last layout: "min\nmax". */
+EXPORT("snowflake_bounds") int
+cw_snowflake_bounds(void)
+{
+	uint64_t	lo,
+				hi;
+	int			rc;
+
+	rc = cid_snowflake_min_at(&lo, &layout, time_ms);
+	if (rc == CID_OK)
+		rc = cid_snowflake_max_at(&hi, &layout, time_ms);
+	if (rc != CID_OK)
+	{
+		char		from[CID_TIME_STRLEN + 1],
+					to[CID_TIME_STRLEN + 1];
+
+		if (cid_time_format(from, layout.epoch_ms) != CID_OK)
+			from[0] = '\0';
+		if (cid_time_format(to, cid_layout_max_ms(&layout)) != CID_OK)
+			to[0] = '\0';
+		return fail(rc, true, "time %" PRId64 " ms is outside layout \"%s\" (%s .. %s)", time_ms,
+					layout.name, from, to);
+	}
+	return snprintf(io, IO_BYTES, "%" PRId64 "\n%" PRId64, (int64_t) lo, (int64_t) hi);
+}
+
+/* ------------------------------------------------------------------------
+ * Snowflake generators: a node number the application gives
+ * ------------------------------------------------------------------------ */
+
+static cid_snowflake_opts opts;
+static uint64_t node_arg;
+
+/* Start reading a generator's options: the defaults. */
+EXPORT("sf_begin") void
+cw_sf_begin(void)
+{
+	cid_snowflake_opts_default(&opts);
+}
+
+/*
+ * The node, given as a number (how 0), a BigInt in 0 .. 2^64-1 (1) or a
+ * BigInt outside it (2); checked against the layout later.
+ */
+EXPORT("sf_node") int
+cw_sf_node(int how, double d, uint64_t big)
+{
+	uint64_t	max = cid_layout_max_node(&layout);
+	char		num[32];
+
+	if (how == 0 && (!(d >= 0 && d <= 9007199254740991.0) || d != floor(d)))
+		return fail(CID_ENODE, true, "node %s is not a node number: expected an integer from 0 to %"
+					PRIu64 " (layout \"%s\")", number_text(num, sizeof(num), d), max, layout.name);
+	if (how == 2)
+		return fail(CID_ENODE, true, "node BigInt is out of range: expected 0 to %" PRIu64
+					" (layout \"%s\")", max, layout.name);
+	node_arg = how == 0 ? (uint64_t) d : big;
+	return 0;
+}
+
+static const char *const limit_names[] = {"maxDriftMs", "maxWaitMs", "maxBorrowTicks"};
+
+/* A limit option (which: 0 maxDriftMs, 1 maxWaitMs, 2 maxBorrowTicks). */
+EXPORT("sf_limit") int
+cw_sf_limit(int which, double d)
+{
+	char		num[32];
+
+	if (!(d >= 0 && d <= 9007199254740991.0) || d != floor(d))
+		return fail(CID_EINVAL, true, "%s %s is out of range: expected a non-negative integer",
+					limit_names[which], number_text(num, sizeof(num), d));
+	if (which == 0)
+		opts.max_drift_ms = (int64_t) d;
+	else if (which == 1)
+		opts.max_wait_ms = (int64_t) d;
+	else
+		opts.max_borrow_ticks = (uint64_t) d;
+	return 0;
+}
+
+/* The policies, as the host's numbers (checked there against their names). */
+EXPORT("sf_policies") void
+cw_sf_policies(int behind, int exhausted)
+{
+	opts.on_behind = (cid_behind_policy) behind;
+	opts.on_exhausted = (cid_exhaust_policy) exhausted;
+}
+
+/* A generator of the node, layout and options given: its address, or 0. */
+EXPORT("sf_new") cid_snowflake_gen *
+cw_sf_new(void)
+{
+	cid_snowflake_gen *g;
+	int			rc;
+
+	if (node_arg > cid_layout_max_node(&layout))
+	{
+		fail(CID_ENODE, true, "node %" PRIu64 " is out of range for layout \"%s\": expected 0 to %"
+			 PRIu64 " (%d node bits)", node_arg, layout.name, cid_layout_max_node(&layout),
+			 layout.bits[CID_FIELD_NODE]);
+		return NULL;
+	}
+	g = malloc(sizeof(*g));
+	if (g == NULL)
+	{
+		fail(CID_EINVAL, false, "out of memory");
+		return NULL;
+	}
+	rc = cid_snowflake_init(g, &layout, node_arg, &opts, &cw_env);
+	if (rc != CID_OK)
+	{
+		free(g);
+		fail(rc, false, "snowflake: %s", cid_strerror(rc));
+		return NULL;
+	}
+	return g;
+}
+
+/* The generator's layout becomes the current one (for its descriptions). */
+EXPORT("sf_layout") void
+cw_sf_layout(const cid_snowflake_gen *g)
+{
+	layout = g->layout;
+}
+
+static int
+sf_failed(const cid_snowflake_gen *g, int rc)
+{
+	return fail(rc, false, "snowflake (node %" PRIu64 ", layout \"%s\"): %s", g->node,
+				g->layout.name, cid_strerror(rc));
+}
+
+/* n IDs of g into out (n int64s). */
+EXPORT("sf_fill") int
+cw_sf_fill(cid_snowflake_gen *g, uint64_t *out, size_t n)
+{
+	int			rc;
+
+	if (n == 0)
+		return 0;
+	rc = n == 1 ? cid_snowflake_next(g, out) : cid_snowflake_fill(g, out, n, NULL);
+	return rc < 0 ? sf_failed(g, rc) : 0;
+}
+
+/* The last millisecond g issued in (INT64_MIN: none yet). */
+EXPORT("sf_last_ms") int64_t
+cw_sf_last_ms(const cid_snowflake_gen *g)
+{
+	return cid_snowflake_last_ms(g);
+}
+
+/*
+ * g takes over a (scope, node) whose previous generator, now closed by
+ * all its users, last issued in last_ms: g starts after that tick, so the
+ * number's IDs never repeat across the handover.
+ */
+EXPORT("sf_start_after") int
+cw_sf_start_after(cid_snowflake_gen *g, int64_t last_ms)
+{
+	int			rc;
+
+	if (last_ms == INT64_MIN)
+		return 0;
+	rc = cid_snowflake_start_after(g, last_ms);
+	return rc < 0 ? sf_failed(g, rc) : 0;
+}

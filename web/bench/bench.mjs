@@ -1,0 +1,68 @@
+// bench.mjs — the benchmark page's code (bundled by run.mjs with esbuild,
+// as an application would bundle it): chronoid's WebAssembly build against
+// its npm peers and crypto.randomUUID() in the same page.  Every case runs
+// ROUNDS times, interleaved (round 1 of every case, then round 2, ...), so
+// that a slow moment of the machine hits all alike; the result is the
+// median ns per ID of each case, left in window.result.
+import * as chronoid from 'chronoid';
+import * as uuid from 'uuid';
+import { uuidv7 as uuidv7Peer } from 'uuidv7';
+import { monotonicFactory } from 'ulidx';
+import { Snowflake as Sapphire } from '@sapphire/snowflake';
+
+const params = new URLSearchParams(location.search);
+const ROUNDS = Number(params.get('rounds') ?? 9);
+const SINGLE_OPS = Number(params.get('ops') ?? 100000);
+const BATCH = 1000;
+
+const sf = new chronoid.Snowflake({ node: 1, claim: false, scope: 'bench' });
+// The same generator on a layout with room for more than 4096 IDs per ms.
+const sfWide = new chronoid.Snowflake({ node: 1, claim: false, scope: 'bench-wide',
+  layout: 'time:41,node:2,seq:20;epoch=2023-01-01;tick=1ms' });
+const sapphire = new Sapphire(Date.UTC(2023, 0, 1));
+const ulidxMono = monotonicFactory();
+
+// [kind, name, peer?, ids per call, fn]
+const cases = [
+  ['uuidv4', 'crypto.randomUUID()', true, 1, () => crypto.randomUUID()],
+  ['uuidv4', '`uuid` v4()', true, 1, () => uuid.v4()],
+  ['uuidv4', 'chronoid `uuidv4()`', false, 1, () => chronoid.uuidv4()],
+  ['uuidv7', '`uuid` v7()', true, 1, () => uuid.v7()],
+  ['uuidv7', '`uuidv7` uuidv7()', true, 1, () => uuidv7Peer()],
+  ['uuidv7', 'chronoid `uuidv7()`', false, 1, () => chronoid.uuidv7()],
+  ['uuidv7', 'chronoid `uuidv7Bytes()`', false, 1, () => chronoid.uuidv7Bytes()],
+  ['uuidv7', 'chronoid `uuidv7Batch(1000)` strings', false, BATCH, () => chronoid.uuidv7Batch(BATCH)],
+  ['uuidv7', 'chronoid `uuidv7Buffer(1000)` bytes', false, BATCH, () => chronoid.uuidv7Buffer(BATCH)],
+  ['ulid', '`ulidx` monotonicFactory()', true, 1, () => ulidxMono()],
+  ['ulid', 'chronoid `monotonicUlid()`', false, 1, () => chronoid.monotonicUlid()],
+  ['ulid', 'chronoid `monotonicUlidBatch(1000)` strings', false, BATCH, () => chronoid.monotonicUlidBatch(BATCH)],
+  ['ulid', 'chronoid `monotonicUlidBuffer(1000)` bytes', false, BATCH, () => chronoid.monotonicUlidBuffer(BATCH)],
+  ['snowflake', '`@sapphire/snowflake` generate()', true, 1, () => sapphire.generate()],
+  ['snowflake', 'chronoid `next()` (pgedge)', false, 1, () => sf.next()],
+  ['snowflake', 'chronoid `next()` (20-bit sequence)', false, 1, () => sfWide.next()],
+  ['snowflake', 'chronoid `batch(1000)` (20-bit sequence)', false, BATCH, () => sfWide.batch(BATCH)],
+];
+
+let sink = 0;
+function runOnce(ids, fn) {
+  const calls = ids === 1 ? SINGLE_OPS : Math.max(1, Math.round(5 * SINGLE_OPS / ids));
+  const t0 = performance.now();
+  for (let i = 0; i < calls; i++) {
+    const v = fn();
+    sink += typeof v === 'string' ? v.length : 1;
+  }
+  return ((performance.now() - t0) * 1e6) / (calls * ids);
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+
+// Warm-up: every case once, so that no round pays for compilation.
+for (const [, , , ids, fn] of cases)
+  runOnce(ids, fn);
+const times = cases.map(() => []);
+for (let r = 0; r < ROUNDS; r++)
+  cases.forEach(([, , , ids, fn], i) => times[i].push(runOnce(ids, fn)));
+window.result = {
+  userAgent: navigator.userAgent, rounds: ROUNDS, ops: SINGLE_OPS, sink,
+  rows: cases.map(([kind, name, peer, ids], i) => ({ kind, name, peer, ids, ns: median(times[i]) })),
+};
