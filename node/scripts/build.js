@@ -98,7 +98,7 @@ async function main() {
       coreSrcs.push(...fs.readdirSync(d).filter((f) => f.endsWith('.c')).sort().map((f) => path.join(d, f)));
   }
   const libs = pq ? ['-lpq'] : [];
-  const glueSrcs = ['addon.c', 'snowflake.c', 'lease.c', 'block.c'].map((f) => path.join(pkg, 'src', f));
+  const glueSrcs = ['addon.c', 'convert.c', 'ids.c', 'parse.c', 'snowflake.c', 'lease.c', 'block.c'].map((f) => path.join(pkg, 'src', f));
   const headersDeps = [path.join(core, 'include', 'chronoid.h'), path.join(pkg, 'src', 'addon.h'),
     ...(pq ? [path.join(core, 'include', 'chronoid_lease.h'), path.join(core, 'db', 'lease', 'block_internal.h')] : []),
     ...fs.readdirSync(path.join(core, 'src')).filter((f) => f.endsWith('.h'))

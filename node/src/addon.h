@@ -1,6 +1,6 @@
 /*
- * addon.h — what the files of the Node-API glue share: argument readers and
- * error throwers.  Every function that finds a bad argument throws a
+ * addon.h — what the files of the Node-API glue share (convert.c): argument
+ * readers, error throwers and value builders; and each file's init.  Every function that finds a bad argument throws a
  * JavaScript exception and returns false (or NULL); the caller then
  * returns NULL to JavaScript at once.
  */
@@ -72,6 +72,35 @@ bool		cid_node_get_layout(napi_env env, napi_value v, cid_layout *layout);
 
 /* JavaScript object of a layout: name, spec, bits, maxNode, epoch ... */
 napi_value	cid_node_layout_object(napi_env env, const cid_layout *layout);
+
+/*
+ * Read up to want arguments of a call into argv (missing ones read as
+ * undefined) and its data pointer into *data (when not NULL).
+ */
+bool		cid_node_args(napi_env env, napi_callback_info info, size_t want,
+						  napi_value *argv, void **data);
+
+/* Throw "<what>: <cid_strerror(rc)>" for a generator's failure; NULL. */
+napi_value	cid_node_gen_failed(napi_env env, int rc, const char *what);
+
+/* A Latin-1 string of len bytes (NULL after throwing). */
+napi_value	cid_node_latin1(napi_env env, const char *s, size_t len);
+
+/* A Date of Unix ms (NULL when it cannot be made). */
+napi_value	cid_node_date(napi_env env, int64_t ms);
+
+/* obj[key] = v; false when v is NULL (a builder failed) or setting fails. */
+bool		cid_node_set(napi_env env, napi_value obj, const char *key, napi_value v);
+
+/* Canonical text of a UUID, a ULID (NULL after throwing). */
+napi_value	cid_node_uuid_string(napi_env env, const cid_uuid *u);
+napi_value	cid_node_ulid_string(napi_env env, const cid_ulid *u);
+
+/* A new Buffer holding a copy of len bytes (NULL after throwing). */
+napi_value	cid_node_buffer(napi_env env, const void *bytes, size_t len);
+
+/* [min, max]: a range's bounds (NULL when either is). */
+napi_value	cid_node_pair(napi_env env, napi_value min, napi_value max);
 
 /* A Number (NULL when it cannot be made: the caller's set then fails). */
 napi_value	cid_node_number(napi_env env, double d);
@@ -150,7 +179,23 @@ napi_value	cid_node_mint_batch(napi_env env, napi_callback_info info);
 bool		cid_node_def_method(napi_env env, napi_value obj, const char *name, napi_callback cb,
 								void *data, napi_finalize fin, int *refs);
 
-/* Define the Snowflake functions (snowflake.c) on exports. */
+/* Define obj.name as a function over data (no finalizer). */
+bool		cid_node_def_fn(napi_env env, napi_value obj, const char *name, napi_callback cb,
+							void *data);
+
+/*
+ * Define the ID functions and their bounds (ids.c) on exports; starts the
+ * process-wide generators (false after throwing when they cannot).
+ */
+bool		cid_node_ids_init(napi_env env, napi_value exports);
+
+/* The process's UUIDv7 generator (ids.c; typeid() of parse.c mints from it). */
+extern cid_uuidv7_gen cid_node_uuidv7_gen;
+
+/* Define the conversions, the TypeID functions and inspect (parse.c). */
+bool		cid_node_parse_init(napi_env env, napi_value exports);
+
+/* Define snowflake(), snowflakeBounds, layout and claimDir (snowflake.c). */
 bool		cid_node_snowflake_init(napi_env env, napi_value exports);
 
 /* Define lease() and hasLease (lease.c) on exports. */
