@@ -22,7 +22,7 @@ if (!fs.existsSync(path.join(repo, 'include', 'chronoid.h'))) {
   process.stderr.write('chronoid: npm pack runs in the repository (node/ next to src/ and include/)\n');
   process.exit(1);
 }
-for (const [dir, keep] of [['src', /\.(c|h)$/], ['include', /^chronoid(_lease)?\.h$/],
+for (const [dir, keep] of [['src', /\.(c|h)$/], ['bind', /\.(c|h)$/], ['include', /^chronoid(_lease)?\.h$/],
   ['db/lease', /\.(c|h)$/], ['db/pq', /\.(c|h)$/]]) {
   fs.mkdirSync(path.join(dest, dir), { recursive: true });
   for (const f of fs.readdirSync(path.join(repo, dir)).filter((f) => keep.test(f)))

@@ -33,7 +33,7 @@ init(napi_env env, napi_value exports)
 													strlen(cid_layout_preset_names[i]))) == napi_ok;
 	ok = ok && cid_node_set(env, exports, "presets", presets) &&
 		cid_node_set(env, exports, "version", cid_node_latin1(env, cid_version(), strlen(cid_version()))) &&
-		cid_node_set(env, exports, "maxBatch", cid_node_number(env, CID_NODE_MAX_BATCH));
+		cid_node_set(env, exports, "maxBatch", cid_node_number(env, (double) CID_BIND_MAX_BATCH));
 	if (!ok)
 		return cid_node_napi_failed(env, "chronoid: cannot define the constants");
 	return exports;

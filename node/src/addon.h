@@ -13,16 +13,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "bind_internal.h"
 #include "chronoid.h"
 #include "compiler_internal.h"
 
-/* Most IDs one batch call makes (Buffers of 16 MiB, arrays of 1Mi strings). */
-#define CID_NODE_MAX_BATCH (1u << 20)
 
 /* Longest text argument read (IDs, layouts, times); longer is an error. */
 #define CID_NODE_MAX_TEXT 256
 
-/* The stable `code` of a core status, e.g. "CHRONOID_ENODE". */
+/* The stable `code` of a status, e.g. "CHRONOID_ENODE" (bind/errors.c). */
 const char *cid_node_code(int status);
 
 /*
@@ -58,7 +57,7 @@ void		cid_node_quote(char *out, const char *s, size_t len);
 bool		cid_node_get_text(napi_env env, napi_value v, const char *what,
 							  char *buf, size_t cap, size_t *len);
 
-/* A batch size: an integer 0 .. CID_NODE_MAX_BATCH (RangeError otherwise). */
+/* A batch size: an integer 0 .. CID_BIND_MAX_BATCH (RangeError otherwise). */
 bool		cid_node_get_count(napi_env env, napi_value v, size_t *n);
 
 /*
@@ -141,14 +140,14 @@ napi_value	cid_node_promise_work(napi_env env, const char *name,
 								  napi_deferred *deferred, napi_async_work *work);
 
 /*
- * An Error object (not thrown) whose code names a libchronoid_lease status
- * (CHRONOID_ELEASE_*, CHRONOID_EBLOCK_*) or a core one (lease.c).
+ * An Error object (not thrown) with code cid_node_code(status) and msg;
+ * NULL when it cannot be made.
  */
-napi_value	cid_node_lease_error(napi_env env, int status, const char *msg);
+napi_value	cid_node_error(napi_env env, int status, const char *msg);
 
 /*
  * A Promise rejected with CHRONOID_ENOLEASE: this build has no libpq, so
- * what (plural: "node leases") cannot work (lease.c).
+ * what (plural: "node leases") cannot work.
  */
 napi_value	cid_node_no_lease(napi_env env, const char *what);
 
@@ -188,9 +187,6 @@ bool		cid_node_def_fn(napi_env env, napi_value obj, const char *name, napi_callb
  * process-wide generators (false after throwing when they cannot).
  */
 bool		cid_node_ids_init(napi_env env, napi_value exports);
-
-/* The process's UUIDv7 generator (ids.c; typeid() of parse.c mints from it). */
-extern cid_uuidv7_gen cid_node_uuidv7_gen;
 
 /* Define the conversions, the TypeID functions and inspect (parse.c). */
 bool		cid_node_parse_init(napi_env env, napi_value exports);

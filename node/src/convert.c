@@ -22,48 +22,24 @@
 const char *
 cid_node_code(int status)
 {
-	switch (status)
-	{
-		case CID_EINVAL:
-			return "CHRONOID_EINVAL";
-		case CID_ENODE:
-			return "CHRONOID_ENODE";
-		case CID_ELAYOUT:
-			return "CHRONOID_ELAYOUT";
-		case CID_ESYNTAX:
-			return "CHRONOID_ESYNTAX";
-		case CID_ELENGTH:
-			return "CHRONOID_ELENGTH";
-		case CID_EOVERFLOW:
-			return "CHRONOID_EOVERFLOW";
-		case CID_ETIME_RANGE:
-			return "CHRONOID_ETIME_RANGE";
-		case CID_ECLOCK_BACKWARDS:
-			return "CHRONOID_ECLOCK_BACKWARDS";
-		case CID_EDRIFT:
-			return "CHRONOID_EDRIFT";
-		case CID_EWAIT_TIMEOUT:
-			return "CHRONOID_EWAIT_TIMEOUT";
-		case CID_EEXHAUSTED:
-			return "CHRONOID_EEXHAUSTED";
-		case CID_EMONOTONIC_OVERFLOW:
-			return "CHRONOID_EMONOTONIC_OVERFLOW";
-		case CID_ERANDOM:
-			return "CHRONOID_ERANDOM";
-		case CID_ECLOCK:
-			return "CHRONOID_ECLOCK";
-		case CID_ENOTIME:
-			return "CHRONOID_ENOTIME";
-		case CID_EUNKNOWN:
-			return "CHRONOID_EUNKNOWN";
-		case CID_ENODE_HELD:
-			return "CHRONOID_ENODE_HELD";
-		case CID_ECLAIM:
-			return "CHRONOID_ECLAIM";
-		case CID_EFORKED:
-			return "CHRONOID_EFORKED";
-	}
-	return "CHRONOID_ERROR";
+	return cid_bind_status_of(status)->code;
+}
+
+/*
+ * An Error object, not thrown: code cid_node_code(status), message msg
+ * (the Promises of leases and block allocators reject with it).
+ */
+napi_value
+cid_node_error(napi_env env, int status, const char *msg)
+{
+	napi_value	code,
+				text,
+				err = NULL;
+
+	if (napi_create_string_utf8(env, cid_node_code(status), NAPI_AUTO_LENGTH, &code) == napi_ok &&
+		napi_create_string_utf8(env, msg, NAPI_AUTO_LENGTH, &text) == napi_ok)
+		napi_create_error(env, code, text, &err);
+	return err;
 }
 
 napi_value
@@ -224,13 +200,13 @@ cid_node_get_count(napi_env env, napi_value v, size_t *n)
 		return false;
 	}
 	napi_get_value_double(env, v, &d);
-	if (!(d >= 0 && d <= CID_NODE_MAX_BATCH) || d != floor(d))
+	if (!(d >= 0 && d <= (double) CID_BIND_MAX_BATCH) || d != floor(d))
 	{
 		char		num[32];
 
 		cid_node_throw(env, CID_EINVAL, true,
-					   "batch size %s is out of range: expected an integer from 0 to %u",
-					   cid_node_number_text(num, sizeof(num), d), CID_NODE_MAX_BATCH);
+					   "batch size %s is out of range: expected an integer from 0 to %zu",
+					   cid_node_number_text(num, sizeof(num), d), CID_BIND_MAX_BATCH);
 		return false;
 	}
 	*n = (size_t) d;
@@ -659,4 +635,25 @@ cid_node_def_fn(napi_env env, napi_value exports, const char *name, napi_callbac
 
 	return napi_create_function(env, name, NAPI_AUTO_LENGTH, cb, data, &fn) == napi_ok &&
 		napi_set_named_property(env, exports, name, fn) == napi_ok;
+}
+
+napi_value
+cid_node_no_lease(napi_env env, const char *what)
+{
+	napi_value	promise,
+				code,
+				text,
+				err;
+	napi_deferred d;
+	char		msg[256];
+
+	snprintf(msg, sizeof(msg), "chronoid was built without libpq: %s need libpq's header "
+			 "when the addon is built (Debian: libpq-dev)", what);
+	if (napi_create_promise(env, &d, &promise) != napi_ok ||
+		napi_create_string_utf8(env, "CHRONOID_ENOLEASE", NAPI_AUTO_LENGTH, &code) != napi_ok ||
+		napi_create_string_utf8(env, msg, NAPI_AUTO_LENGTH, &text) != napi_ok ||
+		napi_create_error(env, code, text, &err) != napi_ok)
+		return cid_node_napi_failed(env, "cannot create the error");
+	napi_reject_deferred(env, d, err);
+	return promise;
 }

@@ -14,221 +14,10 @@
 
 #include "addon.h"
 
-cid_uuidv7_gen cid_node_uuidv7_gen;
-static cid_ulid_gen ulid_plain_gen;
-static cid_ulid_gen ulid_mono_gen;
-static cid_uuidv6_gen uuidv6_gen;
-static cid_objectid_gen objectid_gen;
-static pthread_once_t gens_once = PTHREAD_ONCE_INIT;
-static int	gens_status = CID_OK;
-
-static void
-init_gens(void)
-{
-	int			rc;
-
-	rc = cid_uuidv7_init(&cid_node_uuidv7_gen, NULL);
-	if (rc == CID_OK)
-		rc = cid_ulid_init(&ulid_plain_gen, false, NULL);
-	if (rc == CID_OK)
-		rc = cid_ulid_init(&ulid_mono_gen, true, NULL);
-	if (rc == CID_OK)
-		rc = cid_uuidv6_init(&uuidv6_gen, NULL);
-	if (rc == CID_OK)
-		rc = cid_objectid_init(&objectid_gen, NULL);
-	gens_status = rc;
-}
-
-/* ------------------------------------------------------------------------
- * UUIDv7, UUIDv4, ULID, UUIDv6, ObjectId, KSUID: one, as bytes, batches
- * ------------------------------------------------------------------------ */
-
-/*
- * One ID of the kind into its bytes, and n of them (cid_*_fill where the
- * core has one: one clock reading and one reservation for the whole
- * batch); data says which generator.
- */
-typedef int (*next_fn) (void *gen, uint8_t *out);
-typedef int (*fill_fn) (void *gen, uint8_t *out, size_t n);
-typedef void (*format_fn) (char *out, const uint8_t *bytes);
-
-static int
-next_uuidv7(void *gen, uint8_t *out)
-{
-	return cid_uuidv7_next(gen, (cid_uuid *) out);
-}
-
-static int
-fill_uuidv7(void *gen, uint8_t *out, size_t n)
-{
-	return cid_uuidv7_fill(gen, (cid_uuid *) out, n, NULL);
-}
-
-static int
-next_ulid(void *gen, uint8_t *out)
-{
-	return cid_ulid_next(gen, (cid_ulid *) out);
-}
-
-static int
-fill_ulid(void *gen, uint8_t *out, size_t n)
-{
-	return cid_ulid_fill(gen, (cid_ulid *) out, n, NULL);
-}
-
-static int
-next_uuidv4(void *gen, uint8_t *out)
-{
-	(void) gen;
-	return cid_uuidv4_new((cid_uuid *) out, NULL);
-}
-
-static int
-fill_uuidv4(void *gen, uint8_t *out, size_t n)
-{
-	(void) gen;
-	return cid_uuidv4_fill((cid_uuid *) out, n, NULL);
-}
-
-static int
-next_uuidv6(void *gen, uint8_t *out)
-{
-	return cid_uuidv6_next(gen, (cid_uuid *) out);
-}
-
-static int
-fill_uuidv6(void *gen, uint8_t *out, size_t n)
-{
-	return cid_uuidv6_fill(gen, (cid_uuid *) out, n, NULL);
-}
-
-static int
-next_objectid(void *gen, uint8_t *out)
-{
-	return cid_objectid_next(gen, (cid_objectid *) out);
-}
-
-static int
-fill_objectid(void *gen, uint8_t *out, size_t n)
-{
-	return cid_objectid_fill(gen, (cid_objectid *) out, n, NULL);
-}
-
-static int
-next_ksuid(void *gen, uint8_t *out)
-{
-	(void) gen;
-	return cid_ksuid_new((cid_ksuid *) out, NULL);
-}
-
-static int
-fill_ksuid(void *gen, uint8_t *out, size_t n)
-{
-	(void) gen;
-	return cid_ksuid_fill((cid_ksuid *) out, n, NULL);
-}
-
-static void
-format_uuid(char *out, const uint8_t *bytes)
-{
-	cid_uuid_format(out, (const cid_uuid *) bytes);
-}
-
-static void
-format_ulid(char *out, const uint8_t *bytes)
-{
-	cid_ulid_format(out, (const cid_ulid *) bytes);
-}
-
-static void
-format_objectid(char *out, const uint8_t *bytes)
-{
-	cid_objectid_format(out, (const cid_objectid *) bytes);
-}
-
-static void
-format_ksuid(char *out, const uint8_t *bytes)
-{
-	cid_ksuid_format(out, (const cid_ksuid *) bytes);
-}
-
-/*
- * The smallest (rest NULL) or largest (rest all ones) ID of the time unit
- * holding ms: the core's from_ms steps, the pure halves of the generators.
- */
-typedef int (*at_fn) (uint8_t *out, int64_t ms, const uint8_t *rest);
-
-static int
-at_uuidv7(uint8_t *out, int64_t ms, const uint8_t *rest)
-{
-	return cid_uuidv7_from_ms((cid_uuid *) out, ms, rest);
-}
-
-static int
-at_ulid(uint8_t *out, int64_t ms, const uint8_t *rest)
-{
-	return cid_ulid_from_ms((cid_ulid *) out, ms, rest);
-}
-
-/* v6 counts 100 ns from 1582-10-15: the ms's first or last tick. */
-static int
-at_uuidv6(uint8_t *out, int64_t ms, const uint8_t *rest)
-{
-	/* Outside this the ticks do not fit 60 bits (nor the product 64). */
-	if (ms < -CID_UUID_GREGORIAN_OFFSET / 10000 || ms > (INT64_C(1) << 60) / 10000)
-		return CID_ETIME_RANGE;
-	return cid_uuidv6_from_ticks((cid_uuid *) out, (uint64_t) (ms * 10000 + CID_UUID_GREGORIAN_OFFSET) +
-								 (rest != NULL ? 9999 : 0), rest);
-}
-
-static int
-at_objectid(uint8_t *out, int64_t ms, const uint8_t *rest)
-{
-	return cid_objectid_from_ms((cid_objectid *) out, ms, rest);
-}
-
-static int
-at_ksuid(uint8_t *out, int64_t ms, const uint8_t *rest)
-{
-	return cid_ksuid_from_ms((cid_ksuid *) out, ms, rest);
-}
-
-typedef struct kind_gen
-{
-	const char *what;			/* for messages */
-	next_fn		next;
-	fill_fn		fill;			/* n at once: the core's batch step */
-	void	   *gen;
-	size_t		size;			/* bytes of one ID */
-	size_t		text_len;		/* characters of its text */
-	format_fn	format;
-	at_fn		at;				/* NULL: no bounds (no time) */
-	const char *span;			/* the times it holds, for messages */
-} kind_gen;
-
-#define UUIDV7_SPAN "1970-01-01T00:00:00.000Z .. 10889-08-02T05:31:50.655Z"
-#define KIND_UUID(what, nx, fl, gen, at, span) \
-	{what, nx, fl, gen, 16, CID_UUID_STRLEN, format_uuid, at, span}
-#define KIND_ULID(what, gen) {what, next_ulid, fill_ulid, gen, 16, CID_ULID_STRLEN, format_ulid, \
-	at_ulid, UUIDV7_SPAN}
-
-static kind_gen k_uuidv7 = KIND_UUID("UUIDv7", next_uuidv7, fill_uuidv7, &cid_node_uuidv7_gen, at_uuidv7,
-									 UUIDV7_SPAN);
-static kind_gen k_uuidv4 = KIND_UUID("UUIDv4", next_uuidv4, fill_uuidv4, NULL, NULL, NULL);
-static kind_gen k_uuidv6 = KIND_UUID("UUIDv6", next_uuidv6, fill_uuidv6, &uuidv6_gen, at_uuidv6,
-									 "1582-10-15T00:00:00.000Z .. 5236-03-31T21:21:00.684Z");
-static kind_gen k_ulid = KIND_ULID("ULID", &ulid_plain_gen);
-static kind_gen k_ulid_mono = KIND_ULID("monotonic ULID", &ulid_mono_gen);
-static kind_gen k_objectid = {"ObjectId", next_objectid, fill_objectid, &objectid_gen, sizeof(cid_objectid),
-	CID_OBJECTID_STRLEN, format_objectid, at_objectid,
-"1970-01-01T00:00:00.000Z .. 2106-02-07T06:28:15.999Z"};
-static kind_gen k_ksuid = {"KSUID", next_ksuid, fill_ksuid, NULL, sizeof(cid_ksuid), CID_KSUID_STRLEN,
-	format_ksuid, at_ksuid, "2014-05-13T16:53:20.000Z .. 2150-06-19T23:21:35.999Z"};
-
 static napi_value
 id_string(napi_env env, napi_callback_info info)
 {
-	kind_gen   *k;
+	const cid_bind_kind *k;
 	uint8_t		b[32];			/* the largest kind, KSUID, has 20 */
 	char		text[CID_UUID_STRLEN + 1];	/* the longest text */
 	int			rc;
@@ -251,7 +40,7 @@ static napi_value
 id_into(napi_env env, napi_callback_info info)
 {
 	napi_value	argv[1];
-	kind_gen   *k;
+	const cid_bind_kind *k;
 	napi_typedarray_type tt;
 	size_t		len = 0;
 	void	   *data = NULL;
@@ -281,7 +70,7 @@ id_buffer(napi_env env, napi_callback_info info)
 {
 	napi_value	argv[1];
 	napi_value	buf;
-	kind_gen   *k;
+	const cid_bind_kind *k;
 	uint8_t    *data;
 	size_t		n;
 
@@ -309,7 +98,7 @@ id_lines(napi_env env, napi_callback_info info)
 {
 	napi_value	argv[1];
 	napi_value	v;
-	kind_gen   *k;
+	const cid_bind_kind *k;
 	size_t		n;
 	size_t		w;
 	uint8_t    *bytes;
@@ -332,17 +121,8 @@ id_lines(napi_env env, napi_callback_info info)
 		free(bytes);
 		return cid_node_gen_failed(env, rc, k->what);
 	}
-	/* The core's batch text where it has one, a newline after each ID. */
-	if (k->format == format_ulid)
-		cid_ulid_format_many(text, (const cid_ulid *) bytes, n, '\n');
-	else if (k->format == format_uuid)
-		cid_uuid_format_many(text, (const cid_uuid *) bytes, n, '\n');
-	else
-		for (size_t i = 0; i < n; i++)
-		{
-			k->format(text + w * i, bytes + k->size * i);
-			text[w * i + k->text_len] = '\n';
-		}
+	/* A newline after each ID (the last one not returned). */
+	cid_bind_format_many(k, text, bytes, n, '\n');
 	v = cid_node_latin1(env, text, n * w - 1);
 	free(bytes);
 	return v;
@@ -364,7 +144,7 @@ static napi_value
 bounds_of(napi_env env, napi_callback_info info)
 {
 	napi_value	argv[1];
-	kind_gen   *k;
+	const cid_bind_kind *k;
 	int64_t		ms;
 	uint8_t		lo[32],
 				hi[32];
@@ -398,17 +178,17 @@ cid_node_ids_init(napi_env env, napi_value exports)
 	static const struct
 	{
 		const char *prefix;
-		kind_gen   *k;
-	}			kinds[] = {{"uuidv7", &k_uuidv7}, {"uuidv4", &k_uuidv4}, {"ulid", &k_ulid},
-	{"monotonicUlid", &k_ulid_mono}, {"uuidv6", &k_uuidv6}, {"objectid", &k_objectid},
-	{"ksuid", &k_ksuid}};
+		const cid_bind_kind *k;
+	}			kinds[] = {{"uuidv7", &cid_bind_uuidv7}, {"uuidv4", &cid_bind_uuidv4},
+	{"ulid", &cid_bind_ulid}, {"monotonicUlid", &cid_bind_ulid_mono},
+	{"uuidv6", &cid_bind_uuidv6}, {"objectid", &cid_bind_objectid}, {"ksuid", &cid_bind_ksuid}};
 	bool		ok = true;
+	int			rc = cid_bind_start();
 
-	pthread_once(&gens_once, init_gens);
-	if (gens_status != CID_OK)
+	if (rc != CID_OK)
 	{
-		cid_node_throw(env, gens_status, false, "chronoid: cannot start the generators: %s",
-					   cid_strerror(gens_status));
+		cid_node_throw(env, rc, false, "chronoid: cannot start the generators: %s",
+					   cid_strerror(rc));
 		return false;
 	}
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
@@ -417,12 +197,12 @@ cid_node_ids_init(napi_env env, napi_value exports)
 			char		name[64];
 
 			snprintf(name, sizeof(name), "%s%s", kinds[i].prefix, shapes[j].suffix);
-			ok = ok && cid_node_def_fn(env, exports, name, shapes[j].cb, kinds[i].k);
+			ok = ok && cid_node_def_fn(env, exports, name, shapes[j].cb, (void *) kinds[i].k);
 		}
 	return ok &&
-		cid_node_def_fn(env, exports, "uuidv7Bounds", bounds_of, &k_uuidv7) &&
-		cid_node_def_fn(env, exports, "ulidBounds", bounds_of, &k_ulid) &&
-		cid_node_def_fn(env, exports, "uuidv6Bounds", bounds_of, &k_uuidv6) &&
-		cid_node_def_fn(env, exports, "objectidBounds", bounds_of, &k_objectid) &&
-		cid_node_def_fn(env, exports, "ksuidBounds", bounds_of, &k_ksuid);
+		cid_node_def_fn(env, exports, "uuidv7Bounds", bounds_of, (void *) &cid_bind_uuidv7) &&
+		cid_node_def_fn(env, exports, "ulidBounds", bounds_of, (void *) &cid_bind_ulid) &&
+		cid_node_def_fn(env, exports, "uuidv6Bounds", bounds_of, (void *) &cid_bind_uuidv6) &&
+		cid_node_def_fn(env, exports, "objectidBounds", bounds_of, (void *) &cid_bind_objectid) &&
+		cid_node_def_fn(env, exports, "ksuidBounds", bounds_of, (void *) &cid_bind_ksuid);
 }

@@ -226,7 +226,7 @@ typeid_new(napi_env env, napi_callback_info info)
 
 	if (!cid_node_args(env, info, 1, argv, NULL) || !get_prefix(env, argv[0], prefix, &plen))
 		return NULL;
-	n = cid_typeid_next(&cid_node_uuidv7_gen, buf, sizeof(buf), prefix, plen, NULL);
+	n = cid_typeid_next(&cid_bind_gen.uuidv7, buf, sizeof(buf), prefix, plen, NULL);
 	return typeid_value(env, n, buf);
 }
 

@@ -13,9 +13,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "bind_internal.h"
 #include "chronoid.h"
 
-/* Exception classes (module.c): see chronoid/_chronoid.pyi. */
+/* Exception classes (convert.c): see chronoid/_chronoid.pyi. */
 extern PyObject *cpy_Error;
 extern PyObject *cpy_ValueError;
 extern PyObject *cpy_TypeError;
@@ -24,31 +25,23 @@ extern PyObject *cpy_ForkError;
 extern PyObject *cpy_WouldWait;
 
 /*
- * Bumped in the child of every fork() (a pthread_atfork handler, so forks
- * made by C code count too).  A Snowflake generator remembers the value it
- * was made (or last given a node) under; a different value means it now
- * lives in a child and must not mint under the parent's node.
+ * The batch calls (convert.c) of a kind (bind/generators.c): arg is the
+ * count (cpy_count's checks and messages), made by k->fill, which runs
+ * without the GIL from 4096 IDs on (so it and its generator must be
+ * thread-safe).  what names the call ("uuid7_batch()") in a generator
+ * failure's message.  n = 0 gives b"" or [].  cpy_batch_bytes returns one
+ * bytes object of k->size * n, cpy_batch_list a list of make(each ID's
+ * bytes).  NULL with an exception.
  */
-extern uint64_t cpy_fork_generation;
-
-/* Largest n of a batch call: 2^24 IDs, 256 MiB of UUIDs, 320 of KSUIDs. */
-#define CPY_BATCH_MAX ((Py_ssize_t) 1 << 24)
-
-/* n IDs, one after the other, into out, from the generator gen. */
-typedef int (*cpy_fill_fn) (void *gen, uint8_t *out, Py_ssize_t n);
+PyObject   *cpy_batch_bytes(const cid_bind_kind *k, PyObject *arg, const char *what);
+PyObject   *cpy_batch_list(const cid_bind_kind *k, PyObject *arg, const char *what,
+						   PyObject *(*make) (const uint8_t *));
 
 /*
- * The batch calls (module.c): arg is the count (cpy_count's checks and
- * messages), each ID size bytes, made by fill, which runs without the GIL
- * from 4096 IDs on (so it and gen must be thread-safe).  what names the
- * call ("uuid7_batch()") in a generator failure's message.  n = 0 gives
- * b"" or [].  cpy_batch_bytes returns one bytes object of size * n,
- * cpy_batch_list a list of make(each ID's bytes).  NULL with an exception.
+ * The class a failed status raises (bind/errors.c's table): ChronoidValueError,
+ * GeneratorError, WouldWait or ForkError.
  */
-PyObject   *cpy_batch_bytes(cpy_fill_fn fill, void *gen, Py_ssize_t size, PyObject *arg,
-							const char *what);
-PyObject   *cpy_batch_list(cpy_fill_fn fill, void *gen, Py_ssize_t size, PyObject *arg,
-						   const char *what, PyObject *(*make) (const uint8_t *));
+PyObject   *cpy_status_class(int status);
 
 /*
  * Raise the class that fits status (a negative CID_E* code) with a message
@@ -101,7 +94,7 @@ cpy_no_args(const char *what, Py_ssize_t nargs)
 /* A PyMethodDef entry's function of either calling convention. */
 #define CPY_FN(f) ((PyCFunction) (void (*) (void)) (f))
 
-/* A batch size: an int in 0..CPY_BATCH_MAX. */
+/* A batch size: an int in 0..CID_BIND_MAX_BATCH. */
 int			cpy_count(PyObject *o, Py_ssize_t *n);
 
 /*
@@ -160,6 +153,8 @@ int			cpy_lease_setup(PyObject *module);
 /* BlockAllocator (block.c): sequence values a block at a time. */
 int			cpy_block_setup(PyObject *module);
 int			cpy_convert_setup(PyObject *module);
+/* The exception classes (convert.c), first of all. */
+int			cpy_errors_setup(PyObject *module);
 /* objectid(), ksuid(), uuid6() and the v1 <-> v6 conversions (kinds.c). */
 int			cpy_kinds_setup(PyObject *module);
 
