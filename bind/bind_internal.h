@@ -110,6 +110,27 @@ extern uint64_t cid_bind_fork_generation;
 int			cid_bind_start(void);
 
 /* ------------------------------------------------------------------------
+ * Claims
+ * ------------------------------------------------------------------------ */
+
+/*
+ * The process's generator of the lowest free node in [first, last] under
+ * its claim (host-wide when host, else this process's own; scope NULL is
+ * "default", dir NULL the claim directory in force): numbers held by
+ * another process are skipped, any other failure (a directory the core
+ * will not trust, a bad layout) returns at once.  CID_OK with *out and
+ * *node set; otherwise the status with err saying why: for one number
+ * the core's words (a held one gets the advice of what to do instead, and
+ * *holder its holder's pid, 0 when unknown), for a range every number's
+ * fate ("every node 0..7 of layout pgedge is claimed in scope default
+ * (/dir)"); another failure names the node ("node 3: ...").
+ */
+int			cid_bind_claim(cid_claimed_snowflake **out, uint64_t *node, const char *scope,
+						   uint64_t first, uint64_t last, const cid_layout *layout,
+						   const cid_snowflake_opts *opts, bool host, const char *dir,
+						   long *holder, char *err, size_t errlen);
+
+/* ------------------------------------------------------------------------
  * The generated kinds
  * ------------------------------------------------------------------------ */
 

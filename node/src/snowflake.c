@@ -261,20 +261,14 @@ sf_create(napi_env env, napi_callback_info info)
 							  layout.bits[CID_FIELD_NODE]);
 	if (scope == NULL)
 		scope = "default";
-
 	{
-		char		msg[512];
+		char		msg[768];
 		long		holder = 0;
-		int			rc = cid_claimed_snowflake_open(&gen, scope, node, &layout, &opts, claim, dir,
-													&holder, msg, sizeof(msg));
+		int			rc = cid_bind_claim(&gen, &node, scope, node, node, &layout, &opts, claim, dir,
+										&holder, msg, sizeof(msg));
 
 		if (rc != CID_OK)
-		{
-			if (rc == CID_ENODE_HELD && strstr(msg, " is held by ") != NULL)
-				strncat(msg, ": give every process its own node number (or a lease), "
-						"or another claim scope", sizeof(msg) - strlen(msg) - 1);
 			return claim_failed(env, rc, msg, holder);
-		}
 	}
 	h = calloc(1, sizeof(*h));
 	if (h == NULL)

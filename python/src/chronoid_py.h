@@ -110,7 +110,7 @@ PyObject   *cpy_datetime(int64_t unix_ms);
 /* A layout: None ("pgedge"), a preset name or a text spec. */
 int			cpy_layout(PyObject *o, cid_layout *out);
 
-/* A uuid.UUID of these 16 bytes, without UUID.__init__ (module.c). */
+/* A uuid.UUID of these 16 bytes, without UUID.__init__. */
 PyObject   *cpy_uuid_new(const uint8_t bytes[16]);
 
 /* The 16 bytes of a uuid.UUID (or subclass); -1 with TypeError otherwise. */
@@ -120,11 +120,17 @@ int			cpy_uuid_bytes(PyObject *o, uint8_t out[16]);
 bool		cpy_is_uuid(PyObject *o);
 
 /*
- * A UUID argument: a uuid.UUID or UUID text (module.c).  -1 with an
+ * A UUID argument: a uuid.UUID or UUID text.  -1 with an
  * exception naming the value: TypeError for another type (bool too),
  * ValueError for text that is no UUID.
  */
 int			cpy_uuid_arg(PyObject *o, cid_uuid *out);
+
+/*
+ * ULID text (ulid) or UUID text into its 16 bytes; -1 with an exception
+ * that names the value and the form.
+ */
+int			cpy_id_text(PyObject *o, bool ulid, uint8_t out[16]);
 
 /* A str of n ASCII characters (an ID's canonical text). */
 PyObject   *cpy_ascii(const char *text, Py_ssize_t n);

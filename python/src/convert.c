@@ -878,3 +878,51 @@ cpy_batch_list(const cid_bind_kind *k, PyObject *arg, const char *what,
 	return list;
 }
 
+/* ---- IDs as text ------------------------------------------------------- */
+
+#define ULID_FORM "26 Crockford base32 characters (0-9, A-Z without I L O U), the first 0-7"
+#define UUID_FORM "8-4-4-4-12 hex digits, or 32 hex digits, either in braces or not"
+
+/*
+ * ULID text (ulid) or UUID text into its 16 bytes; -1 with an exception
+ * that names the value and the form.
+ */
+int
+cpy_id_text(PyObject *o, bool ulid, uint8_t out[16])
+{
+	const char *what = ulid ? "a ULID" : "a UUID";
+	const char *s;
+	Py_ssize_t	len;
+	size_t		errpos = 0;
+	int			st;
+	cid_ulid	l;
+	cid_uuid	u;
+
+	if (cpy_text(o, what, &s, &len) < 0)
+		return -1;
+	st = ulid ? cid_ulid_parse(&l, s, (size_t) len, &errpos) :
+		cid_uuid_parse(&u, s, (size_t) len, &errpos);
+	if (st < 0)
+		return cpy_parse_error(o, what, ulid ? ULID_FORM : UUID_FORM, st, errpos), -1;
+	memcpy(out, ulid ? l.bytes : u.bytes, 16);
+	return 0;
+}
+
+int
+cpy_uuid_arg(PyObject *o, cid_uuid *out)
+{
+	PyObject   *shown;
+
+	if (PyUnicode_Check(o))
+		return cpy_id_text(o, false, out->bytes);
+	if (cpy_is_uuid(o))
+		return cpy_uuid_bytes(o, out->bytes);
+	shown = cpy_show(o);
+	if (shown != NULL)
+	{
+		cpy_raise(cpy_TypeError, "%U is not a UUID: expected a uuid.UUID or UUID text, "
+				  "not %s", shown, Py_TYPE(o)->tp_name);
+		Py_DECREF(shown);
+	}
+	return -1;
+}

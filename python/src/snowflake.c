@@ -150,44 +150,26 @@ node_arg(SnowflakeObject *self, PyObject *o, bool host, uint64_t *first, uint64_
 
 /*
  * Open the process's generator of the lowest free node in [first, last]
- * (held numbers are skipped; any other failure, such as a directory the
- * core will not trust, is raised at once); 0 with self->g and self->node
- * set, the generator it replaces closed.
+ * (cid_bind_claim: the packages' one claim policy); 0 with self->g and
+ * self->node set, the generator it replaces closed.
  */
 static int
 claim_node(SnowflakeObject *self, uint64_t first, uint64_t last)
 {
-	char		err[512];
-	uint64_t	n;
+	char		err[768];
+	cid_claimed_snowflake *g = NULL;
+	uint64_t	n = 0;
+	long		holder = 0;
+	int			st;
 
-	for (n = first;; n++)
-	{
-		cid_claimed_snowflake *g = NULL;
-		long		holder = 0;
-		int			st;
-
-		st = cid_claimed_snowflake_open(&g, self->scope, n, &self->layout, &self->opts,
-										self->host, self->claim_dir, &holder, err, sizeof(err));
-		if (st == CID_OK)
-		{
-			cid_claimed_snowflake_close(self->g);
-			self->g = g;
-			self->node = n;
-			return 0;
-		}
-		if (st != CID_ENODE_HELD)
-			return cpy_raise_status(st, "Snowflake: node %llu: %s", (unsigned long long) n, err), -1;
-		if (n == last)
-		{
-			if (first == last)
-				return cpy_raise_status(st, "Snowflake: %s", err), -1;
-			return cpy_raise_status(st, "Snowflake: every node %llu..%llu of layout %s is "
-									"claimed in scope %s (%s)", (unsigned long long) first,
-									(unsigned long long) last, self->layout.name,
-									self->scope ? self->scope : "default",
-									self->claim_dir ? self->claim_dir : cid_node_claim_dir()), -1;
-		}
-	}
+	st = cid_bind_claim(&g, &n, self->scope, first, last, &self->layout, &self->opts, self->host,
+						self->claim_dir, &holder, err, sizeof(err));
+	if (st != CID_OK)
+		return cpy_raise_status(st, "Snowflake: %s", err), -1;
+	cid_claimed_snowflake_close(self->g);
+	self->g = g;
+	self->node = n;
+	return 0;
 }
 
 /*
