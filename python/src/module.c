@@ -191,8 +191,10 @@ py_parse_ulid(PyObject *mod, PyObject *arg)
 
 /* ---- time ranges ------------------------------------------------------ */
 
-static const uint8_t all_ones[10] = {
-	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff
+/* The rest of the largest ID of a time (cid_bind_kind.at). */
+static const uint8_t all_ones[16] = {
+	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff
 };
 
 static int
@@ -216,43 +218,39 @@ range_args(PyObject *const *args, Py_ssize_t nargs, const char *fn,
 }
 
 /*
- * The smallest UUIDv7 of start's millisecond and the largest of end's:
- * WHERE id BETWEEN lo AND hi selects what was minted from start to end.
+ * The smallest ID of kind k in start's millisecond and the largest in
+ * end's (the kind's own bounds, bind/generators.c): WHERE id BETWEEN lo
+ * AND hi selects what was minted from start to end.  fn names the call,
+ * holds what the kind can hold, make its Python form.
  */
 static PyObject *
-py_uuid7_range(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
+kind_range(const cid_bind_kind *k, PyObject *const *args, Py_ssize_t nargs, const char *fn,
+		   const char *holds, PyObject *(*make) (const uint8_t *))
 {
 	int64_t		lo_ms,
 				hi_ms;
-	cid_uuid	lo,
-				hi;
+	uint8_t		lo[16],
+				hi[16];
 	int			st;
 
-	if (range_args(args, nargs, "uuid7_range", &lo_ms, &hi_ms) < 0)
+	if (range_args(args, nargs, fn, &lo_ms, &hi_ms) < 0)
 		return NULL;
-	if ((st = cid_uuidv7_from_ms(&lo, lo_ms, NULL)) < 0 ||
-		(st = cid_uuidv7_from_ms(&hi, hi_ms, all_ones)) < 0)
-		return cpy_raise_status(st, "uuid7_range(%lld, %lld): UUIDv7 holds Unix ms "
-								"0..2**48-1", (long long) lo_ms, (long long) hi_ms);
-	return Py_BuildValue("(NN)", cpy_uuid_new(lo.bytes), cpy_uuid_new(hi.bytes));
+	if ((st = k->at(lo, lo_ms, NULL)) < 0 || (st = k->at(hi, hi_ms, all_ones)) < 0)
+		return cpy_raise_status(st, "%s(%lld, %lld): %s holds Unix ms 0..2**48-1", fn,
+								(long long) lo_ms, (long long) hi_ms, holds);
+	return Py_BuildValue("(NN)", make(lo), make(hi));
+}
+
+static PyObject *
+py_uuid7_range(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
+{
+	return kind_range(&cid_bind_uuidv7, args, nargs, "uuid7_range", "UUIDv7", cpy_uuid_new);
 }
 
 static PyObject *
 py_ulid_range(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
 {
-	int64_t		lo_ms,
-				hi_ms;
-	cid_ulid	lo,
-				hi;
-	int			st;
-
-	if (range_args(args, nargs, "ulid_range", &lo_ms, &hi_ms) < 0)
-		return NULL;
-	if ((st = cid_ulid_from_ms(&lo, lo_ms, NULL)) < 0 ||
-		(st = cid_ulid_from_ms(&hi, hi_ms, all_ones)) < 0)
-		return cpy_raise_status(st, "ulid_range(%lld, %lld): ULID holds Unix ms "
-								"0..2**48-1", (long long) lo_ms, (long long) hi_ms);
-	return Py_BuildValue("(NN)", ulid_text(lo.bytes), ulid_text(hi.bytes));
+	return kind_range(&cid_bind_ulid, args, nargs, "ulid_range", "ULID", ulid_text);
 }
 
 static PyObject *
