@@ -9,7 +9,8 @@ cli_usage_main(FILE *fp)
 {
 	fputs("usage: chronoid COMMAND [OPTIONS] [ARGS]\n"
 		  "\n"
-		  "Unique, time-sortable IDs: Snowflake, UUIDv7, ULID, TypeID, UUIDv4.\n"
+		  "Unique, time-sortable IDs of eight kinds: Snowflake, UUIDv7, ULID, TypeID,\n"
+		  "UUIDv6, ObjectId, KSUID, UUIDv4.\n"
 		  "\n"
 		  "commands:\n"
 		  "  gen SCHEME      generate IDs (snowflake, uuidv7, uuidv4, ulid, typeid,\n"

@@ -1,6 +1,7 @@
 /*
- * chronoid.h — libchronoid: unique, time-sortable IDs (Snowflake, UUIDv7,
- * ULID, UUIDv4): generators, encoders, decoders and inspection.
+ * chronoid.h — libchronoid: unique, time-sortable IDs of eight kinds
+ * (Snowflake, UUIDv7, ULID, TypeID, UUIDv6 with v1 conversion, MongoDB
+ * ObjectId, KSUID, UUIDv4): generators, encoders, decoders and inspection.
  *
  * Conventions
  *   - Every public name starts with cid_ / CID_.

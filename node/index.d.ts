@@ -264,6 +264,12 @@ export function ksuidBuffer(n: number): Buffer;
 export function ksuidBatch(n: number): string[];
 
 export function inspect(id: string | bigint | Uint8Array, options?: { layout?: LayoutInput }): IdInfo;
+/** The kinds isValid() tells apart. */
+export type IdKind = 'uuid' | 'ulid' | 'snowflake' | 'objectid' | 'ksuid' | 'typeid';
+/** Whether id is an ID inspect() reads (of kind, when given); false for anything else, never a throw. */
+export function isValid(id: unknown, kind?: IdKind, options?: { layout?: LayoutInput }): boolean;
+/** A UUID's version (7 for a UUIDv7), null for a variant other than RFC 9562's; throws for anything but a UUID. */
+export function uuidVersion(uuid: Id128Input): number | null;
 export function uuidToUlid(uuid: Id128Input): string;
 export function ulidToUuid(ulid: Id128Input): string;
 /** A version 1 UUID rewritten as version 6 (same time, clock sequence, node); another version throws CHRONOID_EINVAL. */

@@ -7,7 +7,9 @@
 # test) is the inner loop: the plain build, the unit tests at a small
 # scale, the CLI cases, the regression suites once, and the named
 # scenarios or packages.  Exit status 1 when any case failed (a build
-# failure or a crashed suite counts as a failed case).
+# failure or a crashed suite counts as a failed case).  Each run leaves
+# its counts, time, date and machine as a row of docs/figures.md in
+# build/figures.row; CHRONOID_FIGURES=docs/figures.md writes it there.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export TZ=UTC LC_ALL=C
@@ -102,6 +104,7 @@ pg_matrix() {
 
 if [ "${1:-}" = matrix ]; then
     pg_matrix build
+    figures "make check-matrix${WERROR:+ WERROR=1}"
     echo "${passed} passed, ${failed} failed, ${skipped} skipped"
     [ "$failed" -eq 0 ]
     exit
@@ -157,6 +160,7 @@ if [ "${1:-}" = quick ]; then
     quick "$@"
     run_tap claims "${claims_untouched[@]}"
     rm -rf "$claims_root"
+    figures "make test${*:+ T=\"$*\"}"
     echo "${passed} passed, ${failed} failed, ${skipped} skipped"
     [ "$failed" -eq 0 ]
     exit
@@ -236,7 +240,8 @@ job_cluster() { [ -x pg/test/cluster/run.sh ] && run_tap cluster pg/test/cluster
 
 # The npm package (node/, where node is): its node --test suites, the
 # node-postgres test on a throwaway server, the type declarations and the
-# npm tarball (most of it compiling the addon three times).
+# npm tarball (most of it compiling the addon: twice for the tests, four
+# times for the prebuilt x64 and arm64 ones, once from source).
 job_node() {
     command -v node >/dev/null 2>&1 || return 0
     run_tap node node/test/run.sh
@@ -248,12 +253,14 @@ job_node() {
 
 # The Python package: pip install from the tree and its pytest suite (with
 # psycopg on a throwaway cluster), then again with the module under ASan,
-# and its threaded tests under TSan.
+# its threaded tests under TSan, and a wheel of Debian's pip wheel in a
+# venv of pyenv's CPython 3.11 (python/tests/wheel.sh).
 job_python() {
     [ -x python/tests/run.sh ] || return 0
     run_tap python python/tests/run.sh
     run_tap python-asan python/tests/run.sh asan
     run_tap python-tsan python/tests/run.sh tsan
+    run_tap python-wheel python/tests/wheel.sh
 }
 
 # The application side's invariants: Node, C and Python processes that
@@ -314,8 +321,8 @@ job_sql_scenarios() {
 # exclusive, so it starts when the last job that uses the server (or
 # builds the packages) has ended.
 #
-# So the jobs that use the server come first, longest first (figures:
-# docs/benchmarks.md, "The test suites"); migrate_from_extension.sh waits
+# So the jobs that use the server come first, longest first (each
+# suite's line gives its time); migrate_from_extension.sh waits
 # for migrate_privilege.sh's stand-ins, so it starts late.  Then the lint,
 # a long job of its own: whichever worker ends its server job first takes
 # it, the other takes the install when its server job ends, so neither
@@ -351,5 +358,6 @@ run_queue build/check-workers "${CHRONOID_CHECK_WORKERS:-$jobs}"
 [ -x pg/test/run.sh ] && CHRONOID_PG_INSTALLED= pg_matrix cached
 run_tap claims "${claims_untouched[@]}"
 
+figures "make check${WERROR:+ WERROR=1}"
 echo "${passed} passed, ${failed} failed, ${skipped} skipped"
 [ "$failed" -eq 0 ]

@@ -109,3 +109,54 @@ _queue_worker() {
     done
     echo "$passed $failed $skipped" >"$dir/$me.counts"
 }
+
+# figures_row COMMAND SECONDS: this run's counts and time as one row of
+# docs/figures.md's table, with the date, the machine and the commit (and
+# "+changes" when the tree differs from it).
+figures_row() {
+    local cmd=$1 secs=$2 cpu commit
+    cpu=$(awk -F': *' '/^model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null)
+    commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+    git diff --quiet HEAD -- 2>/dev/null || commit+="+changes"
+    # shellcheck disable=SC2016 # Markdown's backquotes, not an expansion
+    printf '| `%s` | %d passed, %d failed, %d skipped | %d min %d s | %s | %s CPUs (%s), load %s at the end | %s |\n' \
+        "$cmd" "$passed" "$failed" "$skipped" $((secs / 60)) $((secs % 60)) "$(date -u +%F)" \
+        "$(nproc 2>/dev/null || echo '?')" "${cpu:-unknown CPU}" "$(cut -d' ' -f1 /proc/loadavg 2>/dev/null)" "$commit"
+}
+
+# record_figures FILE ROW: put ROW into FILE's table of runs (the one whose
+# header starts "| command |") in place of the row of the same command, or
+# after the table's last row; FILE is otherwise left as it was.  Status 1,
+# FILE untouched, when FILE has no such table.
+record_figures() {
+    local file=$1 row=$2 key
+    key=${row%% | *}
+    if ! awk -v row="$row" -v key="$key" '
+        BEGIN { st = 0 }
+        st == 0 && /^\| command \|/ { st = 1; print; next }
+        st == 1 && index($0, key " | ") == 1 { print row; st = 2; next }
+        st == 1 && !/^\|/ { print row; st = 2 }
+        { print }
+        END { if (st == 1) print row; if (st == 0) exit 1 }' "$file" >"$file.new"; then
+        rm -f "$file.new"
+        return 1
+    fi
+    mv "$file.new" "$file"
+}
+
+# figures COMMAND: at the end of a run, this run's row in build/figures.row
+# and, when CHRONOID_FIGURES names a file (docs/figures.md) and nothing
+# failed, in that file's table.
+figures() {
+    local row
+    row=$(figures_row "$1" "$SECONDS")
+    printf '%s\n' "$row" >build/figures.row
+    [ -n "${CHRONOID_FIGURES:-}" ] || return 0
+    if [ "$failed" -ne 0 ]; then
+        echo "figures: not recorded in $CHRONOID_FIGURES: $failed failed"
+    elif record_figures "$CHRONOID_FIGURES" "$row"; then
+        echo "figures: recorded in $CHRONOID_FIGURES"
+    else
+        echo "figures: $CHRONOID_FIGURES has no '| command |' table"
+    fi
+}

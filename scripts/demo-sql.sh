@@ -21,7 +21,12 @@ fi
 
 . scripts/pgcluster.sh
 pgc_mkdir
-if ! make -s -C pg install >"$PGC_DIR/install.log" 2>&1; then
+# The server's extension directory is shared with every checkout's tests:
+# install under their lock (held until the demo ends).
+# shellcheck disable=SC2119 # no arguments: the default lock, pg_config's server
+pgc_lock || { echo "demo: $PGC_LOCK_ERROR" >&2; exit 1; }
+# shellcheck disable=SC2119
+if ! pgc_install >"$PGC_DIR/install.log" 2>&1; then
     cat "$PGC_DIR/install.log" >&2
     exit 1
 fi

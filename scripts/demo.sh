@@ -1,9 +1,16 @@
 #!/usr/bin/env bash
 # demo.sh — what `make demo` shows: IDs minted, inspected and converted on the
-# command line, then in SQL on a throwaway PostgreSQL cluster.
+# command line, in JavaScript and Python, then in SQL on a throwaway
+# PostgreSQL cluster.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export TZ=UTC LC_ALL=C
+# Node claims go to a directory of the demo's own, removed at the end: a
+# demo leaves no lock file in the host's /run/lock/chronoid, where a
+# test run beside it checks that nothing changed (docs/node-claims.md).
+claims=$(mktemp -d "${TMPDIR:-/tmp}/chronoid-demo-claims.XXXXXX")
+trap 'rm -rf "$claims"' EXIT
+export CHRONOID_CLAIM_DIR=${CHRONOID_CLAIM_DIR:-$claims/claims}
 make -s --no-print-directory all >/dev/null
 c=build/chronoid
 
@@ -38,6 +45,10 @@ step $c convert --to ulid 01563e3a-b5d3-d676-4c61-efb99302bd5b
 
 say "Bad input is named, with its position"
 step $c inspect 01ARZ3NDEKTSV4RRFFQ69G5FAI || true
+
+if [ -x scripts/demo-lang.sh ]; then
+    scripts/demo-lang.sh
+fi
 
 if [ -x scripts/demo-sql.sh ]; then
     scripts/demo-sql.sh

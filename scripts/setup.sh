@@ -20,7 +20,13 @@ want=(build-essential pkg-config uuid-dev libssl-dev clang libclang-rt-dev faket
       # by mypy; its prefork recipe run under a real gunicorn
       python3-dev python3-pip python3-setuptools python3-wheel python3-pytest
       python3-psycopg python3-all-dev dh-python pybuild-plugin-pyproject python3-mypy
-      python3-gunicorn)
+      python3-gunicorn
+      # ObjectIds handed to pymongo: the Python tests encode them with
+      # Debian's bson (python/tests/test_bson.py)
+      python3-bson
+      # the npm package's prebuilt addons (node/scripts/prebuild.js): the
+      # arm64 one cross-compiled, then run under qemu-user (node/test/pack.sh)
+      gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static file)
 # pglogical (docs/cluster.md: the all-to-all topology) for the installed
 # server's major version, when the distribution has it.
 if pgv=$(pg_config --version 2>/dev/null | sed -nE 's/^PostgreSQL ([0-9]+).*/\1/p') &&
@@ -66,10 +72,21 @@ node_modules() {
     (cd node && npm install --no-audit --no-fund --no-package-lock --loglevel=error) >&2 ||
         echo "setup: npm install in node/ failed" >&2
 }
+# The Node.js runtimes node/test/pack.sh runs the prebuilt addons under
+# (the oldest and newest x64 builds from the npm registry, an arm64 Debian
+# sysroot with its nodejs and libpq5): scripts/node-runtimes.sh, into its
+# cache.  Not fatal either: pack.sh then says what is missing.
+node_runtimes() {
+    command -v npm >/dev/null 2>&1 || return 0
+    scripts/node-runtimes.sh --cached >/dev/null 2>&1 && return 0
+    echo "setup: fetching Node.js runtimes for the prebuilt addons' tests (scripts/node-runtimes.sh)" >&2
+    scripts/node-runtimes.sh >/dev/null || echo "setup: scripts/node-runtimes.sh failed" >&2
+}
 cd "$(dirname "$0")/.."
 
 if [ ${#missing[@]} -eq 0 ] && have_pgxs && have_server; then
     node_modules
+    node_runtimes
     exit 0
 fi
 
@@ -96,3 +113,4 @@ echo "setup: installing ${missing[*]}" >&2
 $SUDO "${apt[@]}" install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 have_pgxs || { echo "setup: pg_config --pgxs still names no file after install" >&2; exit 1; }
 node_modules
+node_runtimes

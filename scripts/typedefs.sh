@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # typedefs.sh — print the typedef names of chronoid's C sources (include/,
 # src/, pg/src/), one per line, sorted: pg/typedefs.list, which pgindent
-# needs to format declarations that use them (docs/testing.md, "Style").
+# needs to format declarations that use them (docs/testing.md, "Static analysis and style").
 # `scripts/typedefs.sh >pg/typedefs.list` after adding a typedef; the lint
 # suite fails when the file is out of date.
 set -euo pipefail

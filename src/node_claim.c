@@ -312,7 +312,8 @@ refuse_held(long pid, const char *scope, uint64_t node, const char *path,
 					"node %" PRIu64 " of scope \"%s\" is held by process %ld%s (%s)",
 					node, scope, pid, pid == (long) getpid() ? " (this process)" : "", path);
 	return cid_fail(CID_ENODE_HELD, err, errlen,
-				"node %" PRIu64 " of scope \"%s\" is held by another process (%s)",
+				"node %" PRIu64 " of scope \"%s\" is held by another holder: a process, "
+				"or another copy of chronoid in this one (%s)",
 				node, scope, path);
 }
 

@@ -50,7 +50,7 @@ cid_strerror(int status)
 		case CID_EAGAIN:
 			return "must wait for the clock";
 		case CID_ENODE_HELD:
-			return "node number held by another process on this host";
+			return "node number already claimed on this host";
 		case CID_ECLAIM:
 			return "node claim directory or lock file unusable";
 		case CID_EFORKED:

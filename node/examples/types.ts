@@ -10,9 +10,9 @@ import {
   claimDir, presets, version, maxBatch, LeasedSnowflake, leaseSnowflake, leaseSetup, hasLease,
   typeid, typeidFromUuid, typeidToUuid, parseTypeid, uuidv6, uuidv6Bytes, uuidv6Buffer, uuidv6Batch,
   objectid, objectidBytes, objectidBuffer, objectidBatch, ksuid, ksuidBytes, ksuidBuffer, ksuidBatch,
-  uuidv1ToV6, uuidv6ToV1, BlockAllocator, uuidv6Bounds, objectidBounds, ksuidBounds,
+  uuidv1ToV6, uuidv6ToV1, BlockAllocator, uuidv6Bounds, objectidBounds, ksuidBounds, isValid, uuidVersion,
 } from 'chronoid';
-import type { BlockAllocatorOptions, BlockAllocatorStats, Bounds, ChronoidError, IdInfo, Layout, LeaseOptions, SnowflakeInfo, SnowflakeOptions, TimeInput, TypeIdParts } from 'chronoid';
+import type { IdKind, BlockAllocatorOptions, BlockAllocatorStats, Bounds, ChronoidError, IdInfo, Layout, LeaseOptions, SnowflakeInfo, SnowflakeOptions, TimeInput, TypeIdParts } from 'chronoid';
 
 const strings: string[] = [uuidv7(), uuidv4(), ulid(), monotonicUlid(), ...uuidv7Batch(2), ...uuidv4Batch(2),
   ...ulidBatch(2), ...monotonicUlidBatch(2), uuidv6(), objectid(), ksuid(), ...uuidv6Batch(2),
@@ -51,6 +51,9 @@ const w: Bounds<bigint> = snowflakeBounds(new Date(), 'twitter');
 const info: IdInfo = inspect(uuidv7(), { layout: 'pgedge' });
 const fromBytes: IdInfo = inspect(uuidv7Bytes());
 const converted: string = ulidToUuid(uuidToUlid(uuidv7()));
+const kind: IdKind = 'ulid';
+const checked: boolean = isValid(ulid(), kind) && isValid(12n, 'snowflake', { layout: 'twitter' }) && !isValid(null);
+const uv: number | null = uuidVersion(uuidv7Bytes());
 const typed: string = typeidFromUuid('user', typeidToUuid(typeid('user'), 'user'));
 const parts: TypeIdParts = parseTypeid(typed);
 const bare: string = typeid();
@@ -98,5 +101,5 @@ try {
 }
 
 console.log(strings.length, buffers.length, text, batch.length, batchText, range, l.name, claimed, nodeNumber,
-  scope, u, v, w, kindBounds.length, info.kind, fromBytes.kind, converted, typed, parts.prefix, bare, layouts.length, v2, most, version, typeof leaseUser,
+  scope, u, v, w, kindBounds.length, info.kind, fromBytes.kind, converted, checked, uv, typed, parts.prefix, bare, layouts.length, v2, most, version, typeof leaseUser,
   leaseBuilt, typeof blockUser);

@@ -3,9 +3,7 @@
 // arguments and make every ID.  docs/javascript.md is the manual.
 'use strict';
 
-const path = require('node:path');
-
-const native = require(path.join(__dirname, '..', 'build', 'chronoid.node'));
+const native = require('./addon.js').load().native;
 
 const BEHIND = { 'run-ahead': 0, wait: 1, fail: 2 };
 const EXHAUSTED = { wait: 0, borrow: 1 };
@@ -226,6 +224,62 @@ function inspect(id, options) {
   return native.inspect(id, options?.layout);
 }
 
+const KINDS = ['uuid', 'ulid', 'snowflake', 'objectid', 'ksuid', 'typeid'];
+const KIND_NAMES = { ulid: 'ULID', snowflake: 'Snowflake', objectid: 'ObjectId', ksuid: 'KSUID', typeid: 'TypeID' };
+
+// Whether an error is the verdict on the ID (a failed parse, a value of
+// the wrong type) rather than a fault of the process.
+function verdict(e) {
+  return typeof e?.code === 'string' && (e.code.startsWith('CHRONOID_') || e.code === 'ERR_INVALID_ARG_TYPE');
+}
+
+/**
+ * Whether id is an ID inspect() reads (of kind, when given): false, never
+ * a throw, for anything else, whatever its type.  A bad kind or layout is
+ * the caller's mistake and throws.
+ */
+function isValid(id, kind, options) {
+  if (kind !== undefined && !KINDS.includes(kind)) {
+    const e = new RangeError(`isValid kind ${JSON.stringify(String(kind))} is not a kind: expected one of ` +
+      KINDS.map((k) => JSON.stringify(k)).join(', '));
+    e.code = 'CHRONOID_EINVAL';
+    throw e;
+  }
+  if (options !== undefined && (options === null || typeof options !== 'object'))
+    throw typeError(`isValid options must be an object, got ${options === null ? 'null' : typeof options}`);
+  const layoutArg = options?.layout;
+  if (layoutArg !== undefined)
+    native.layout(layoutArg);
+  try {
+    // A TypeID without a prefix has a ULID's form, and inspect() reads it
+    // as one: the TypeID parser decides.
+    if (kind === 'typeid')
+      return typeof id === 'string' && native.parseTypeid(id) !== undefined;
+    const got = native.inspect(id, layoutArg).kind;
+    return kind === undefined || got === kind;
+  } catch (e) {
+    if (verdict(e))
+      return false;
+    throw e;
+  }
+}
+
+/**
+ * The version of a UUID (text or 16 bytes), as uuid's version(): 7 for a
+ * UUIDv7; null when its variant is not RFC 9562's (the nil and max UUIDs
+ * among them).  Anything but a UUID throws, naming it.
+ */
+function uuidVersion(id) {
+  const info = native.inspect(id, undefined);
+  if (info.kind !== 'uuid') {
+    const e = new RangeError(`${JSON.stringify(String(id))} is a ${KIND_NAMES[info.kind] ?? info.kind}, not a UUID (expected 36 ` +
+      'characters with dashes, 32 hex digits or 16 bytes)');
+    e.code = 'CHRONOID_EINVAL';
+    throw e;
+  }
+  return info.version;
+}
+
 // The four shapes of a generated kind: text, its bytes, a Buffer of n,
 // n texts (uuidv7, uuidv7Bytes, uuidv7Buffer, uuidv7Batch, ...).
 function shapes(name, size) {
@@ -254,6 +308,8 @@ module.exports = {
   hasLease: native.hasLease,
   BlockAllocator,
   inspect,
+  isValid,
+  uuidVersion,
   uuidToUlid: native.uuidToUlid,
   ulidToUuid: native.ulidToUuid,
   uuidv1ToV6: native.uuidv1ToV6,

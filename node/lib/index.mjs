@@ -41,6 +41,8 @@ export const {
   hasLease,
   BlockAllocator,
   inspect,
+  isValid,
+  uuidVersion,
   uuidToUlid,
   ulidToUuid,
   uuidv1ToV6,

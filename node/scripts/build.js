@@ -8,8 +8,9 @@
 // downloaded here.  Where libpq's header is (libpq-dev), node leases and
 // block allocators are compiled in from libchronoid_lease's own sources
 // (db/lease, db/pq) and the addon links libpq.  Environment: CC (default
-// cc), CFLAGS (default -O2), CHRONOID_WERROR=1 (warnings as errors),
-// CHRONOID_SAN (e.g. address), CHRONOID_NO_LEASE=1 (build without leases).
+// cc), CFLAGS (default -O2), LDFLAGS (for the link), CHRONOID_WERROR=1
+// (warnings as errors), CHRONOID_SAN (e.g. address), CHRONOID_NO_LEASE=1
+// (build without leases), CHRONOID_BUILD_DIR (default build/).
 'use strict';
 
 const fs = require('node:fs');
@@ -18,7 +19,8 @@ const os = require('node:os');
 const { spawn } = require('node:child_process');
 
 const pkg = path.resolve(__dirname, '..');
-const out = path.join(pkg, 'build');
+// CHRONOID_BUILD_DIR: another output directory (prebuild.js's, one per target).
+const out = process.env.CHRONOID_BUILD_DIR ? path.resolve(process.env.CHRONOID_BUILD_DIR) : path.join(pkg, 'build');
 
 function fail(msg) {
   process.stderr.write(`chronoid: ${msg}\n`);
@@ -131,7 +133,8 @@ async function main() {
 
   const target = path.join(out, 'chronoid.node');
   if (jobs.length > 0 || newer(target, objs)) {
-    await run(cc, ['-shared', '-pthread', ...san, '-o', target + '.tmp', ...objs, ...libs]);
+    const ldflags = (process.env.LDFLAGS || '').split(/\s+/).filter(Boolean);
+    await run(cc, ['-shared', '-pthread', ...san, ...ldflags, '-o', target + '.tmp', ...objs, ...libs]);
     fs.renameSync(target + '.tmp', target);
   }
 }

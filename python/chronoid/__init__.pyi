@@ -1,7 +1,10 @@
+from ._bson import objectid_bson as objectid_bson, objectid_bson_batch as objectid_bson_batch
 from ._chronoid import *
+from ._ulid import ULID as ULID
 
 __version__: str
 __all__ = [
+    "ULID", "objectid_bson", "objectid_bson_batch", "ulid_at", "ulid_bytes_at", "uuid7_at",
     "BlockAllocator", "ChronoidError", "ChronoidTypeError", "ChronoidValueError", "ForkError",
     "GeneratorError", "IdInfo", "Snowflake", "SnowflakeLease", "WouldWait", "core_version",
     "has_leases", "inspect", "ksuid", "ksuid_batch", "ksuid_batch_bytes", "ksuid_bytes",

@@ -126,6 +126,10 @@ bool		cpy_is_uuid(PyObject *o);
  */
 int			cpy_uuid_arg(PyObject *o, cid_uuid *out);
 
+/* What ULID and UUID text look like, for messages about text that is not. */
+#define CPY_ULID_FORM "26 Crockford base32 characters (0-9, A-Z without I L O U), the first 0-7"
+#define CPY_UUID_FORM "8-4-4-4-12 hex digits, or 32 hex digits, either in braces or not"
+
 /*
  * ULID text (ulid) or UUID text into its 16 bytes; -1 with an exception
  * that names the value and the form.
@@ -163,5 +167,7 @@ int			cpy_convert_setup(PyObject *module);
 int			cpy_errors_setup(PyObject *module);
 /* objectid(), ksuid(), uuid6() and the v1 <-> v6 conversions (kinds.c). */
 int			cpy_kinds_setup(PyObject *module);
+/* uuid7_at(), ulid_at() and ULID's text steps (at.c). */
+int			cpy_at_setup(PyObject *module);
 
 #endif							/* CHRONOID_PY_H */

@@ -880,8 +880,6 @@ cpy_batch_list(const cid_bind_kind *k, PyObject *arg, const char *what,
 
 /* ---- IDs as text ------------------------------------------------------- */
 
-#define ULID_FORM "26 Crockford base32 characters (0-9, A-Z without I L O U), the first 0-7"
-#define UUID_FORM "8-4-4-4-12 hex digits, or 32 hex digits, either in braces or not"
 
 /*
  * ULID text (ulid) or UUID text into its 16 bytes; -1 with an exception
@@ -903,7 +901,7 @@ cpy_id_text(PyObject *o, bool ulid, uint8_t out[16])
 	st = ulid ? cid_ulid_parse(&l, s, (size_t) len, &errpos) :
 		cid_uuid_parse(&u, s, (size_t) len, &errpos);
 	if (st < 0)
-		return cpy_parse_error(o, what, ulid ? ULID_FORM : UUID_FORM, st, errpos), -1;
+		return cpy_parse_error(o, what, ulid ? CPY_ULID_FORM : CPY_UUID_FORM, st, errpos), -1;
 	memcpy(out, ulid ? l.bytes : u.bytes, 16);
 	return 0;
 }

@@ -605,8 +605,9 @@ PyInit__chronoid(void)
 		goto fail;
 	}
 
-	if (cpy_errors_setup(m) < 0 || cpy_convert_setup(m) < 0 || cpy_snowflake_setup(m) < 0 || cpy_lease_setup(m) < 0 ||
-		cpy_block_setup(m) < 0 || cpy_kinds_setup(m) < 0)
+	if (cpy_errors_setup(m) < 0 || cpy_convert_setup(m) < 0 || cpy_snowflake_setup(m) < 0 ||
+		cpy_lease_setup(m) < 0 || cpy_block_setup(m) < 0 || cpy_kinds_setup(m) < 0 ||
+		cpy_at_setup(m) < 0)
 		goto fail;
 	if (PyModule_AddStringConstant(m, "core_version", cid_version()) < 0 ||
 		PyModule_AddStringConstant(m, "random_source", CID_BIND_RANDOM_SOURCE) < 0)

@@ -66,7 +66,7 @@ lease_cluster() {
     pytest_env+=(CHRONOID_PY_PG=1 PGHOST="$PGHOST" PGPORT="$PGPORT" PGUSER="$PGUSER" PGDATABASE="$PGDATABASE")
 }
 
-pytest_env=(PYTHONPATH="$site" CHRONOID_PY_EXPECT="$site/chronoid" PYTHONDONTWRITEBYTECODE=1
+pytest_env=(PYTHONPATH="$site" CHRONOID_PY_EXPECT="$site/chronoid" PYTHONDONTWRITEBYTECODE=1 CHRONOID_PY_BSON=1
             CHRONOID_PY_MYPY=1)
 pytest_args=(-p no:cacheprovider -q --tap -o addopts= -o console_output_style=classic python/tests)
 

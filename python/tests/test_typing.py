@@ -58,6 +58,11 @@ GOOD = '''
     info = chronoid.inspect(i, layout="pgedge")
     when: datetime.datetime | None = info.datetime
     lo, hi = chronoid.uuid7_range(datetime.datetime.now(datetime.timezone.utc), "2100-01-01")
+    ul: chronoid.ULID = chronoid.ULID.from_datetime(datetime.datetime.now(datetime.timezone.utc))
+    ul_ms: int = ul.milliseconds + int(ul)
+    ul_dt: datetime.datetime = max(ul, chronoid.ULID.parse(str(ul))).datetime
+    back: uuid.UUID = chronoid.uuid7_at("2020-01-01") if ul < chronoid.ULID() else ul.to_uuid()
+    s2: str = chronoid.ulid_at(0)
     try:
         chronoid.ulid_to_uuid("x")
     except chronoid.ChronoidValueError as e:

@@ -27,6 +27,8 @@ jobs=${FUZZ_JOBS:-$(nproc 2>/dev/null || echo 2)}
 targets=(uuid ulid typeid snowflake layout time inspect cli_inspect)
 # The IDs already in databases (issue 27).
 targets+=(objectid ksuid)
+# The record in a node claim's lock file (issue 33).
+targets+=(claim_record)
 corpus=tests/fuzz/corpus
 n=0
 

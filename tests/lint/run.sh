@@ -141,12 +141,14 @@ else
     sed 's/^/#   /' <<<"$stale"
 fi
 # docs/design.md's tour is the map of the tree: every folder (three levels
-# deep) and script is in it, and everything it names is in the tree.
+# deep) and script is in it, and everything it names is in the tree.  The
+# front door (README, header, --help, docs/cli.md, control file, package
+# descriptions) names every kind, database tool and exported function.
 n=$((n + 1))
 if tour=$(python3 tests/lint/tour.py 2>&1); then
-    echo "ok $n - lint/tour: docs/design.md's tour and the tree name the same folders and files"
+    echo "ok $n - lint/tour: the tour and the front door name what the tree has"
 else
-    echo "not ok $n - lint/tour: docs/design.md's tour and the tree differ"
+    echo "not ok $n - lint/tour: the tour or the front door and the tree differ"
     sed 's/^/#   /' <<<"$tour"
 fi
 

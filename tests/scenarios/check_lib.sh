@@ -7,8 +7,9 @@
 # its jobs still run; shared and exclusive jobs take their turns;
 # standin() gives up after CHRONOID_PG_LOCK_WAIT seconds on a lock
 # someone holds; tap_relay (scripts/tap.bash), which
-# renumbers a scenario's TAP into pg/test/run.sh's and the soak's.  Needs
-# no server.  TAP.
+# renumbers a scenario's TAP into pg/test/run.sh's and the soak's; the
+# row a run writes into docs/figures.md (figures_row, record_figures).
+# Needs no server.  TAP.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . scripts/tap.bash
@@ -175,5 +176,30 @@ check "tap_relay: a script that skips itself whole is one skipped case" "$out" \
 out=$(relay "ok - unnumbered" "not ok 12 a name with 3 - dashes" "ok 2")
 check "tap_relay: unnumbered cases, names without ' - ', an empty name" "$out" \
     "ok 1 - plain: sc: unnumbered"$'\n'"not ok 2 - plain: sc: a name with 3 - dashes"$'\n'"ok 3 - plain: sc: "$'\n'"state: 3 1"
+
+# figures_row and record_figures: a run's row replaces its command's row
+# of docs/figures.md's table and no other line; a new command's row goes
+# after the table's last row; a file without the table is left as it was.
+f=$work/figures.md
+printf '%s\n' "# Figures" "" "| command | cases | time | measured | machine | commit |" "|---|---|---|---|---|---|" \
+    "| \`make test\` | 1 passed | 0 min 1 s | old | m | c |" "| \`make check\` | 2 passed | 9 min 0 s | old | m | c |" \
+    "" "Text after the table." "| \`make test\` | not the table's | x | x | x | x |" >"$f"
+row=$(counts 'passed=463 failed=0 skipped=2; figures_row "make test" 98' | head -n 1)
+check "figures_row: the counts, the time, today's date" "$(cut -d'|' -f2-5 <<<"$row")" \
+    " \`make test\` | 463 passed, 0 failed, 2 skipped | 1 min 38 s | $(date -u +%F) "
+out=$(counts "record_figures '$f' '$row' && echo recorded" | head -n 1)
+check "record_figures: replaced" "$out" "recorded"
+check "record_figures: the command's row in the table is the new one, in its place" \
+    "$(sed -n 5p "$f")|$(wc -l <"$f")" "$row|9"
+check "record_figures: the other rows and the text after the table stay" \
+    "$(sed -n '6p;8,9p' "$f")" \
+    "| \`make check\` | 2 passed | 9 min 0 s | old | m | c |"$'\n'"Text after the table."$'\n'"| \`make test\` | not the table's | x | x | x | x |"
+row2=$(counts 'passed=1 failed=0 skipped=0; figures_row "make check-matrix" 5' | head -n 1)
+counts "record_figures '$f' '$row2'" >/dev/null
+check "record_figures: a new command's row after the table's last row" "$(sed -n '7p' "$f")" "$row2"
+printf 'no table here\n' >"$work/plain.md"
+out=$(counts "record_figures '$work/plain.md' '$row' || echo refused")
+check "record_figures: a file without the table is refused and left as it was" \
+    "$(head -n 1 <<<"$out")|$(cat "$work/plain.md")" "refused|no table here"
 
 tap_done

@@ -15,6 +15,17 @@
 #               with that SQLSTATE, in that order
 #   ```c        a fragment: compiled as the body of main() against the
 #               installed header and library, then run; exit 0
+#   ```js       run by node, exit 0: as an ES module when it has an import
+#               line, else as CommonJS inside an async function (so that
+#               await works), `chronoid` bound to require('chronoid') unless
+#               the block requires it itself; node-postgres is `pg`
+#   ```python   run by python3, exit 0, `import chronoid` first
+#
+# The packages are built from a copy of the tree, as their users build
+# them (node/scripts/build.js, pip), never in the tree other jobs use;
+# conninfo "postgresql:///app" / "dbname=app" is a database made for the
+# js and python blocks: the extension in a schema of its own, a sequence
+# public.order_ids and a table public.orders (id bigint, uid uuid).
 #   anything else (```text, a bare ```) is output or grammar, not run.
 #
 # Just before a block, <!-- doctest: in-clone --> runs a sh block in the
@@ -23,7 +34,9 @@
 # commands (building, installing, running suites: what make check does
 # anyway) without running them: each names targets its Makefile has (a
 # leading sudo dropped); and
-# <!-- doctest: skip REASON --> makes it a TAP skip that says why.
+# <!-- doctest: skip REASON --> makes it a TAP skip that says why; and
+# <!-- doctest: given CODE --> runs CODE (in the block's language: js or
+# python) before a block that names values it does not make itself.
 #
 # The commands run as a user who installed chronoid would run them: from a
 # staged `make install` (PATH, PKG_CONFIG_SYSROOT_DIR, LD_LIBRARY_PATH), in
@@ -79,7 +92,7 @@ fi
 
 # 2. The blocks: one file each, and a manifest line
 # "N<TAB>document:line<TAB>language<TAB>directive".
-for doc in README.md docs/*.md; do
+for doc in README.md docs/*.md node/README.md python/README.md; do
     awk -v doc="$doc" -v dir="$work/blocks" -v tag="$(tr '/.' '__' <<<"$doc")" '
         function flush() { close(out) }
         /^<!-- doctest: .* -->$/ && !inb { d = $0; sub(/^<!-- doctest: /, "", d); sub(/ -->$/, "", d); next }
@@ -208,6 +221,61 @@ else
     not_ok "make demo prints its commands quoted as they run"
 fi
 
+# The packages and the app database, made at the first js or python block.
+pkgs_ready=
+packages() {
+    [ -n "$pkgs_ready" ] && return "$pkgs_ready"
+    local tree=$work/tree
+    pkgs_ready=1
+    mkdir -p "$tree" "$work/js/node_modules"
+    for d in src include db; do ln -sfn "$root/$d" "$tree/$d"; done
+    tar -C "$root" -c --exclude=build --exclude='build-*' --exclude=node_modules --exclude=deps \
+        --exclude='*.egg-info' --exclude=__pycache__ node python | tar -C "$tree" -x || return 1
+    ln -sfn "$root/node/node_modules" "$tree/node/node_modules"     # node-api-headers, pg
+    ln -sfn "$tree/node" "$work/js/node_modules/chronoid"
+    (cd "$tree/node" && node scripts/build.js) >"$work/js-build.log" 2>&1 || {
+        tail -n 20 "$work/js-build.log"; return 1; }
+    /usr/bin/python3 -m pip install --quiet --no-build-isolation --no-index --no-deps \
+        --target "$work/pysite" "$tree/python" >"$work/py-build.log" 2>&1 || {
+        tail -n 20 "$work/py-build.log"; return 1; }
+    "$PGC_BIN/createdb" app </dev/null &&
+    "$PGC_BIN/psql" -X -q -v ON_ERROR_STOP=1 -d app >"$work/app.log" 2>&1 <<'SQL' || { cat "$work/app.log"; return 1; }
+CREATE SCHEMA ids;
+CREATE EXTENSION chronoid SCHEMA ids;
+GRANT USAGE ON SCHEMA ids TO PUBLIC;
+CREATE SEQUENCE public.order_ids;
+CREATE TABLE public.orders (id bigint PRIMARY KEY, uid uuid NOT NULL);
+SQL
+    pkgs_ready=0
+}
+
+# run_js FILE / run_py FILE: the block as its language's user runs it.
+# GIVEN is a doctest: given directive's code, run first.
+run_js() {
+    # In the application's directory: node resolves 'chronoid' from there.
+    local prog given=${2:-}
+    prog=$work/js/$(basename "$1")
+    if grep -qE '^(import|export) ' "$1"; then
+        prog+=.mjs
+        { echo "$given"; cat "$1"; } >"$prog"
+    else
+        prog+=.cjs
+        { grep -q "require('chronoid')" "$1" || echo "const chronoid = require('chronoid');"
+          echo "(async () => {"
+          echo "$given"
+          cat "$1"
+          echo "})().catch((e) => { console.error(e); process.exitCode = 1; });"
+        } >"$prog"
+    fi
+    (cd "$work/js" && PGDATABASE=app NODE_PATH="$root/node/node_modules" HOME=$work/home \
+        timeout 120 node "$prog" 2>&1 </dev/null)
+}
+run_py() {
+    { grep -q '^import chronoid' "$1" || echo "import chronoid"; echo "${2:-}"; cat "$1"; } >"$1.py"
+    (cd "$work/run" && PGDATABASE=app PYTHONPATH="$work/pysite" PYTHONDONTWRITEBYTECODE=1 HOME=$work/home \
+        timeout 120 /usr/bin/python3 "$1.py" 2>&1 </dev/null)
+}
+
 declare -A dbs=()
 while IFS=$'\t' read -r file where lang directive; do
     label="$where ($lang)"
@@ -250,6 +318,16 @@ while IFS=$'\t' read -r file where lang directive; do
               printf '\treturn 0;\n}\n'; } >"$file.c"
             # shellcheck disable=SC2046 # pkg-config's words are separate flags
             if out=$(cc -std=c11 -o "$file.bin" "$file.c" $(pkg-config --cflags --libs chronoid) 2>&1 && "$file.bin" 2>&1 </dev/null); then
+                ok "$label"
+            else
+                not_ok "$label"; printf '%s\n' "$out" | tail -n 15 | diag
+            fi ;;
+        js|python)
+            runner=run_py
+            [ "$lang" = js ] && runner=run_js
+            if ! packages >"$work/packages.out" 2>&1; then
+                not_ok "$label: build the packages from a copy of the tree"; diag <"$work/packages.out"
+            elif out=$("$runner" "$file" "$([[ $directive == given\ * ]] && echo "${directive#given }")"); then
                 ok "$label"
             else
                 not_ok "$label"; printf '%s\n' "$out" | tail -n 15 | diag

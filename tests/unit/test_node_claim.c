@@ -1029,7 +1029,7 @@ test_record(void)
 static void
 test_strerror_names(void)
 {
-	EXPECT_STR(cid_strerror(CID_ENODE_HELD), "node number held by another process on this host");
+	EXPECT_STR(cid_strerror(CID_ENODE_HELD), "node number already claimed on this host");
 	EXPECT(strstr(cid_strerror(CID_ECLAIM), "claim") != NULL);
 	EXPECT(strstr(cid_strerror(CID_EFORKED), "fork") != NULL);
 }

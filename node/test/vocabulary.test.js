@@ -1,0 +1,55 @@
+// vocabulary.test.js — docs/packages.md's table "Errors, case by case":
+// each mistake made here, and the class and code the JavaScript column
+// names checked (python/tests/test_vocabulary.py checks the Python one).
+// A row the table has and this file cannot make, or the reverse, fails.
+'use strict';
+
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const path = require('node:path');
+require('./helpers');
+const cid = require('..');
+
+const CASES = {
+  'batch size out of range': () => cid.uuidv7Batch(cid.maxBatch + 1),
+  'batch size of the wrong type': () => cid.uuidv7Batch('5'),
+  'node outside the layout': () => new cid.Snowflake({ node: 1024, claim: false }),
+  'unknown layout': () => new cid.Snowflake({ node: 1, layout: 'nope', claim: false }),
+  'unknown policy name': () => new cid.Snowflake({ node: 1, onClockBehind: 'later', claim: false }),
+  'relative claim directory': () => new cid.Snowflake({ node: 1, claimDir: 'claims' }),
+  'ULID text with a bad character': () => cid.ulidToUuid('0000000000000000000000000!'),
+  'ULID text of the wrong length': () => cid.ulidToUuid('000'),
+  'ULID text above the largest': () => cid.ulidToUuid('80000000000000000000000000'),
+  'text of no known ID form': () => cid.inspect('zz'),
+  'a time UUIDv7 cannot hold': () => cid.uuidv7Bounds(-1),
+  'v6 to v1 of another version': () => cid.uuidv6ToV1(cid.uuidv7()),
+};
+
+function table() {
+  const doc = fs.readFileSync(path.resolve(__dirname, '../../docs/packages.md'), 'utf8');
+  const section = doc.split('## Errors, case by case')[1].split('\n## ')[0];
+  const rows = {};
+  for (const line of section.split('\n')) {
+    const cells = line.split('|').slice(1, -1).map((c) => c.trim());
+    if (cells.length === 3 && cells[0] !== 'case' && !cells[0].startsWith('---'))
+      rows[cells[0]] = cells[1].replace(/`/g, '').split(', ');
+  }
+  return rows;
+}
+
+test('docs/packages.md: every case gives the class and code of the JavaScript column', () => {
+  const rows = table();
+  assert.deepEqual(Object.keys(rows).sort(), Object.keys(CASES).sort());
+  for (const [name, [cls, code]] of Object.entries(rows)) {
+    let caught;
+    try {
+      CASES[name]();
+    } catch (e) {
+      caught = e;
+    }
+    assert.ok(caught, `${name}: nothing thrown`);
+    assert.equal(caught.constructor.name, cls, `${name}: ${caught.message}`);
+    assert.equal(caught.code, code, `${name}: ${caught.message}`);
+  }
+});

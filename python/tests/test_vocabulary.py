@@ -1,0 +1,54 @@
+"""docs/packages.md's table "Errors, case by case": each mistake made
+here, and the class and .status the Python column names checked
+(node/test/vocabulary.test.js checks the JavaScript one).  A row the
+table has and this file cannot make, or the reverse, fails."""
+import os
+import re
+
+import pytest
+
+import chronoid
+
+DOC = os.path.join(os.path.dirname(__file__), "..", "..", "docs", "packages.md")
+
+CASES = {
+    "batch size out of range": lambda: chronoid.uuid7_batch((1 << 24) + 1),
+    "batch size of the wrong type": lambda: chronoid.uuid7_batch("5"),
+    "node outside the layout": lambda: chronoid.Snowflake(node=1024, claim=False),
+    "unknown layout": lambda: chronoid.Snowflake("nope", node=1, claim=False),
+    "unknown policy name": lambda: chronoid.Snowflake(node=1, on_behind="later", claim=False),
+    "relative claim directory": lambda: chronoid.Snowflake(node=1, claim_dir="claims"),
+    "ULID text with a bad character": lambda: chronoid.ulid_to_uuid("0000000000000000000000000!"),
+    "ULID text of the wrong length": lambda: chronoid.ulid_to_uuid("000"),
+    "ULID text above the largest": lambda: chronoid.ulid_to_uuid("80000000000000000000000000"),
+    "text of no known ID form": lambda: chronoid.inspect("zz"),
+    "a time UUIDv7 cannot hold": lambda: chronoid.uuid7_range(-1, 0),
+    "v6 to v1 of another version": lambda: chronoid.uuid6_to_uuid1(chronoid.uuid7()),
+}
+
+
+def table():
+    text = open(DOC, encoding="utf-8").read()
+    section = text.split("## Errors, case by case")[1].split("\n## ")[0]
+    rows = {}
+    for line in section.splitlines():
+        cells = [c.strip() for c in line.split("|")[1:-1]]
+        if len(cells) == 3 and cells[0] != "case" and not cells[0].startswith("---"):
+            cls, status = cells[2].replace("`", "").split(", ")
+            rows[cells[0]] = (cls, None if status == "none" else int(status))
+    return rows
+
+
+def test_table_and_cases_are_the_same():
+    assert sorted(table()) == sorted(CASES)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_case_raises_the_python_column(name):
+    cls, status = table()[name]
+    with pytest.raises(chronoid.ChronoidError) as e:
+        CASES[name]()
+    assert type(e.value).__name__ == cls, str(e.value)
+    assert getattr(e.value, "status", None) == status, str(e.value)
+    if status is not None:
+        assert re.match(r"^[a-z]", e.value.reason)
