@@ -302,6 +302,15 @@ $(BUILD)/tests/test_cxx: tests/cxx/test_cxx.cpp tests/cxx/c_layout.c include/chr
 	  $(if $(SAN),-fsanitize=$(SAN) -fno-omit-frame-pointer) -pthread -o $@ $< \
 	  $(BUILD)/tests/c_layout.o $(STATIC_LIB) $(CID_LDFLAGS) $(LDFLAGS) -lm
 
+# bind/, the language packages' shared half, with its test: built without
+# the lease library, as a package is where libpq is missing.
+BIND_SRCS := $(sort $(wildcard bind/*.c))
+$(BUILD)/tests/test_bind: tests/unit/test_bind.c tests/tap.h tests/testutil.h $(BIND_SRCS) \
+  bind/bind_internal.h $(STATIC_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(CID_CFLAGS) -Isrc -Itests -Ibind -o $@ $< $(BIND_SRCS) \
+	  $(STATIC_LIB) $(CID_LDFLAGS) $(LDFLAGS) -lm
+
 $(BUILD)/tests/%: tests/unit/%.c tests/tap.h tests/testutil.h $(STATIC_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(CID_CFLAGS) -Isrc -Itests -o $@ $< $(STATIC_LIB) $(CID_LDFLAGS) $(LDFLAGS) -lm

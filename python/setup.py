@@ -5,9 +5,10 @@ extension does), so that there is one implementation of every ID format.
 The version is the core's (CID_VERSION_* in ../include/chronoid.h).
 Where libpq's header is, libchronoid_lease's sources (../db/lease,
 ../db/pq) go in too, for SnowflakeLease (CHRONOID_NO_LEASE=1 leaves them
-out).  Where OpenSSL's headers are (libssl-dev), the random bytes come
-from its DRBG (CHRONOID_NO_OPENSSL=1: from getrandom(2), the core's
-default).  CHRONOID_WERROR=1 makes warnings errors; CHRONOID_SAN=address,undefined
+out).  ../bind, what the packages decide alike (status table, batch
+limit, the process's generators, block options), goes in with the core;
+random bytes are the core's (getrandom(2)), as in every package.
+CHRONOID_WERROR=1 makes warnings errors; CHRONOID_SAN=address,undefined
 (or thread) builds the module with sanitizers (the tests' ASan and TSan
 passes), in a build directory of its own.
 """
@@ -22,6 +23,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 CORE = os.path.join(ROOT, "src")
 INCLUDE = os.path.join(ROOT, "include")
+BIND = os.path.join(ROOT, "bind")
 
 
 def core_version():
@@ -49,20 +51,6 @@ def libpq_include():
     return next((d for d in dirs if d and os.path.exists(os.path.join(d, "libpq-fe.h"))), None)
 
 
-def have_openssl():
-    """Whether OpenSSL's headers are there (libssl-dev): then the module's
-    random bytes come from OpenSSL's DRBG, as the PostgreSQL extension's
-    come from pg_strong_random()."""
-    if os.environ.get("CHRONOID_NO_OPENSSL"):
-        return False
-    try:
-        inc = subprocess.run(["pkg-config", "--variable=includedir", "libcrypto"],
-                             capture_output=True, text=True, check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        inc = "/usr/include"
-    return os.path.exists(os.path.join(inc or "/usr/include", "openssl", "rand.h"))
-
-
 def sources_of(*dirs):
     return sorted(os.path.join(ROOT, d, f) for d in dirs
                   for f in os.listdir(os.path.join(ROOT, d)) if f.endswith(".c"))
@@ -74,19 +62,17 @@ class build_ext_with_core(build_ext):
     outside this directory; their objects land under build/temp.*/."""
 
     def build_extension(self, ext):
-        ext.sources = ext.sources + sources_of("src")
-        ext.depends = ext.depends + [os.path.join(INCLUDE, "chronoid.h")] + sorted(
+        ext.sources = ext.sources + sources_of("src", "bind")
+        ext.depends = ext.depends + [os.path.join(INCLUDE, "chronoid.h"),
+                                     os.path.join(BIND, "bind_internal.h")] + sorted(
             os.path.join(CORE, f) for f in os.listdir(CORE) if f.endswith(".h"))
         # Node leases: libchronoid_lease's own sources, where libpq is.
         pq = libpq_include()
         if pq and not os.environ.get("CHRONOID_NO_LEASE"):
             ext.sources += sources_of(os.path.join("db", "lease"), os.path.join("db", "pq"))
             ext.include_dirs += [pq, os.path.join(ROOT, "db", "lease"), os.path.join(ROOT, "db", "pq")]
-            ext.define_macros.append(("CHRONOID_PY_LEASE", "1"))
+            ext.define_macros += [("CHRONOID_PY_LEASE", "1"), ("CID_BIND_LEASE", "1")]
             ext.libraries.append("pq")
-        if have_openssl():
-            ext.define_macros.append(("CHRONOID_PY_OPENSSL", "1"))
-            ext.libraries.append("crypto")
         super().build_extension(ext)
 
 
@@ -113,7 +99,7 @@ setup(
     ext_modules=[Extension(
         "chronoid._chronoid",
         sources=glue_sources(),
-        include_dirs=[INCLUDE, CORE, os.path.join(HERE, "src")],
+        include_dirs=[INCLUDE, CORE, BIND, os.path.join(HERE, "src")],
         # The core's functions stay the module's own (hidden), not
         # libchronoid's exported API.
         define_macros=[("CID_API", "")],

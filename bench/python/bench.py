@@ -10,7 +10,7 @@ in the thread's CPU time.  Speed is compared only within this run
 (docs/benchmarks.md).  Two floors close the table: a builtin call that
 reads the clock (time.time_ns()), and the kernel's random bytes alone
 (os.urandom), which single calls and batches of UUIDv7s and ULIDs pay
-for alike in a module built without OpenSSL (chronoid.random_source is
+for alike (chronoid.random_source, the core's getrandom since 0.2.0, is
 printed with the table).
 
 BENCH_PY_ROUNDS (default 9) and BENCH_PY_N (IDs per case and round,
@@ -152,7 +152,7 @@ def main():
         ("Snowflake.batch_array(1000), 20-bit seq", per_batch(sf_wide.batch_array, N)),
         ("Snowflake.batch_array(1000), pgedge", per_batch(sf.batch_array, N)),
         # What no generator here can go below: a call that reads the
-        # clock, and (built without OpenSSL) the kernel's random bytes.
+        # clock, and the kernel's random bytes (the module's source).
         ("floor: time.time_ns()", per_call(time.time_ns, N)),
         # (per_batch passes 8 * 1000: the bytes a UUIDv7 batch of 1000 draws)
         ("floor: os.urandom(8000), per 8 bytes", per_batch(os.urandom, N, 8 * BATCH)),

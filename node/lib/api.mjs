@@ -38,6 +38,21 @@ function makeApi(native, alloc) {
     return text === '' ? [] : text.split('\n');
   }
 
+  // A string holds at most 2^29 - 24 characters (V8), fewer than maxBatch
+  // UUIDs' lines: a longer batch of texts is made this many at a time.
+  const LINES_AT_ONCE = 1 << 20;
+
+  function batchOf(linesOf) {
+    return (n) => {
+      if (!(Number.isInteger(n) && n > LINES_AT_ONCE && n <= native.maxBatch))
+        return lines(linesOf(n));
+      let out = [];
+      for (let left = n; left > 0; left -= LINES_AT_ONCE)
+        out = out.concat(lines(linesOf(Math.min(left, LINES_AT_ONCE))));
+      return out;
+    };
+  }
+
   // What Snowflake and LeasedSnowflake share: the native generator's
   // functions as own properties (a direct call, no wrapper on the hot path)
   // and the layout-bound helpers.  Subclasses freeze the object.
@@ -279,7 +294,7 @@ function makeApi(native, alloc) {
       [name]: native[name],
       [`${name}Bytes`]: () => into(alloc(size)),
       [`${name}Buffer`]: native[`${name}Buffer`],
-      [`${name}Batch`]: (n) => lines(linesOf(n)),
+      [`${name}Batch`]: batchOf(linesOf),
     };
   }
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // build.js — compile the addon build/chronoid.node from the C glue in src/
-// and the core's own sources (../src in the repository, deps/chronoid/src in
+// and the core's own sources (../src and ../bind in the repository, deps/chronoid/ in
 // the npm tarball: the same files, copied by `npm pack`).  It runs as the
 // package's install script and needs a C compiler and the Node-API headers:
 // those of the running node (<prefix>/include/node) or, when the
@@ -85,23 +85,25 @@ async function main() {
   // addons that carry libchronoid cannot bind each other's copy.
   const flags = ['-std=c11', '-Wall', '-Wextra', '-Wmissing-prototypes', '-fPIC', '-pthread',
     '-fvisibility=hidden', '-DCID_API=', `-I${path.join(core, 'include')}`,
-    `-I${path.join(core, 'src')}`, `-I${headers}`, ...cflags, ...san];
+    `-I${path.join(core, 'src')}`, `-I${path.join(core, 'bind')}`, `-I${headers}`, ...cflags, ...san];
   if (process.env.CHRONOID_WERROR === '1')
     flags.push('-Werror');
 
-  const coreSrcs = fs.readdirSync(path.join(core, 'src'))
-    .filter((f) => f.endsWith('.c')).sort().map((f) => path.join(core, 'src', f));
+  // The core, and bind/: what every language's package decides alike.
+  const coreSrcs = ['src', 'bind'].flatMap((d) => fs.readdirSync(path.join(core, d))
+    .filter((f) => f.endsWith('.c')).sort().map((f) => path.join(core, d, f)));
   // Leases: libchronoid_lease's own sources, where libpq is (CHRONOID_NO_LEASE=1: never).
   const pq = process.env.CHRONOID_NO_LEASE === '1' ? null : libpqInclude();
   const leaseDirs = [path.join(core, 'db', 'lease'), path.join(core, 'db', 'pq')];
   if (pq && leaseDirs.every((d) => fs.existsSync(d))) {
-    flags.push('-DCHRONOID_NODE_LEASE', `-I${pq}`, ...leaseDirs.map((d) => `-I${d}`));
+    flags.push('-DCHRONOID_NODE_LEASE', '-DCID_BIND_LEASE', `-I${pq}`, ...leaseDirs.map((d) => `-I${d}`));
     for (const d of leaseDirs)
       coreSrcs.push(...fs.readdirSync(d).filter((f) => f.endsWith('.c')).sort().map((f) => path.join(d, f)));
   }
   const libs = pq ? ['-lpq'] : [];
-  const glueSrcs = ['addon.c', 'snowflake.c', 'lease.c', 'block.c'].map((f) => path.join(pkg, 'src', f));
+  const glueSrcs = ['addon.c', 'convert.c', 'ids.c', 'parse.c', 'snowflake.c', 'lease.c', 'block.c'].map((f) => path.join(pkg, 'src', f));
   const headersDeps = [path.join(core, 'include', 'chronoid.h'), path.join(pkg, 'src', 'addon.h'),
+    path.join(core, 'bind', 'bind_internal.h'),
     ...(pq ? [path.join(core, 'include', 'chronoid_lease.h'), path.join(core, 'db', 'lease', 'block_internal.h')] : []),
     ...fs.readdirSync(path.join(core, 'src')).filter((f) => f.endsWith('.h'))
       .map((f) => path.join(core, 'src', f))];

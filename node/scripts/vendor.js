@@ -31,7 +31,7 @@ if (made.status !== 0) {
     '(clang, lld, wasi-libc and libclang-rt-14-dev-wasm32: scripts/setup.sh)\n');
   process.exit(1);
 }
-for (const [dir, keep] of [['src', /\.(c|h)$/], ['include', /^chronoid(_lease)?\.h$/],
+for (const [dir, keep] of [['src', /\.(c|h)$/], ['bind', /\.(c|h)$/], ['include', /^chronoid(_lease)?\.h$/],
   ['db/lease', /\.(c|h)$/], ['db/pq', /\.(c|h)$/]]) {
   fs.mkdirSync(path.join(dest, dir), { recursive: true });
   for (const f of fs.readdirSync(path.join(repo, dir)).filter((f) => keep.test(f)))

@@ -1,6 +1,6 @@
 /*
- * addon.h — what the files of the Node-API glue share: argument readers and
- * error throwers.  Every function that finds a bad argument throws a
+ * addon.h — what the files of the Node-API glue share (convert.c): argument
+ * readers, error throwers and value builders; and each file's init.  Every function that finds a bad argument throws a
  * JavaScript exception and returns false (or NULL); the caller then
  * returns NULL to JavaScript at once.
  */
@@ -13,16 +13,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "bind_internal.h"
 #include "chronoid.h"
 #include "compiler_internal.h"
 
-/* Most IDs one batch call makes (Buffers of 16 MiB, arrays of 1Mi strings). */
-#define CID_NODE_MAX_BATCH (1u << 20)
 
 /* Longest text argument read (IDs, layouts, times); longer is an error. */
 #define CID_NODE_MAX_TEXT 256
 
-/* The stable `code` of a core status, e.g. "CHRONOID_ENODE". */
+/* The stable `code` of a status, e.g. "CHRONOID_ENODE" (bind/errors.c). */
 const char *cid_node_code(int status);
 
 /*
@@ -58,7 +57,7 @@ void		cid_node_quote(char *out, const char *s, size_t len);
 bool		cid_node_get_text(napi_env env, napi_value v, const char *what,
 							  char *buf, size_t cap, size_t *len);
 
-/* A batch size: an integer 0 .. CID_NODE_MAX_BATCH (RangeError otherwise). */
+/* A batch size: an integer 0 .. CID_BIND_MAX_BATCH (RangeError otherwise). */
 bool		cid_node_get_count(napi_env env, napi_value v, size_t *n);
 
 /*
@@ -72,6 +71,35 @@ bool		cid_node_get_layout(napi_env env, napi_value v, cid_layout *layout);
 
 /* JavaScript object of a layout: name, spec, bits, maxNode, epoch ... */
 napi_value	cid_node_layout_object(napi_env env, const cid_layout *layout);
+
+/*
+ * Read up to want arguments of a call into argv (missing ones read as
+ * undefined) and its data pointer into *data (when not NULL).
+ */
+bool		cid_node_args(napi_env env, napi_callback_info info, size_t want,
+						  napi_value *argv, void **data);
+
+/* Throw "<what>: <cid_strerror(rc)>" for a generator's failure; NULL. */
+napi_value	cid_node_gen_failed(napi_env env, int rc, const char *what);
+
+/* A Latin-1 string of len bytes (NULL after throwing). */
+napi_value	cid_node_latin1(napi_env env, const char *s, size_t len);
+
+/* A Date of Unix ms (NULL when it cannot be made). */
+napi_value	cid_node_date(napi_env env, int64_t ms);
+
+/* obj[key] = v; false when v is NULL (a builder failed) or setting fails. */
+bool		cid_node_set(napi_env env, napi_value obj, const char *key, napi_value v);
+
+/* Canonical text of a UUID, a ULID (NULL after throwing). */
+napi_value	cid_node_uuid_string(napi_env env, const cid_uuid *u);
+napi_value	cid_node_ulid_string(napi_env env, const cid_ulid *u);
+
+/* A new Buffer holding a copy of len bytes (NULL after throwing). */
+napi_value	cid_node_buffer(napi_env env, const void *bytes, size_t len);
+
+/* [min, max]: a range's bounds (NULL when either is). */
+napi_value	cid_node_pair(napi_env env, napi_value min, napi_value max);
 
 /* A Number (NULL when it cannot be made: the caller's set then fails). */
 napi_value	cid_node_number(napi_env env, double d);
@@ -112,14 +140,14 @@ napi_value	cid_node_promise_work(napi_env env, const char *name,
 								  napi_deferred *deferred, napi_async_work *work);
 
 /*
- * An Error object (not thrown) whose code names a libchronoid_lease status
- * (CHRONOID_ELEASE_*, CHRONOID_EBLOCK_*) or a core one (lease.c).
+ * An Error object (not thrown) with code cid_node_code(status) and msg;
+ * NULL when it cannot be made.
  */
-napi_value	cid_node_lease_error(napi_env env, int status, const char *msg);
+napi_value	cid_node_error(napi_env env, int status, const char *msg);
 
 /*
  * A Promise rejected with CHRONOID_ENOLEASE: this build has no libpq, so
- * what (plural: "node leases") cannot work (lease.c).
+ * what (plural: "node leases") cannot work.
  */
 napi_value	cid_node_no_lease(napi_env env, const char *what);
 
@@ -150,7 +178,20 @@ napi_value	cid_node_mint_batch(napi_env env, napi_callback_info info);
 bool		cid_node_def_method(napi_env env, napi_value obj, const char *name, napi_callback cb,
 								void *data, napi_finalize fin, int *refs);
 
-/* Define the Snowflake functions (snowflake.c) on exports. */
+/* Define obj.name as a function over data (no finalizer). */
+bool		cid_node_def_fn(napi_env env, napi_value obj, const char *name, napi_callback cb,
+							void *data);
+
+/*
+ * Define the ID functions and their bounds (ids.c) on exports; starts the
+ * process-wide generators (false after throwing when they cannot).
+ */
+bool		cid_node_ids_init(napi_env env, napi_value exports);
+
+/* Define the conversions, the TypeID functions and inspect (parse.c). */
+bool		cid_node_parse_init(napi_env env, napi_value exports);
+
+/* Define snowflake(), snowflakeBounds, layout and claimDir (snowflake.c). */
 bool		cid_node_snowflake_init(napi_env env, napi_value exports);
 
 /* Define lease() and hasLease (lease.c) on exports. */

@@ -21,7 +21,6 @@
 
 #ifdef CHRONOID_NODE_LEASE
 #include "chronoid_lease.h"
-#include "block_internal.h"
 
 /* Longest sequence name or conninfo read. */
 #define BLOCK_MAX_TEXT 4096
@@ -117,7 +116,7 @@ block_error(napi_env env, int status, const char *name, const char *what, const 
 			 detail[0] ? ": " : "", detail);
 	if (status == CID_EBLOCK_FORKED)
 		strncat(msg, "; a child process opens its own", sizeof(msg) - strlen(msg) - 1);
-	return cid_node_lease_error(env, status, msg);
+	return cid_node_error(env, status, msg);
 }
 
 static block_handle *
@@ -448,7 +447,7 @@ allocator_object(napi_env env, cid_block *blk, const char *sequence)
 	{
 		free(h);
 		free_detached(blk);
-		return cid_node_lease_error(env, CID_EINVAL, "out of memory");
+		return cid_node_error(env, CID_EINVAL, "out of memory");
 	}
 	h->blk = blk;
 	cid_node_quote(h->name, sequence, strlen(sequence));
@@ -462,7 +461,7 @@ allocator_object(napi_env env, cid_block *blk, const char *sequence)
 			free_detached(blk);
 			free(h);
 		}
-		return cid_node_lease_error(env, CID_EINVAL, "cannot define the allocator's functions");
+		return cid_node_error(env, CID_EINVAL, "cannot define the allocator's functions");
 	}
 	if (napi_create_string_utf8(env, sequence, NAPI_AUTO_LENGTH, &v) == napi_ok)
 		napi_set_named_property(env, obj, "sequence", v);
@@ -478,18 +477,15 @@ allocator_object(napi_env env, cid_block *blk, const char *sequence)
 static napi_value
 block_open(napi_env env, napi_callback_info info)
 {
-	static const char *const names[] = {"targetMs", "minSize", "maxSize", "initialSize",
-	"prefetchPct", "waitMs", "timeoutMs"};
-	napi_value	argv[9];
-	size_t		argc = 9;
-	int64_t		v[7];
+	napi_value	argv[2 + CID_BIND_BLOCK_NOPTS];
+	size_t		argc = 2 + CID_BIND_BLOCK_NOPTS;
+	uint64_t	v[CID_BIND_BLOCK_NOPTS];
 	block_work *w;
-	cid_block_cfg cfg;
 	napi_valuetype t;
 
 	if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok)
 		return cid_node_napi_failed(env, "cannot read the arguments");
-	for (size_t i = argc; i < 9; i++)
+	for (size_t i = argc; i < 2 + CID_BIND_BLOCK_NOPTS; i++)
 		napi_get_undefined(env, &argv[i]);
 	if (napi_typeof(env, argv[0], &t) != napi_ok || t != napi_string)
 		return cid_node_type_error(env, argv[0], "the sequence",
@@ -497,31 +493,20 @@ block_open(napi_env env, napi_callback_info info)
 	w = new_work(env, OP_OPEN, NULL);
 	if (w == NULL)
 		return NULL;
-	cid_block_opts_default(&w->opts);
-	v[0] = w->opts.target_ms;
-	v[1] = w->opts.min_size;
-	v[2] = w->opts.max_size;
-	v[3] = w->opts.initial_size;
-	v[4] = w->opts.prefetch_pct;
-	v[5] = w->opts.wait_ms;
-	v[6] = w->opts.timeout_ms;
-	for (int i = 0; i < 7; i++)
-		if (!cid_node_get_limit(env, argv[2 + i], names[i], &v[i]))
+	cid_bind_block_defaults(v);
+	for (int i = 0; i < CID_BIND_BLOCK_NOPTS; i++)
+	{
+		int64_t		x = (int64_t) v[i];
+
+		if (!cid_node_get_limit(env, argv[2 + i], cid_bind_block_opt_names[i].camel, &x))
 			return work_free(w), NULL;
+		v[i] = (uint64_t) x;
+	}
 	if (!cid_node_dup_text(env, argv[0], "the sequence", &w->sequence) ||
 		!cid_node_dup_text(env, argv[1], "conninfo", &w->conninfo))
 		return work_free(w), NULL;
-	w->opts.sequence = w->sequence;
-	w->opts.conninfo = w->conninfo;
-	w->opts.target_ms = v[0];
-	w->opts.min_size = v[1];
-	w->opts.max_size = v[2];
-	w->opts.initial_size = v[3];
-	/* Above 99 is refused by the check: only keep it from wrapping. */
-	w->opts.prefetch_pct = v[4] > 1000 ? 1000 : (int) v[4];
-	w->opts.wait_ms = v[5];
-	w->opts.timeout_ms = v[6];
-	if (cid_block_get_cfg(&cfg, &w->opts, w->err, sizeof(w->err)) != CID_OK)
+	if (cid_bind_block_opts(&w->opts, w->sequence, w->conninfo, v, w->err,
+							sizeof(w->err)) != CID_OK)
 	{
 		napi_value	r = cid_node_throw(env, CID_EINVAL, true, "BlockAllocator: %s", w->err);
 

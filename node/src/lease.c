@@ -73,48 +73,6 @@ args_free(lease_args *a)
 	free(a->owner);
 }
 
-static const char *
-lease_code(int status)
-{
-	switch (status)
-	{
-		case CID_ELEASE_DB:
-			return "CHRONOID_ELEASE_DB";
-		case CID_ELEASE_FULL:
-			return "CHRONOID_ELEASE_FULL";
-		case CID_ELEASE_EXPIRED:
-			return "CHRONOID_ELEASE_EXPIRED";
-		case CID_ELEASE_LOST:
-			return "CHRONOID_ELEASE_LOST";
-		case CID_ELEASE_FORKED:
-			return "CHRONOID_ELEASE_FORKED";
-		case CID_ELEASE_CLOCK:
-			return "CHRONOID_ELEASE_CLOCK";
-		case CID_ELEASE_RELEASED:
-			return "CHRONOID_ELEASE_RELEASED";
-		case CID_EBLOCK_DB:
-			return "CHRONOID_EBLOCK_DB";
-		case CID_EBLOCK_EXHAUSTED:
-			return "CHRONOID_EBLOCK_EXHAUSTED";
-		case CID_EBLOCK_FORKED:
-			return "CHRONOID_EBLOCK_FORKED";
-	}
-	return cid_node_code(status);
-}
-
-napi_value
-cid_node_lease_error(napi_env env, int status, const char *msg)
-{
-	napi_value	code,
-				text,
-				err = NULL;
-
-	if (napi_create_string_utf8(env, lease_code(status), NAPI_AUTO_LENGTH, &code) == napi_ok &&
-		napi_create_string_utf8(env, msg, NAPI_AUTO_LENGTH, &text) == napi_ok)
-		napi_create_error(env, code, text, &err);
-	return err;
-}
-
 static napi_value
 throw_lease(napi_env env, int status, const char *what, const lease_handle *h)
 {
@@ -122,7 +80,7 @@ throw_lease(napi_env env, int status, const char *what, const lease_handle *h)
 
 	snprintf(msg, sizeof(msg), "%s (leased node %" PRIu64 "): %s", what,
 			 h->lease ? cid_lease_node(h->lease) : 0, cid_lease_strerror(status));
-	napi_throw(env, cid_node_lease_error(env, status, msg));
+	napi_throw(env, cid_node_error(env, status, msg));
 	return NULL;
 }
 
@@ -139,7 +97,7 @@ handle_of(napi_env env, napi_callback_info info)
 		return cid_node_napi_failed(env, "cannot read the arguments"), NULL;
 	if (data != NULL && ((lease_handle *) data)->lease == NULL)
 	{
-		napi_throw(env, cid_node_lease_error(env, CID_ELEASE_RELEASED, "this lease was released"));
+		napi_throw(env, cid_node_error(env, CID_ELEASE_RELEASED, "this lease was released"));
 		return NULL;
 	}
 	return data;
@@ -151,7 +109,7 @@ l_open(napi_env env, void *data)
 	lease_handle *h = data;
 
 	if (h->lease == NULL)
-		napi_throw(env, cid_node_lease_error(env, CID_ELEASE_RELEASED, "this lease was released"));
+		napi_throw(env, cid_node_error(env, CID_ELEASE_RELEASED, "this lease was released"));
 	return h->lease;
 }
 
@@ -197,7 +155,7 @@ l_state(napi_env env, napi_callback_info info)
 	if (rc == CID_OK)
 		napi_get_null(env, &code);
 	else
-		napi_create_string_utf8(env, lease_code(rc), NAPI_AUTO_LENGTH, &code);
+		napi_create_string_utf8(env, cid_node_code(rc), NAPI_AUTO_LENGTH, &code);
 	napi_create_double(env, rc == CID_OK && ns > 0 ? (double) ns / 1e6 : 0, &left);
 	if (napi_create_object(env, &obj) != napi_ok || napi_set_named_property(env, obj, "code", code) != napi_ok ||
 		napi_set_named_property(env, obj, "remainingMs", left) != napi_ok)
@@ -281,7 +239,7 @@ lease_object(napi_env env, cid_lease *lease, const cid_layout *layout)
 	if (h == NULL)
 	{
 		cid_lease_free(lease);
-		return cid_node_lease_error(env, CID_EINVAL, "out of memory");
+		return cid_node_error(env, CID_EINVAL, "out of memory");
 	}
 	h->minter = &lease_minter;
 	h->lease = lease;
@@ -290,7 +248,7 @@ lease_object(napi_env env, cid_lease *lease, const cid_layout *layout)
 	{
 		cid_lease_free(lease);
 		free(h);
-		return cid_node_lease_error(env, CID_EINVAL, "cannot create an object");
+		return cid_node_error(env, CID_EINVAL, "cannot create an object");
 	}
 	if (!cid_node_def_method(env, obj, "next", cid_node_mint_next, h, fn_finalize, &h->fn_refs) ||
 		!cid_node_def_method(env, obj, "batch", cid_node_mint_batch, h, fn_finalize, &h->fn_refs) ||
@@ -302,7 +260,7 @@ lease_object(napi_env env, cid_lease *lease, const cid_layout *layout)
 			cid_lease_free(lease);
 			free(h);
 		}
-		return cid_node_lease_error(env, CID_EINVAL, "cannot define the lease's functions");
+		return cid_node_error(env, CID_EINVAL, "cannot define the lease's functions");
 	}
 	napi_create_bigint_uint64(env, cid_lease_node(lease), &v);
 	napi_set_named_property(env, obj, "node", v);
@@ -328,7 +286,7 @@ work_complete(napi_env env, napi_status st, void *data)
 		snprintf(msg, sizeof(msg), "%s: %s%s%s",
 				 w->op == OP_SETUP ? "lease setup" : w->op == OP_ACQUIRE ? "lease" : "lease release",
 				 cid_lease_strerror(w->status), w->err[0] ? ": " : "", w->err);
-		v = cid_node_lease_error(env, w->status, msg);
+		v = cid_node_error(env, w->status, msg);
 		napi_reject_deferred(env, w->deferred, v);
 	}
 	else
@@ -467,27 +425,6 @@ lease_start(napi_env env, napi_callback_info info)
 }
 
 #endif
-
-napi_value
-cid_node_no_lease(napi_env env, const char *what)
-{
-	napi_value	promise,
-				code,
-				text,
-				err;
-	napi_deferred d;
-	char		msg[256];
-
-	snprintf(msg, sizeof(msg), "chronoid was built without libpq: %s need libpq's header "
-			 "when the addon is built (Debian: libpq-dev)", what);
-	if (napi_create_promise(env, &d, &promise) != napi_ok ||
-		napi_create_string_utf8(env, "CHRONOID_ENOLEASE", NAPI_AUTO_LENGTH, &code) != napi_ok ||
-		napi_create_string_utf8(env, msg, NAPI_AUTO_LENGTH, &text) != napi_ok ||
-		napi_create_error(env, code, text, &err) != napi_ok)
-		return cid_node_napi_failed(env, "cannot create the error");
-	napi_reject_deferred(env, d, err);
-	return promise;
-}
 
 bool
 cid_node_lease_init(napi_env env, napi_value exports)

@@ -261,20 +261,14 @@ sf_create(napi_env env, napi_callback_info info)
 							  layout.bits[CID_FIELD_NODE]);
 	if (scope == NULL)
 		scope = "default";
-
 	{
-		char		msg[512];
+		char		msg[768];
 		long		holder = 0;
-		int			rc = cid_claimed_snowflake_open(&gen, scope, node, &layout, &opts, claim, dir,
-													&holder, msg, sizeof(msg));
+		int			rc = cid_bind_claim(&gen, &node, scope, node, node, &layout, &opts, claim, dir,
+										&holder, msg, sizeof(msg));
 
 		if (rc != CID_OK)
-		{
-			if (rc == CID_ENODE_HELD && strstr(msg, " is held by ") != NULL)
-				strncat(msg, ": give every process its own node number (or a lease), "
-						"or another claim scope", sizeof(msg) - strlen(msg) - 1);
 			return claim_failed(env, rc, msg, holder);
-		}
 	}
 	h = calloc(1, sizeof(*h));
 	if (h == NULL)
@@ -318,11 +312,70 @@ sf_create(napi_env env, napi_callback_info info)
 	return obj;
 }
 
+
+static napi_value
+snowflake_bounds(napi_env env, napi_callback_info info)
+{
+	napi_value	argv[2];
+	cid_layout	layout;
+	int64_t		ms;
+	uint64_t	lo,
+				hi;
+	int			rc;
+
+	if (!cid_node_args(env, info, 2, argv, NULL) || !cid_node_get_time(env, argv[0], &ms) ||
+		!cid_node_get_layout(env, argv[1], &layout))
+		return NULL;
+	rc = cid_snowflake_min_at(&lo, &layout, ms);
+	if (rc == CID_OK)
+		rc = cid_snowflake_max_at(&hi, &layout, ms);
+	if (rc != CID_OK)
+	{
+		char		from[CID_TIME_STRLEN + 1] = "?",
+					to[CID_TIME_STRLEN + 1] = "?";
+
+		if (cid_time_format(from, layout.epoch_ms) != CID_OK)
+			from[0] = '\0';
+		if (cid_time_format(to, cid_layout_max_ms(&layout)) != CID_OK)
+			to[0] = '\0';
+		return cid_node_throw(env, rc, true, "time %lld ms is outside layout \"%s\" (%s .. %s)",
+							  (long long) ms, layout.name, from, to);
+	}
+	return cid_node_pair(env, cid_node_bigint(env, lo), cid_node_bigint(env, hi));
+}
+
+/* ------------------------------------------------------------------------
+ * Layouts and facts
+ * ------------------------------------------------------------------------ */
+
+static napi_value
+layout_info(napi_env env, napi_callback_info info)
+{
+	napi_value	argv[1];
+	cid_layout	layout;
+
+	if (!cid_node_args(env, info, 1, argv, NULL) || !cid_node_get_layout(env, argv[0], &layout))
+		return NULL;
+	return cid_node_layout_object(env, &layout);
+}
+
+static napi_value
+claim_dir(napi_env env, napi_callback_info info)
+{
+	const char *d = cid_node_claim_dir();
+	napi_value	v;
+
+	(void) info;
+	if (napi_create_string_utf8(env, d, strlen(d), &v) != napi_ok)
+		return cid_node_napi_failed(env, "cannot create a string");
+	return v;
+}
+
 bool
 cid_node_snowflake_init(napi_env env, napi_value exports)
 {
-	napi_value	fn;
-
-	return napi_create_function(env, "snowflake", NAPI_AUTO_LENGTH, sf_create, NULL, &fn) == napi_ok &&
-		napi_set_named_property(env, exports, "snowflake", fn) == napi_ok;
+	return cid_node_def_fn(env, exports, "snowflake", sf_create, NULL) &&
+		cid_node_def_fn(env, exports, "snowflakeBounds", snowflake_bounds, NULL) &&
+		cid_node_def_fn(env, exports, "layout", layout_info, NULL) &&
+		cid_node_def_fn(env, exports, "claimDir", claim_dir, NULL);
 }

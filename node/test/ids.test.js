@@ -142,7 +142,8 @@ test('layouts: presets and specs', () => {
   assert.equal(l.epoch.toISOString(), '2025-01-01T00:00:00.000Z');
   assert.equal(cid.layout().name, 'pgedge');
   assert.equal(typeof cid.version, 'string');
-  assert.equal(cid.maxBatch, 1 << 20);
+  // The WebAssembly build's linear memory (wasm32) keeps its batches to 2^20.
+  assert.equal(cid.maxBatch, build === 'wasm' ? 1 << 20 : 1 << 24);
   // No claim directory where there are no host claims.
   if (build === 'wasm')
     assert.equal(cid.claimDir(), null);
@@ -168,4 +169,19 @@ test('inspect: MongoDB ObjectIds and KSUIDs, their time and bytes', () => {
   }
   assert.equal(cid.inspect('0ujtsYcgvSTl8PAuAdqWYSMnLOv').bytes.toString('hex'),
     '0669f7efb5a1cd34b5f99d1154fb6853345c9735');
+});
+
+test('a batch of texts longer than one string holds is made in parts, in order', () => {
+  // 2^20 texts a part (lib/index.js): the parts meet after the first 2^20.
+  const n = 2 ** 20 + 3;
+  for (const name of ['uuidv7', 'monotonicUlid']) {
+    const ids = cid[`${name}Batch`](n);
+    assert.equal(ids.length, n, name);
+    let sorted = true;
+    for (let i = 1; i < n && sorted; i++)
+      sorted = ids[i - 1] < ids[i];
+    assert.ok(sorted, `${name}: every text above the one before it, across the parts`);
+  }
+  assert.throws(() => cid.uuidv7Batch(cid.maxBatch + 1), /expected an integer from 0 to 16777216/);
+  assert.throws(() => cid.uuidv7Batch(2 ** 20 + 0.5), /batch size 1048576.5 is out of range/);
 });

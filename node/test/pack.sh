@@ -35,11 +35,12 @@ else
     exit 1
 fi
 list=$(tar tzf "$tgz")
-check "the tarball carries the core's sources and no build output" \
+check "the tarball carries the core's and bind/'s sources and no build output" \
     "$(grep -c -e '^package/deps/chronoid/src/snowflake_gen.c$' -e '^package/deps/chronoid/include/chronoid.h$' \
         -e '^package/src/addon.c$' -e '^package/scripts/build.js$' -e '^package/src/block.c$' \
-        -e '^package/deps/chronoid/db/lease/block_internal.h$' <<<"$list") $(grep -c -e '/build/' -e 'node_modules' -e '/test/' <<<"$list")" \
-    "6 0"
+        -e '^package/deps/chronoid/db/lease/block_internal.h$' -e '^package/deps/chronoid/bind/bind_internal.h$' \
+        -e '^package/deps/chronoid/bind/errors.c$' <<<"$list") $(grep -c -e '/build/' -e 'node_modules' -e '/test/' <<<"$list")" \
+    "8 0"
 mkdir -p "$tmp/x"
 tar xzf "$tgz" -C "$tmp/x"
 arches=""

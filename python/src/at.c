@@ -7,8 +7,6 @@
 
 #include <string.h>
 
-#define AT_ULID_FORM "26 Crockford base32 characters (0-9, A-Z without I L O U), the first 0-7"
-
 /*
  * The Unix ms of time for the call what, and fresh random bytes; -1 with
  * an exception.  A time the kind cannot hold is the core's to refuse.
@@ -116,7 +114,7 @@ py_ulid_from_text(PyObject *mod, PyObject *arg)
 	if (cpy_text(arg, "a ULID", &s, &len) < 0)
 		return NULL;
 	if ((st = cid_ulid_parse(&l, s, (size_t) len, &errpos)) < 0)
-		return cpy_parse_error(arg, "a ULID", AT_ULID_FORM, st, errpos);
+		return cpy_parse_error(arg, "a ULID", CPY_ULID_FORM, st, errpos);
 	return PyBytes_FromStringAndSize((const char *) l.bytes, 16);
 }
 

@@ -33,10 +33,10 @@ static PyObject *
 block_error(int st, const char *what, const char *detail)
 {
 	if (st == CID_EBLOCK_FORKED)
-		return cpy_raise(cpy_ForkError, "%s: %s; a child opens its own", what,
-						 cid_lease_strerror(st));
+		return cpy_raise(cpy_status_class(st), "%s: %s; a child opens its own", what,
+						 cid_bind_strerror(st));
 	if (st <= CID_ELEASE_DB)
-		return cpy_raise(cpy_GeneratorError, "%s: %s%s%s", what, cid_lease_strerror(st),
+		return cpy_raise(cpy_status_class(st), "%s: %s%s%s", what, cid_bind_strerror(st),
 						 detail && *detail ? ": " : "", detail ? detail : "");
 	return cpy_raise_status(st, "%s%s%s", what, detail && *detail ? ": " : "",
 							detail ? detail : "");
@@ -49,10 +49,8 @@ Block_init(BlockObject *self, PyObject *args, PyObject *kw)
 	"initial_size", "prefetch_pct", "wait_ms", "timeout_ms", NULL};
 	PyObject   *seq = NULL,
 			   *conninfo = NULL,
-			   *o[7] = {NULL};
-	static const char *const onames[7] = {"target_ms", "min_size", "max_size",
-	"initial_size", "prefetch_pct", "wait_ms", "timeout_ms"};
-	uint64_t	v[7];
+			   *o[CID_BIND_BLOCK_NOPTS] = {NULL};
+	uint64_t	v[CID_BIND_BLOCK_NOPTS];
 	char	   *seq_s = NULL,
 			   *conn_s = NULL;
 	char		err[512] = "";
@@ -68,17 +66,10 @@ Block_init(BlockObject *self, PyObject *args, PyObject *kw)
 	if (!PyUnicode_Check(seq))
 		return cpy_raise(cpy_TypeError, "sequence must be a str (a schema-qualified name "
 						 "such as 'public.order_ids'), not %s", Py_TYPE(seq)->tp_name), -1;
-	cid_block_opts_default(&opts);
-	v[0] = (uint64_t) opts.target_ms;
-	v[1] = (uint64_t) opts.min_size;
-	v[2] = (uint64_t) opts.max_size;
-	v[3] = (uint64_t) opts.initial_size;
-	v[4] = (uint64_t) opts.prefetch_pct;
-	v[5] = (uint64_t) opts.wait_ms;
-	v[6] = (uint64_t) opts.timeout_ms;
-	for (int i = 0; i < 7; i++)
+	cid_bind_block_defaults(v);
+	for (int i = 0; i < CID_BIND_BLOCK_NOPTS; i++)
 		if (o[i] != NULL && o[i] != Py_None &&
-			cpy_uint(o[i], onames[i], UINT64_C(1) << 40, "", &v[i]) < 0)
+			cpy_uint(o[i], cid_bind_block_opt_names[i].snake, CID_BIND_MAX_OPTION, "", &v[i]) < 0)
 			return -1;
 	if (cpy_cstr_opt(seq, "sequence", false, &seq_s) < 0 ||
 		cpy_cstr_opt(conninfo, "conninfo", false, &conn_s) < 0)
@@ -86,24 +77,19 @@ Block_init(BlockObject *self, PyObject *args, PyObject *kw)
 		PyMem_Free(seq_s);
 		return -1;
 	}
-	opts.sequence = seq_s;
-	opts.conninfo = conn_s;
-	opts.target_ms = (int64_t) v[0];
-	opts.min_size = (int64_t) v[1];
-	opts.max_size = (int64_t) v[2];
-	opts.initial_size = (int64_t) v[3];
-	opts.prefetch_pct = v[4] > 1000 ? 1000 : (int) v[4];
-	opts.wait_ms = (int64_t) v[5];
-	opts.timeout_ms = (int64_t) v[6];
-	Py_BEGIN_ALLOW_THREADS
-		st = cid_block_open(&blk, &opts, err, sizeof(err));
-	Py_END_ALLOW_THREADS
-		PyMem_Free(seq_s);
+	st = cid_bind_block_opts(&opts, seq_s, conn_s, v, err, sizeof(err));
+	if (st == CID_OK)
+	{
+		Py_BEGIN_ALLOW_THREADS
+			st = cid_block_open(&blk, &opts, err, sizeof(err));
+		Py_END_ALLOW_THREADS
+	}
+	PyMem_Free(seq_s);
 	PyMem_Free(conn_s);
 	if (st < 0)
 		return block_error(st, "BlockAllocator()", err), -1;
 	self->blk = blk;
-	self->forkgen = cpy_fork_generation;
+	self->forkgen = cid_bind_fork_generation;
 	return 0;
 }
 
@@ -113,11 +99,11 @@ opened(BlockObject *self)
 	if (self->blk == NULL)
 		return cpy_raise(cpy_GeneratorError, "this BlockAllocator was closed "
 						 "(or never opened)"), -1;
-	if (self->forkgen != cpy_fork_generation)
+	if (self->forkgen != cid_bind_fork_generation)
 	{
 		/* The parent's threads do not exist in a child. */
 		self->busy = 0;
-		self->forkgen = cpy_fork_generation;
+		self->forkgen = cid_bind_fork_generation;
 	}
 	return 0;
 }

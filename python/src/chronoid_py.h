@@ -13,9 +13,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "bind_internal.h"
 #include "chronoid.h"
 
-/* Exception classes (module.c): see chronoid/_chronoid.pyi. */
+/* Exception classes (convert.c): see chronoid/_chronoid.pyi. */
 extern PyObject *cpy_Error;
 extern PyObject *cpy_ValueError;
 extern PyObject *cpy_TypeError;
@@ -24,31 +25,23 @@ extern PyObject *cpy_ForkError;
 extern PyObject *cpy_WouldWait;
 
 /*
- * Bumped in the child of every fork() (a pthread_atfork handler, so forks
- * made by C code count too).  A Snowflake generator remembers the value it
- * was made (or last given a node) under; a different value means it now
- * lives in a child and must not mint under the parent's node.
+ * The batch calls (convert.c) of a kind (bind/generators.c): arg is the
+ * count (cpy_count's checks and messages), made by k->fill, which runs
+ * without the GIL from 4096 IDs on (so it and its generator must be
+ * thread-safe).  what names the call ("uuid7_batch()") in a generator
+ * failure's message.  n = 0 gives b"" or [].  cpy_batch_bytes returns one
+ * bytes object of k->size * n, cpy_batch_list a list of make(each ID's
+ * bytes).  NULL with an exception.
  */
-extern uint64_t cpy_fork_generation;
-
-/* Largest n of a batch call: 2^24 IDs, 256 MiB of UUIDs, 320 of KSUIDs. */
-#define CPY_BATCH_MAX ((Py_ssize_t) 1 << 24)
-
-/* n IDs, one after the other, into out, from the generator gen. */
-typedef int (*cpy_fill_fn) (void *gen, uint8_t *out, Py_ssize_t n);
+PyObject   *cpy_batch_bytes(const cid_bind_kind *k, PyObject *arg, const char *what);
+PyObject   *cpy_batch_list(const cid_bind_kind *k, PyObject *arg, const char *what,
+						   PyObject *(*make) (const uint8_t *));
 
 /*
- * The batch calls (module.c): arg is the count (cpy_count's checks and
- * messages), each ID size bytes, made by fill, which runs without the GIL
- * from 4096 IDs on (so it and gen must be thread-safe).  what names the
- * call ("uuid7_batch()") in a generator failure's message.  n = 0 gives
- * b"" or [].  cpy_batch_bytes returns one bytes object of size * n,
- * cpy_batch_list a list of make(each ID's bytes).  NULL with an exception.
+ * The class a failed status raises (bind/errors.c's table): ChronoidValueError,
+ * GeneratorError, WouldWait or ForkError.
  */
-PyObject   *cpy_batch_bytes(cpy_fill_fn fill, void *gen, Py_ssize_t size, PyObject *arg,
-							const char *what);
-PyObject   *cpy_batch_list(cpy_fill_fn fill, void *gen, Py_ssize_t size, PyObject *arg,
-						   const char *what, PyObject *(*make) (const uint8_t *));
+PyObject   *cpy_status_class(int status);
 
 /*
  * Raise the class that fits status (a negative CID_E* code) with a message
@@ -101,7 +94,7 @@ cpy_no_args(const char *what, Py_ssize_t nargs)
 /* A PyMethodDef entry's function of either calling convention. */
 #define CPY_FN(f) ((PyCFunction) (void (*) (void)) (f))
 
-/* A batch size: an int in 0..CPY_BATCH_MAX. */
+/* A batch size: an int in 0..CID_BIND_MAX_BATCH. */
 int			cpy_count(PyObject *o, Py_ssize_t *n);
 
 /*
@@ -117,7 +110,7 @@ PyObject   *cpy_datetime(int64_t unix_ms);
 /* A layout: None ("pgedge"), a preset name or a text spec. */
 int			cpy_layout(PyObject *o, cid_layout *out);
 
-/* A uuid.UUID of these 16 bytes, without UUID.__init__ (module.c). */
+/* A uuid.UUID of these 16 bytes, without UUID.__init__. */
 PyObject   *cpy_uuid_new(const uint8_t bytes[16]);
 
 /* The 16 bytes of a uuid.UUID (or subclass); -1 with TypeError otherwise. */
@@ -127,11 +120,21 @@ int			cpy_uuid_bytes(PyObject *o, uint8_t out[16]);
 bool		cpy_is_uuid(PyObject *o);
 
 /*
- * A UUID argument: a uuid.UUID or UUID text (module.c).  -1 with an
+ * A UUID argument: a uuid.UUID or UUID text.  -1 with an
  * exception naming the value: TypeError for another type (bool too),
  * ValueError for text that is no UUID.
  */
 int			cpy_uuid_arg(PyObject *o, cid_uuid *out);
+
+/* What ULID and UUID text look like, for messages about text that is not. */
+#define CPY_ULID_FORM "26 Crockford base32 characters (0-9, A-Z without I L O U), the first 0-7"
+#define CPY_UUID_FORM "8-4-4-4-12 hex digits, or 32 hex digits, either in braces or not"
+
+/*
+ * ULID text (ulid) or UUID text into its 16 bytes; -1 with an exception
+ * that names the value and the form.
+ */
+int			cpy_id_text(PyObject *o, bool ulid, uint8_t out[16]);
 
 /* A str of n ASCII characters (an ID's canonical text). */
 PyObject   *cpy_ascii(const char *text, Py_ssize_t n);
@@ -160,6 +163,8 @@ int			cpy_lease_setup(PyObject *module);
 /* BlockAllocator (block.c): sequence values a block at a time. */
 int			cpy_block_setup(PyObject *module);
 int			cpy_convert_setup(PyObject *module);
+/* The exception classes (convert.c), first of all. */
+int			cpy_errors_setup(PyObject *module);
 /* objectid(), ksuid(), uuid6() and the v1 <-> v6 conversions (kinds.c). */
 int			cpy_kinds_setup(PyObject *module);
 /* uuid7_at(), ulid_at() and ULID's text steps (at.c). */

@@ -1,7 +1,9 @@
 /*
- * convert.c — arguments in, Python objects out: the messages that name a
- * bad value, uuid.UUID without its __init__, datetimes in UTC, and the
- * IdInfo struct sequence.
+ * convert.c — what every file of the module shares, calling nothing above
+ * it: the exception classes and the errors of a status (bind/errors.c's
+ * table), arguments in with messages that name a bad value, the batch
+ * calls, and Python objects out: uuid.UUID without its __init__,
+ * datetimes in UTC, the IdInfo struct sequence.
  */
 #include "chronoid_py.h"
 
@@ -51,6 +53,66 @@ static PyStructSequence_Desc info_desc = {
 	info_fields, 7
 };
 
+PyObject   *cpy_Error;
+PyObject   *cpy_ValueError;
+PyObject   *cpy_TypeError;
+PyObject   *cpy_GeneratorError;
+PyObject   *cpy_ForkError;
+PyObject   *cpy_WouldWait;
+
+static PyObject *
+new_exc(PyObject *module, const char *name, PyObject *bases, const char *doc)
+{
+	char		full[64];
+	PyObject   *cls;
+
+	snprintf(full, sizeof(full), "chronoid.%s", name);
+	cls = PyErr_NewExceptionWithDoc(full, doc, bases, NULL);
+	if (cls == NULL)
+		return NULL;
+	if (PyModule_AddObjectRef(module, name, cls) < 0)
+	{
+		Py_DECREF(cls);
+		return NULL;
+	}
+	return cls;
+}
+
+/* The exception classes, on module (chronoid/_chronoid.pyi). */
+int
+cpy_errors_setup(PyObject *module)
+{
+	PyObject   *bases;
+
+	cpy_Error = new_exc(module, "ChronoidError", NULL, "Base of every chronoid error.");
+	if (cpy_Error == NULL)
+		return -1;
+	bases = PyTuple_Pack(2, cpy_Error, PyExc_ValueError);
+	cpy_ValueError = bases ? new_exc(module, "ChronoidValueError", bases,
+									 "A value that is no valid ID, layout, node or time.") : NULL;
+	Py_XDECREF(bases);
+	bases = PyTuple_Pack(2, cpy_Error, PyExc_TypeError);
+	cpy_TypeError = bases ? new_exc(module, "ChronoidTypeError", bases,
+									"An argument of the wrong type.") : NULL;
+	Py_XDECREF(bases);
+	bases = PyTuple_Pack(2, cpy_Error, PyExc_RuntimeError);
+	cpy_GeneratorError = bases ? new_exc(module, "GeneratorError", bases,
+										 "A generator could not issue an ID (clock, "
+										 "random source, exhausted sequence).") : NULL;
+	Py_XDECREF(bases);
+	if (cpy_ValueError == NULL || cpy_TypeError == NULL || cpy_GeneratorError == NULL)
+		return -1;
+	cpy_ForkError = new_exc(module, "ForkError", cpy_GeneratorError,
+							"A Snowflake generator inherited through fork() has no "
+							"node of its own in this process.");
+	cpy_WouldWait = new_exc(module, "WouldWait", cpy_GeneratorError,
+							"Snowflake.next_at(): the generator would have to wait.");
+	if (cpy_ForkError == NULL || cpy_WouldWait == NULL)
+		return -1;
+
+	return 0;
+}
+
 static PyObject *
 vraise(PyObject *cls, int status, const char *fmt, va_list ap)
 {
@@ -98,26 +160,21 @@ vraise(PyObject *cls, int status, const char *fmt, va_list ap)
 	return NULL;
 }
 
-static PyObject *
-status_class(int status)
+PyObject *
+cpy_status_class(int status)
 {
-	switch (status)
+	switch (cid_bind_status_of(status)->cls)
 	{
-		case CID_EINVAL:
-		case CID_ENODE:
-		case CID_ELAYOUT:
-		case CID_ESYNTAX:
-		case CID_ELENGTH:
-		case CID_EOVERFLOW:
-		case CID_ETIME_RANGE:
-		case CID_ENOTIME:
-		case CID_EUNKNOWN:
+		case CID_BIND_VALUE_ERROR:
 			return cpy_ValueError;
-		case CID_EAGAIN:
+		case CID_BIND_WOULD_WAIT:
 			return cpy_WouldWait;
-		default:
-			return cpy_GeneratorError;
+		case CID_BIND_FORK_ERROR:
+			return cpy_ForkError;
+		case CID_BIND_GENERATOR_ERROR:
+			break;
 	}
+	return cpy_GeneratorError;
 }
 
 PyObject *
@@ -126,7 +183,7 @@ cpy_raise_status(int status, const char *fmt, ...)
 	va_list		ap;
 
 	va_start(ap, fmt);
-	vraise(status_class(status), status, fmt, ap);
+	vraise(cpy_status_class(status), status, fmt, ap);
 	va_end(ap);
 	return NULL;
 }
@@ -264,7 +321,7 @@ cpy_count(PyObject *o, Py_ssize_t *n)
 {
 	uint64_t	v;
 
-	if (cpy_uint(o, "n", (uint64_t) CPY_BATCH_MAX, " IDs per batch", &v) < 0)
+	if (cpy_uint(o, "n", (uint64_t) CID_BIND_MAX_BATCH, " IDs per batch", &v) < 0)
 		return -1;
 	*n = (Py_ssize_t) v;
 	return 0;
@@ -735,4 +792,135 @@ cpy_convert_setup(PyObject *module)
 		return -1;
 	}
 	return PyModule_AddIntConstant(module, "_uuid_fast_path", uuid_int_off >= 0);
+}
+
+/* ---- batches ----------------------------------------------------------- */
+
+/* Batches at least this long give the GIL up while the core fills them. */
+#define RELEASE_GIL_FROM 4096
+
+/*
+ * The core's batch fills: one clock reading and one random request per
+ * batch.  On failure the IDs issued so far are valid but unused; they are
+ * dropped with the rest.
+ */
+static int
+run_fill(const cid_bind_kind *k, uint8_t *out, Py_ssize_t n)
+{
+	int			st;
+
+	if (n < RELEASE_GIL_FROM)
+		return k->fill(k->gen, out, (size_t) n);
+	Py_BEGIN_ALLOW_THREADS
+		st = k->fill(k->gen, out, (size_t) n);
+	Py_END_ALLOW_THREADS
+		return st;
+}
+
+PyObject *
+cpy_batch_bytes(const cid_bind_kind *k, PyObject *arg, const char *what)
+{
+	Py_ssize_t	n;
+	PyObject   *b;
+	int			st;
+
+	if (cpy_count(arg, &n) < 0)
+		return NULL;
+	b = PyBytes_FromStringAndSize(NULL, (Py_ssize_t) k->size * n);
+	if (b == NULL)
+		return NULL;
+	st = run_fill(k, (uint8_t *) PyBytes_AS_STRING(b), n);
+	if (st < 0)
+	{
+		Py_DECREF(b);
+		return cpy_raise_status(st, "%s failed", what);
+	}
+	return b;
+}
+
+PyObject *
+cpy_batch_list(const cid_bind_kind *k, PyObject *arg, const char *what,
+			   PyObject *(*make) (const uint8_t *))
+{
+	Py_ssize_t	n,
+				i;
+	uint8_t    *buf;
+	PyObject   *list;
+	int			st;
+
+	if (cpy_count(arg, &n) < 0)
+		return NULL;
+	buf = PyMem_Malloc(n > 0 ? k->size * (size_t) n : 1);
+	if (buf == NULL)
+		return PyErr_NoMemory();
+	st = run_fill(k, buf, n);
+	if (st < 0)
+	{
+		PyMem_Free(buf);
+		return cpy_raise_status(st, "%s failed", what);
+	}
+	list = PyList_New(n);
+	if (list != NULL)
+	{
+		for (i = 0; i < n; i++)
+		{
+			PyObject   *item = make(buf + k->size * (size_t) i);
+
+			if (item == NULL)
+			{
+				Py_CLEAR(list);
+				break;
+			}
+			PyList_SET_ITEM(list, i, item);
+		}
+	}
+	PyMem_Free(buf);
+	return list;
+}
+
+/* ---- IDs as text ------------------------------------------------------- */
+
+
+/*
+ * ULID text (ulid) or UUID text into its 16 bytes; -1 with an exception
+ * that names the value and the form.
+ */
+int
+cpy_id_text(PyObject *o, bool ulid, uint8_t out[16])
+{
+	const char *what = ulid ? "a ULID" : "a UUID";
+	const char *s;
+	Py_ssize_t	len;
+	size_t		errpos = 0;
+	int			st;
+	cid_ulid	l;
+	cid_uuid	u;
+
+	if (cpy_text(o, what, &s, &len) < 0)
+		return -1;
+	st = ulid ? cid_ulid_parse(&l, s, (size_t) len, &errpos) :
+		cid_uuid_parse(&u, s, (size_t) len, &errpos);
+	if (st < 0)
+		return cpy_parse_error(o, what, ulid ? CPY_ULID_FORM : CPY_UUID_FORM, st, errpos), -1;
+	memcpy(out, ulid ? l.bytes : u.bytes, 16);
+	return 0;
+}
+
+int
+cpy_uuid_arg(PyObject *o, cid_uuid *out)
+{
+	PyObject   *shown;
+
+	if (PyUnicode_Check(o))
+		return cpy_id_text(o, false, out->bytes);
+	if (cpy_is_uuid(o))
+		return cpy_uuid_bytes(o, out->bytes);
+	shown = cpy_show(o);
+	if (shown != NULL)
+	{
+		cpy_raise(cpy_TypeError, "%U is not a UUID: expected a uuid.UUID or UUID text, "
+				  "not %s", shown, Py_TYPE(o)->tp_name);
+		Py_DECREF(shown);
+	}
+	return -1;
 }

@@ -3,7 +3,8 @@
  * UUIDv6 made by the core's generators, and UUID version 1 <-> 6
  * conversion.  Parsing them is inspect()'s (module.c).
  *
- * ObjectIds come from one process-wide generator; the core draws its
+ * The generators are the process's (bind/generators.c).  ObjectIds come
+ * from one process-wide generator; the core draws its
  * process bytes anew in a child after fork(), so nothing here watches
  * forks.  KSUIDs have no state (16 random bytes each).  The v6 generator
  * keeps only the last tick; its clock sequence and node are random per
@@ -14,32 +15,6 @@
  * the core's steps are thread-safe.
  */
 #include "chronoid_py.h"
-
-static cid_objectid_gen g_objectid;
-static cid_uuidv6_gen g_uuidv6;
-
-/*
- * n new IDs into out (n structs' bytes, contiguous): the core's batch,
- * which the single call (n = 1) is too.
- */
-static int
-fill_objectid(void *gen, uint8_t *out, Py_ssize_t n)
-{
-	return cid_objectid_fill(gen, (cid_objectid *) (void *) out, (size_t) n, NULL);
-}
-
-static int
-fill_ksuid(void *gen, uint8_t *out, Py_ssize_t n)
-{
-	(void) gen;					/* KSUIDs have no generator */
-	return cid_ksuid_fill((cid_ksuid *) (void *) out, (size_t) n, NULL);
-}
-
-static int
-fill_uuid6(void *gen, uint8_t *out, Py_ssize_t n)
-{
-	return cid_uuidv6_fill(gen, (cid_uuid *) (void *) out, (size_t) n, NULL);
-}
 
 static PyObject *
 objectid_text(const uint8_t *bytes)
@@ -59,18 +34,16 @@ ksuid_text(const uint8_t *bytes)
 	return cpy_ascii(text, CID_KSUID_STRLEN);
 }
 
-/* A kind: its batch and generator, an ID's size and its Python form (text or UUID). */
+/* A kind (bind/generators.c) and its Python form (text or UUID). */
 typedef struct kind
 {
-	cpy_fill_fn fill;
-	void	   *gen;
-	Py_ssize_t	size;
+	const cid_bind_kind *k;
 	PyObject   *(*as_object) (const uint8_t *);
 } kind;
 
-static kind k_objectid = {fill_objectid, &g_objectid, sizeof(cid_objectid), objectid_text};
-static kind k_ksuid = {fill_ksuid, NULL, sizeof(cid_ksuid), ksuid_text};
-static kind k_uuid6 = {fill_uuid6, &g_uuidv6, sizeof(cid_uuid), cpy_uuid_new};
+static const kind k_objectid = {&cid_bind_objectid, objectid_text};
+static const kind k_ksuid = {&cid_bind_ksuid, ksuid_text};
+static const kind k_uuid6 = {&cid_bind_uuidv6, cpy_uuid_new};
 
 /*
  * what() for every kind: one new ID, as its Python form or, as_bytes, its
@@ -84,10 +57,10 @@ make_one(Py_ssize_t nargs, const char *what, const kind *k, bool as_bytes)
 
 	if (cpy_no_args(what, nargs) < 0)
 		return NULL;
-	if ((st = k->fill(k->gen, id, 1)) < 0)
+	if ((st = k->k->fill(k->k->gen, id, 1)) < 0)
 		return cpy_raise_status(st, "%s failed", what);
 	if (as_bytes)
-		return PyBytes_FromStringAndSize((const char *) id, k->size);
+		return PyBytes_FromStringAndSize((const char *) id, (Py_ssize_t) k->k->size);
 	return k->as_object(id);
 }
 
@@ -95,8 +68,8 @@ static PyObject *
 batch(PyObject *arg, const char *what, const kind *k, bool as_bytes)
 {
 	if (as_bytes)
-		return cpy_batch_bytes(k->fill, k->gen, k->size, arg, what);
-	return cpy_batch_list(k->fill, k->gen, k->size, arg, what, k->as_object);
+		return cpy_batch_bytes(k->k, arg, what);
+	return cpy_batch_list(k->k, arg, what, k->as_object);
 }
 
 static PyObject *
@@ -247,11 +220,6 @@ static PyMethodDef kinds_methods[] = {
 int
 cpy_kinds_setup(PyObject *module)
 {
-	/* After the module chose its random source: the process bytes are its. */
-	if (cid_objectid_init(&g_objectid, NULL) < 0 || cid_uuidv6_init(&g_uuidv6, NULL) < 0)
-	{
-		PyErr_SetString(PyExc_ImportError, "chronoid: ObjectId or UUIDv6 generator setup failed");
-		return -1;
-	}
+	/* The generators are cid_bind_start()'s (module.c starts them). */
 	return PyModule_AddFunctions(module, kinds_methods);
 }

@@ -26,7 +26,7 @@ typedef struct
 	cid_lease  *lease;			/* NULL before __init__ and after release */
 #endif
 	int			busy;			/* threads in the library without the GIL */
-	uint64_t	forkgen;		/* cpy_fork_generation busy was counted in */
+	uint64_t	forkgen;		/* cid_bind_fork_generation busy was counted in */
 	char		layout_name[CID_LAYOUT_NAME_MAX];
 } LeaseObject;
 
@@ -137,10 +137,10 @@ static PyObject *
 lease_error(int st, const char *what, const char *detail)
 {
 	if (st == CID_ELEASE_FORKED)
-		return cpy_raise(cpy_ForkError, "%s: %s: this lease belongs to the parent process; "
-						 "a child acquires its own", what, cid_lease_strerror(st));
+		return cpy_raise(cpy_status_class(st), "%s: %s: this lease belongs to the parent process; "
+						 "a child acquires its own", what, cid_bind_strerror(st));
 	if (st <= CID_ELEASE_DB)
-		return cpy_raise(cpy_GeneratorError, "%s: %s%s%s", what, cid_lease_strerror(st),
+		return cpy_raise(cpy_status_class(st), "%s: %s%s%s", what, cid_bind_strerror(st),
 						 detail && *detail ? ": " : "", detail ? detail : "");
 	return cpy_raise_status(st, "%s%s%s", what, detail && *detail ? ": " : "",
 							detail ? detail : "");
@@ -183,7 +183,7 @@ Lease_init(LeaseObject *self, PyObject *args, PyObject *kw)
 	if (st < 0)
 		return lease_error(st, "SnowflakeLease()", err), -1;
 	self->lease = lease;
-	self->forkgen = cpy_fork_generation;
+	self->forkgen = cid_bind_fork_generation;
 	snprintf(self->layout_name, sizeof(self->layout_name), "%s", a.layout.name);
 	return 0;
 }
@@ -194,11 +194,11 @@ held(LeaseObject *self)
 	if (self->lease == NULL)
 		return cpy_raise(cpy_GeneratorError, "this SnowflakeLease was released "
 						 "(or never acquired)"), -1;
-	if (self->forkgen != cpy_fork_generation)
+	if (self->forkgen != cid_bind_fork_generation)
 	{
 		/* The parent's threads do not exist in a child. */
 		self->busy = 0;
-		self->forkgen = cpy_fork_generation;
+		self->forkgen = cid_bind_fork_generation;
 	}
 	return 0;
 }

@@ -1,8 +1,9 @@
 /*
- * module.c — chronoid._chronoid: UUIDv7, UUIDv4 and ULID functions over
- * process-wide generators, conversion, time ranges and inspection.  The
- * Snowflake generator class is in snowflake.c; ObjectId, KSUID and UUIDv6
- * in kinds.c.
+ * module.c — chronoid._chronoid: its init, and UUIDv7, UUIDv4 and ULID
+ * functions over the process's generators (bind/generators.c),
+ * conversion, time ranges and inspection.  The Snowflake generator class
+ * is in snowflake.c; ObjectId, KSUID and UUIDv6 in kinds.c; what they all
+ * share in convert.c.
  *
  * The module-level generators never wait (UUIDv7 steps past a stalled
  * clock, ULIDs take a few instructions under a spin lock), so they run
@@ -10,71 +11,7 @@
  */
 #include "chronoid_py.h"
 
-#include <limits.h>
-#include <pthread.h>
-#include <stdlib.h>
 #include <string.h>
-
-#ifdef CHRONOID_PY_OPENSSL
-#include <openssl/rand.h>
-#endif
-
-PyObject   *cpy_Error;
-PyObject   *cpy_ValueError;
-PyObject   *cpy_TypeError;
-PyObject   *cpy_GeneratorError;
-PyObject   *cpy_ForkError;
-PyObject   *cpy_WouldWait;
-
-uint64_t	cpy_fork_generation;
-
-static cid_uuidv7_gen g_uuidv7;
-static cid_ulid_gen g_ulid;
-static cid_ulid_gen g_ulid_mono;
-
-/* Batches at least this long give the GIL up while the core fills them. */
-#define RELEASE_GIL_FROM 4096
-
-#define ULID_FORM "26 Crockford base32 characters (0-9, A-Z without I L O U), the first 0-7"
-#define UUID_FORM "8-4-4-4-12 hex digits, or 32 hex digits, either in braces or not"
-
-/*
- * In the child of a fork: the random bytes are the core's business
- * (src/random.c discards the parent's buffer).  The monotonic ULID's last
- * value is not: a child that went on from it would mint the parent's next
- * ULIDs, so it starts afresh (a new random start in the millisecond).
- * Its spin lock is reset too, in case another thread held it at the fork.
- */
-static void
-after_fork_child(void)
-{
-	cpy_fork_generation++;
-	/* Cannot fail: gen is not NULL and env NULL is the platform's. */
-	if (cid_ulid_init(&g_ulid_mono, true, NULL) < 0)
-		abort();
-}
-
-#ifdef CHRONOID_PY_OPENSSL
-/*
- * The raw random source of the module's copy of the core (the core's own
- * buffer and fork defences stay in front of it): OpenSSL's DRBG, seeded
- * from the kernel and reseeded in a forked child, as the PostgreSQL
- * extension's pg_strong_random() is.  getrandom(2) costs about 2 ns per
- * byte here, most of a UUIDv7 or ULID batch (docs/benchmarks.md); the
- * DRBG, about a third of that.
- */
-static int
-openssl_random(void *buf, size_t len)
-{
-	/* The largest request is a batch's, 16 * CPY_BATCH_MAX bytes. */
-	if (len > (size_t) INT_MAX)
-		return -1;
-	return RAND_bytes(buf, (int) len) == 1 ? 0 : -1;
-}
-#define RANDOM_SOURCE "openssl"
-#else
-#define RANDOM_SOURCE "getrandom"
-#endif
 
 static PyObject *
 generator_failed(int st, const char *what)
@@ -92,7 +29,7 @@ py_uuid7(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
 
 	if (cpy_no_args("uuid7()", nargs) < 0)
 		return NULL;
-	if ((st = cid_uuidv7_next(&g_uuidv7, &u)) < 0)
+	if ((st = cid_uuidv7_next(&cid_bind_gen.uuidv7, &u)) < 0)
 		return generator_failed(st, "uuid7()");
 	return cpy_uuid_new(u.bytes);
 }
@@ -105,112 +42,21 @@ py_uuid7_bytes(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
 
 	if (cpy_no_args("uuid7_bytes()", nargs) < 0)
 		return NULL;
-	if ((st = cid_uuidv7_next(&g_uuidv7, &u)) < 0)
+	if ((st = cid_uuidv7_next(&cid_bind_gen.uuidv7, &u)) < 0)
 		return generator_failed(st, "uuid7_bytes()");
 	return PyBytes_FromStringAndSize((const char *) u.bytes, 16);
-}
-
-/*
- * The core's batch fills: one clock reading and one random request per
- * batch.  On failure the IDs issued so far are valid but unused; they are
- * dropped with the rest.
- */
-static int
-fill_uuidv7(void *gen, uint8_t *out, Py_ssize_t n)
-{
-	return cid_uuidv7_fill(gen, (cid_uuid *) out, (size_t) n, NULL);
-}
-
-static int
-fill_ulid(void *gen, uint8_t *out, Py_ssize_t n)
-{
-	return cid_ulid_fill(gen, (cid_ulid *) out, (size_t) n, NULL);
-}
-
-static int
-run_fill(cpy_fill_fn fill, void *gen, uint8_t *out, Py_ssize_t n)
-{
-	int			st;
-
-	if (n < RELEASE_GIL_FROM)
-		return fill(gen, out, n);
-	Py_BEGIN_ALLOW_THREADS
-		st = fill(gen, out, n);
-	Py_END_ALLOW_THREADS
-		return st;
-}
-
-PyObject *
-cpy_batch_bytes(cpy_fill_fn fill, void *gen, Py_ssize_t size, PyObject *arg, const char *what)
-{
-	Py_ssize_t	n;
-	PyObject   *b;
-	int			st;
-
-	if (cpy_count(arg, &n) < 0)
-		return NULL;
-	b = PyBytes_FromStringAndSize(NULL, size * n);
-	if (b == NULL)
-		return NULL;
-	st = run_fill(fill, gen, (uint8_t *) PyBytes_AS_STRING(b), n);
-	if (st < 0)
-	{
-		Py_DECREF(b);
-		return generator_failed(st, what);
-	}
-	return b;
-}
-
-PyObject *
-cpy_batch_list(cpy_fill_fn fill, void *gen, Py_ssize_t size, PyObject *arg, const char *what,
-			   PyObject *(*make) (const uint8_t *))
-{
-	Py_ssize_t	n,
-				i;
-	uint8_t    *buf;
-	PyObject   *list;
-	int			st;
-
-	if (cpy_count(arg, &n) < 0)
-		return NULL;
-	buf = PyMem_Malloc(n > 0 ? (size_t) size * (size_t) n : 1);
-	if (buf == NULL)
-		return PyErr_NoMemory();
-	st = run_fill(fill, gen, buf, n);
-	if (st < 0)
-	{
-		PyMem_Free(buf);
-		return generator_failed(st, what);
-	}
-	list = PyList_New(n);
-	if (list != NULL)
-	{
-		for (i = 0; i < n; i++)
-		{
-			PyObject   *item = make(buf + size * i);
-
-			if (item == NULL)
-			{
-				Py_CLEAR(list);
-				break;
-			}
-			PyList_SET_ITEM(list, i, item);
-		}
-	}
-	PyMem_Free(buf);
-	return list;
 }
 
 static PyObject *
 py_uuid7_batch(PyObject *mod, PyObject *arg)
 {
-	return cpy_batch_list(fill_uuidv7, &g_uuidv7, 16, arg, "uuid7_batch()", cpy_uuid_new);
+	return cpy_batch_list(&cid_bind_uuidv7, arg, "uuid7_batch()", cpy_uuid_new);
 }
 
 static PyObject *
 py_uuid7_batch_bytes(PyObject *mod, PyObject *arg)
 {
-	return cpy_batch_bytes(fill_uuidv7, &g_uuidv7, 16, arg, "uuid7_batch_bytes()");
+	return cpy_batch_bytes(&cid_bind_uuidv7, arg, "uuid7_batch_bytes()");
 }
 
 static PyObject *
@@ -256,101 +102,57 @@ ulid_one(cid_ulid_gen *gen, bool as_bytes, const char *what, Py_ssize_t nargs)
 static PyObject *
 py_ulid(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
 {
-	return ulid_one(&g_ulid, false, "ulid()", nargs);
+	return ulid_one(&cid_bind_gen.ulid, false, "ulid()", nargs);
 }
 
 static PyObject *
 py_ulid_bytes(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
 {
-	return ulid_one(&g_ulid, true, "ulid_bytes()", nargs);
+	return ulid_one(&cid_bind_gen.ulid, true, "ulid_bytes()", nargs);
 }
 
 static PyObject *
 py_ulid_monotonic(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
 {
-	return ulid_one(&g_ulid_mono, false, "ulid_monotonic()", nargs);
+	return ulid_one(&cid_bind_gen.ulid_mono, false, "ulid_monotonic()", nargs);
 }
 
 static PyObject *
 py_ulid_monotonic_bytes(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
 {
-	return ulid_one(&g_ulid_mono, true, "ulid_monotonic_bytes()", nargs);
+	return ulid_one(&cid_bind_gen.ulid_mono, true, "ulid_monotonic_bytes()", nargs);
 }
 
 static PyObject *
 py_ulid_batch(PyObject *mod, PyObject *arg)
 {
-	return cpy_batch_list(fill_ulid, &g_ulid, 16, arg, "ulid_batch()", ulid_text);
+	return cpy_batch_list(&cid_bind_ulid, arg, "ulid_batch()", ulid_text);
 }
 
 static PyObject *
 py_ulid_monotonic_batch(PyObject *mod, PyObject *arg)
 {
-	return cpy_batch_list(fill_ulid, &g_ulid_mono, 16, arg, "ulid_monotonic_batch()", ulid_text);
+	return cpy_batch_list(&cid_bind_ulid_mono, arg, "ulid_monotonic_batch()", ulid_text);
 }
 
 static PyObject *
 py_ulid_batch_bytes(PyObject *mod, PyObject *arg)
 {
-	return cpy_batch_bytes(fill_ulid, &g_ulid, 16, arg, "ulid_batch_bytes()");
+	return cpy_batch_bytes(&cid_bind_ulid, arg, "ulid_batch_bytes()");
 }
 
 static PyObject *
 py_ulid_monotonic_batch_bytes(PyObject *mod, PyObject *arg)
 {
-	return cpy_batch_bytes(fill_ulid, &g_ulid_mono, 16, arg, "ulid_monotonic_batch_bytes()");
+	return cpy_batch_bytes(&cid_bind_ulid_mono, arg, "ulid_monotonic_batch_bytes()");
 }
 
 /* ---- conversion ------------------------------------------------------ */
 
-/*
- * ULID text (ulid) or UUID text into its 16 bytes; -1 with an exception
- * that names the value and the form.
- */
-static int
-parse_id_text(PyObject *o, bool ulid, uint8_t out[16])
-{
-	const char *what = ulid ? "a ULID" : "a UUID";
-	const char *s;
-	Py_ssize_t	len;
-	size_t		errpos = 0;
-	int			st;
-	cid_ulid	l;
-	cid_uuid	u;
-
-	if (cpy_text(o, what, &s, &len) < 0)
-		return -1;
-	st = ulid ? cid_ulid_parse(&l, s, (size_t) len, &errpos) :
-		cid_uuid_parse(&u, s, (size_t) len, &errpos);
-	if (st < 0)
-		return cpy_parse_error(o, what, ulid ? ULID_FORM : UUID_FORM, st, errpos), -1;
-	memcpy(out, ulid ? l.bytes : u.bytes, 16);
-	return 0;
-}
-
 static int
 parse_ulid(PyObject *o, cid_ulid *out)
 {
-	return parse_id_text(o, true, out->bytes);
-}
-
-int
-cpy_uuid_arg(PyObject *o, cid_uuid *out)
-{
-	PyObject   *shown;
-
-	if (PyUnicode_Check(o))
-		return parse_id_text(o, false, out->bytes);
-	if (cpy_is_uuid(o))
-		return cpy_uuid_bytes(o, out->bytes);
-	shown = cpy_show(o);
-	if (shown != NULL)
-	{
-		cpy_raise(cpy_TypeError, "%U is not a UUID: expected a uuid.UUID or UUID text, "
-				  "not %s", shown, Py_TYPE(o)->tp_name);
-		Py_DECREF(shown);
-	}
-	return -1;
+	return cpy_id_text(o, true, out->bytes);
 }
 
 static PyObject *
@@ -389,8 +191,10 @@ py_parse_ulid(PyObject *mod, PyObject *arg)
 
 /* ---- time ranges ------------------------------------------------------ */
 
-static const uint8_t all_ones[10] = {
-	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff
+/* The rest of the largest ID of a time (cid_bind_kind.at). */
+static const uint8_t all_ones[16] = {
+	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff
 };
 
 static int
@@ -414,43 +218,39 @@ range_args(PyObject *const *args, Py_ssize_t nargs, const char *fn,
 }
 
 /*
- * The smallest UUIDv7 of start's millisecond and the largest of end's:
- * WHERE id BETWEEN lo AND hi selects what was minted from start to end.
+ * The smallest ID of kind k in start's millisecond and the largest in
+ * end's (the kind's own bounds, bind/generators.c): WHERE id BETWEEN lo
+ * AND hi selects what was minted from start to end.  fn names the call,
+ * holds what the kind can hold, make its Python form.
  */
 static PyObject *
-py_uuid7_range(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
+kind_range(const cid_bind_kind *k, PyObject *const *args, Py_ssize_t nargs, const char *fn,
+		   const char *holds, PyObject *(*make) (const uint8_t *))
 {
 	int64_t		lo_ms,
 				hi_ms;
-	cid_uuid	lo,
-				hi;
+	uint8_t		lo[16],
+				hi[16];
 	int			st;
 
-	if (range_args(args, nargs, "uuid7_range", &lo_ms, &hi_ms) < 0)
+	if (range_args(args, nargs, fn, &lo_ms, &hi_ms) < 0)
 		return NULL;
-	if ((st = cid_uuidv7_from_ms(&lo, lo_ms, NULL)) < 0 ||
-		(st = cid_uuidv7_from_ms(&hi, hi_ms, all_ones)) < 0)
-		return cpy_raise_status(st, "uuid7_range(%lld, %lld): UUIDv7 holds Unix ms "
-								"0..2**48-1", (long long) lo_ms, (long long) hi_ms);
-	return Py_BuildValue("(NN)", cpy_uuid_new(lo.bytes), cpy_uuid_new(hi.bytes));
+	if ((st = k->at(lo, lo_ms, NULL)) < 0 || (st = k->at(hi, hi_ms, all_ones)) < 0)
+		return cpy_raise_status(st, "%s(%lld, %lld): %s holds Unix ms 0..2**48-1", fn,
+								(long long) lo_ms, (long long) hi_ms, holds);
+	return Py_BuildValue("(NN)", make(lo), make(hi));
+}
+
+static PyObject *
+py_uuid7_range(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
+{
+	return kind_range(&cid_bind_uuidv7, args, nargs, "uuid7_range", "UUIDv7", cpy_uuid_new);
 }
 
 static PyObject *
 py_ulid_range(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
 {
-	int64_t		lo_ms,
-				hi_ms;
-	cid_ulid	lo,
-				hi;
-	int			st;
-
-	if (range_args(args, nargs, "ulid_range", &lo_ms, &hi_ms) < 0)
-		return NULL;
-	if ((st = cid_ulid_from_ms(&lo, lo_ms, NULL)) < 0 ||
-		(st = cid_ulid_from_ms(&hi, hi_ms, all_ones)) < 0)
-		return cpy_raise_status(st, "ulid_range(%lld, %lld): ULID holds Unix ms "
-								"0..2**48-1", (long long) lo_ms, (long long) hi_ms);
-	return Py_BuildValue("(NN)", ulid_text(lo.bytes), ulid_text(hi.bytes));
+	return kind_range(&cid_bind_ulid, args, nargs, "ulid_range", "ULID", ulid_text);
 }
 
 static PyObject *
@@ -673,7 +473,7 @@ py_typeid(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
 	if (nargs_ok("typeid", nargs, 0, 1) < 0 ||
 		parse_prefix(nargs > 0 ? args[0] : NULL, &prefix, &plen) < 0)
 		return NULL;
-	return typeid_text(cid_typeid_next(&g_uuidv7, buf, sizeof(buf), prefix, (size_t) plen, NULL),
+	return typeid_text(cid_typeid_next(&cid_bind_gen.uuidv7, buf, sizeof(buf), prefix, (size_t) plen, NULL),
 					   buf);
 }
 
@@ -792,85 +592,25 @@ static struct PyModuleDef moduledef = {
 	-1, methods, NULL, NULL, NULL, NULL
 };
 
-static PyObject *
-new_exc(PyObject *module, const char *name, PyObject *bases, const char *doc)
-{
-	char		full[64];
-	PyObject   *cls;
-
-	snprintf(full, sizeof(full), "chronoid.%s", name);
-	cls = PyErr_NewExceptionWithDoc(full, doc, bases, NULL);
-	if (cls == NULL)
-		return NULL;
-	if (PyModule_AddObjectRef(module, name, cls) < 0)
-	{
-		Py_DECREF(cls);
-		return NULL;
-	}
-	return cls;
-}
-
 PyMODINIT_FUNC
 PyInit__chronoid(void)
 {
 	PyObject   *m = PyModule_Create(&moduledef);
-	PyObject   *bases;
-	static bool atfork_done;
 
 	if (m == NULL)
 		return NULL;
-#ifdef CHRONOID_PY_OPENSSL
-	/* Before any generator runs; this module's copy of the core only. */
-	cid_random_set_source(openssl_random);
-#endif
-	if (cid_uuidv7_init(&g_uuidv7, NULL) < 0 || cid_ulid_init(&g_ulid, false, NULL) < 0 ||
-		cid_ulid_init(&g_ulid_mono, true, NULL) < 0)
+	if (cid_bind_start() != CID_OK)
 	{
 		PyErr_SetString(PyExc_ImportError, "chronoid: generator setup failed");
 		goto fail;
 	}
-	if (!atfork_done)
-	{
-		if (pthread_atfork(NULL, NULL, after_fork_child) != 0)
-		{
-			PyErr_SetString(PyExc_ImportError, "chronoid: pthread_atfork failed");
-			goto fail;
-		}
-		atfork_done = true;
-	}
 
-	cpy_Error = new_exc(m, "ChronoidError", NULL, "Base of every chronoid error.");
-	if (cpy_Error == NULL)
-		goto fail;
-	bases = PyTuple_Pack(2, cpy_Error, PyExc_ValueError);
-	cpy_ValueError = bases ? new_exc(m, "ChronoidValueError", bases,
-									 "A value that is no valid ID, layout, node or time.") : NULL;
-	Py_XDECREF(bases);
-	bases = PyTuple_Pack(2, cpy_Error, PyExc_TypeError);
-	cpy_TypeError = bases ? new_exc(m, "ChronoidTypeError", bases,
-									"An argument of the wrong type.") : NULL;
-	Py_XDECREF(bases);
-	bases = PyTuple_Pack(2, cpy_Error, PyExc_RuntimeError);
-	cpy_GeneratorError = bases ? new_exc(m, "GeneratorError", bases,
-										 "A generator could not issue an ID (clock, "
-										 "random source, exhausted sequence).") : NULL;
-	Py_XDECREF(bases);
-	if (cpy_ValueError == NULL || cpy_TypeError == NULL || cpy_GeneratorError == NULL)
-		goto fail;
-	cpy_ForkError = new_exc(m, "ForkError", cpy_GeneratorError,
-							"A Snowflake generator inherited through fork() has no "
-							"node of its own in this process.");
-	cpy_WouldWait = new_exc(m, "WouldWait", cpy_GeneratorError,
-							"Snowflake.next_at(): the generator would have to wait.");
-	if (cpy_ForkError == NULL || cpy_WouldWait == NULL)
-		goto fail;
-
-	if (cpy_convert_setup(m) < 0 || cpy_snowflake_setup(m) < 0 || cpy_lease_setup(m) < 0 ||
-		cpy_block_setup(m) < 0 || cpy_kinds_setup(m) < 0 ||
+	if (cpy_errors_setup(m) < 0 || cpy_convert_setup(m) < 0 || cpy_snowflake_setup(m) < 0 ||
+		cpy_lease_setup(m) < 0 || cpy_block_setup(m) < 0 || cpy_kinds_setup(m) < 0 ||
 		cpy_at_setup(m) < 0)
 		goto fail;
 	if (PyModule_AddStringConstant(m, "core_version", cid_version()) < 0 ||
-		PyModule_AddStringConstant(m, "random_source", RANDOM_SOURCE) < 0)
+		PyModule_AddStringConstant(m, "random_source", CID_BIND_RANDOM_SOURCE) < 0)
 		goto fail;
 	return m;
 

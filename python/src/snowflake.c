@@ -16,7 +16,7 @@
  * reading could predate what that thread publishes, which a "fail" policy
  * would take for a clock going back.
  *
- * Fork: an object remembers cpy_fork_generation; in a child the value
+ * Fork: an object remembers cid_bind_fork_generation; in a child the value
  * differs and the parent's generator is not the child's.  A node given as
  * an int stays that node: the object raises ForkError until renode() gives
  * it one in the child (the parent, and every other child, would mint the
@@ -41,7 +41,7 @@ typedef struct
 	bool		chosen;			/* node=None or a range: chosen by the claim */
 	bool		host;			/* claim=True: host-wide */
 	bool		closed;
-	uint64_t	forkgen;		/* cpy_fork_generation it may mint under */
+	uint64_t	forkgen;		/* cid_bind_fork_generation it may mint under */
 	long		pid;			/* the process that made it (messages) */
 	int			waiting;		/* threads in the core without the GIL */
 	char	   *scope;			/* claim scope (PyMem), NULL = default */
@@ -150,44 +150,26 @@ node_arg(SnowflakeObject *self, PyObject *o, bool host, uint64_t *first, uint64_
 
 /*
  * Open the process's generator of the lowest free node in [first, last]
- * (held numbers are skipped; any other failure, such as a directory the
- * core will not trust, is raised at once); 0 with self->g and self->node
- * set, the generator it replaces closed.
+ * (cid_bind_claim: the packages' one claim policy); 0 with self->g and
+ * self->node set, the generator it replaces closed.
  */
 static int
 claim_node(SnowflakeObject *self, uint64_t first, uint64_t last)
 {
-	char		err[512];
-	uint64_t	n;
+	char		err[768];
+	cid_claimed_snowflake *g = NULL;
+	uint64_t	n = 0;
+	long		holder = 0;
+	int			st;
 
-	for (n = first;; n++)
-	{
-		cid_claimed_snowflake *g = NULL;
-		long		holder = 0;
-		int			st;
-
-		st = cid_claimed_snowflake_open(&g, self->scope, n, &self->layout, &self->opts,
-										self->host, self->claim_dir, &holder, err, sizeof(err));
-		if (st == CID_OK)
-		{
-			cid_claimed_snowflake_close(self->g);
-			self->g = g;
-			self->node = n;
-			return 0;
-		}
-		if (st != CID_ENODE_HELD)
-			return cpy_raise_status(st, "Snowflake: node %llu: %s", (unsigned long long) n, err), -1;
-		if (n == last)
-		{
-			if (first == last)
-				return cpy_raise_status(st, "Snowflake: %s", err), -1;
-			return cpy_raise_status(st, "Snowflake: every node %llu..%llu of layout %s is "
-									"claimed in scope %s (%s)", (unsigned long long) first,
-									(unsigned long long) last, self->layout.name,
-									self->scope ? self->scope : "default",
-									self->claim_dir ? self->claim_dir : cid_node_claim_dir()), -1;
-		}
-	}
+	st = cid_bind_claim(&g, &n, self->scope, first, last, &self->layout, &self->opts, self->host,
+						self->claim_dir, &holder, err, sizeof(err));
+	if (st != CID_OK)
+		return cpy_raise_status(st, "Snowflake: %s", err), -1;
+	cid_claimed_snowflake_close(self->g);
+	self->g = g;
+	self->node = n;
+	return 0;
 }
 
 /*
@@ -312,7 +294,7 @@ Snowflake_init(SnowflakeObject *self, PyObject *args, PyObject *kw)
 	self->chosen = chosen;
 	if (claim_node(self, first, last) < 0)
 		return -1;
-	self->forkgen = cpy_fork_generation;
+	self->forkgen = cid_bind_fork_generation;
 	self->pid = (long) getpid();
 	return 0;
 }
@@ -350,7 +332,7 @@ usable_slow(SnowflakeObject *self)
 	if (self->closed)
 		return cpy_raise(cpy_GeneratorError, "this Snowflake generator (node %llu) was closed",
 						 (unsigned long long) self->node), -1;
-	if (self->forkgen == cpy_fork_generation)
+	if (self->forkgen == cid_bind_fork_generation)
 		return 0;
 	if (!self->chosen)
 		return forked(self), -1;
@@ -358,7 +340,7 @@ usable_slow(SnowflakeObject *self)
 	self->waiting = 0;
 	if (claim_node(self, self->first, self->last) < 0)
 		return -1;
-	self->forkgen = cpy_fork_generation;
+	self->forkgen = cid_bind_fork_generation;
 	self->pid = (long) getpid();
 	return 0;
 }
@@ -367,7 +349,7 @@ usable_slow(SnowflakeObject *self)
 static inline int
 usable(SnowflakeObject *self)
 {
-	if (self->forkgen == cpy_fork_generation && self->pid != 0 && !self->closed)
+	if (self->forkgen == cid_bind_fork_generation && self->pid != 0 && !self->closed)
 		return 0;
 	return usable_slow(self);
 }
@@ -525,7 +507,7 @@ Snowflake_renode(SnowflakeObject *self, PyObject *arg)
 		return cpy_raise(cpy_TypeError, "Snowflake.__init__() was not called");
 	if (self->closed)
 		return cpy_raise(cpy_GeneratorError, "renode(): this Snowflake generator was closed");
-	if (self->forkgen != cpy_fork_generation)
+	if (self->forkgen != cid_bind_fork_generation)
 	{
 		/* The parent's threads do not exist here. */
 		self->waiting = 0;
@@ -543,14 +525,14 @@ Snowflake_renode(SnowflakeObject *self, PyObject *arg)
 	 * (or any in a child) is claimed before the old one is let go, and
 	 * the new generator starts after the number's own mark.
 	 */
-	if (self->forkgen == cpy_fork_generation && !chosen && first == self->node)
+	if (self->forkgen == cid_bind_fork_generation && !chosen && first == self->node)
 		Py_RETURN_NONE;
 	if (claim_node(self, first, last) < 0)
 		return NULL;
 	self->first = first;
 	self->last = last;
 	self->chosen = chosen;
-	self->forkgen = cpy_fork_generation;
+	self->forkgen = cid_bind_fork_generation;
 	self->pid = (long) getpid();
 	Py_RETURN_NONE;
 }
@@ -622,7 +604,7 @@ static PyObject *
 Snowflake_get_node(SnowflakeObject *self, void *closure)
 {
 	if (self->chosen && self->pid != 0 && !self->closed &&
-		self->forkgen != cpy_fork_generation && usable_slow(self) < 0)
+		self->forkgen != cid_bind_fork_generation && usable_slow(self) < 0)
 		return NULL;
 	return PyLong_FromUnsignedLongLong(self->node);
 }

@@ -27,6 +27,8 @@ def test_claim_is_the_default_and_refuses_another_process(tmp_path):
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert r.returncode == 3, r.stdout + r.stderr
     assert f"held by process {os.getpid()}" in r.stdout and "node 5" in r.stdout
+    # The advice is the packages' one claim policy (bind/claim.c), as in Node's.
+    assert "give every process its own node number (or a lease)" in r.stdout, r.stdout
     gen.renode(6)  # renode moves the claim
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert r.returncode == 0, r.stdout + r.stderr

@@ -90,13 +90,14 @@ def test_uuid7_unique_and_ordered_per_thread_across_threads():
     assert_threads_mint_unique_increasing(chronoid.uuid7, chronoid.uuid7_batch, 200, 20)
 
 
-def test_random_source_is_openssl_where_it_was_built_with_it():
-    # setup.py plugs OpenSSL's DRBG in where libssl-dev's headers are, unless
-    # CHRONOID_NO_OPENSSL is set; test_fork checks that a child's random
-    # bits are its own either way.
-    built_with = (not os.environ.get("CHRONOID_NO_OPENSSL")
-                  and os.path.exists("/usr/include/openssl/rand.h"))
-    assert chronoid.random_source == ("openssl" if built_with else "getrandom")
+def test_random_source_is_the_cores_in_every_build():
+    # One random source in every package (bind/bind_internal.h): the core's
+    # CSPRNG over getrandom(2), never a library plugged in at build time;
+    # test_fork checks that a child's random bits are its own.
+    assert chronoid.random_source == "getrandom"
+    with open(chronoid._chronoid.__file__, "rb") as f:
+        module = f.read()
+    assert b"RAND_bytes" not in module and b"libcrypto" not in module
 
 
 def test_uuid4():

@@ -16,7 +16,7 @@ pg_inc=$("$PG_CONFIG" --includedir-server 2>/dev/null || true)
 have_pg=
 [ -n "$pg_inc" ] && [ -f "$pg_inc/postgres.h" ] && have_pg=yes
 
-core_files=(src/*.c cli/*.c db/*/*.c)
+core_files=(src/*.c bind/*.c cli/*.c db/*/*.c)
 pg_files=(pg/src/*.c)
 # The Python package's glue, where Python.h is (python3-dev): clang-tidy
 # only, as pg/src/ (cppcheck without Python's headers misreads its macros).
@@ -44,7 +44,7 @@ if ! command -v "$CPPCHECK" >/dev/null 2>&1; then
 else
     out=$("$CPPCHECK" --quiet --std=c11 --error-exitcode=1 --inline-suppr \
         --enable=warning,style,performance,portability --suppress=variableScope \
-        -j "$jobs" -Iinclude -Isrc -Icli -Idb/pq -Idb/lease -Idb/chronoid-lease \
+        -j "$jobs" -Iinclude -Isrc -Ibind -Icli -Idb/pq -Idb/lease -Idb/chronoid-lease \
         -Idb/chronoid-bench-pk -I"$pq_inc" \
         --template='{file}:{line}:{column}: {severity}: {message} [{id}]' \
         "${core_files[@]}" 2>&1)
@@ -69,10 +69,12 @@ else
         case $f in
             pg/*) "$CLANG_TIDY" --quiet "$f" -- -std=gnu11 -Iinclude -Isrc -Ipg/src \
                       -I"$pg_inc" -I"$pq_inc" ;;
-            python/*) "$CLANG_TIDY" --quiet "$f" -- -std=gnu11 -Iinclude -Isrc -Ipython/src \
-                      -I"$py_inc" -I"$pq_inc" -DCHRONOID_PY_LEASE=1 -pthread ;;
-            node/*) "$CLANG_TIDY" --quiet "$f" -- -std=gnu11 -Iinclude -Isrc -Inode/src -Idb/lease \
-                      -I"$node_inc" -I"$pq_inc" -DCHRONOID_NODE_LEASE -DCID_API= -pthread ;;
+            python/*) "$CLANG_TIDY" --quiet "$f" -- -std=gnu11 -Iinclude -Isrc -Ibind -Ipython/src \
+                      -I"$py_inc" -I"$pq_inc" -DCHRONOID_PY_LEASE=1 -DCID_BIND_LEASE=1 -pthread ;;
+            node/*) "$CLANG_TIDY" --quiet "$f" -- -std=gnu11 -Iinclude -Isrc -Ibind -Inode/src -Idb/lease \
+                      -I"$node_inc" -I"$pq_inc" -DCHRONOID_NODE_LEASE -DCID_BIND_LEASE -DCID_API= -pthread ;;
+            bind/*) "$CLANG_TIDY" --quiet "$f" -- -std=c11 -Iinclude -Isrc -Ibind -Idb/lease -Idb/pq \
+                      -I"$pq_inc" -DCID_BIND_LEASE -pthread ;;
             *) "$CLANG_TIDY" --quiet "$f" -- -std=c11 -Iinclude -Isrc -Icli -Idb/pq \
                    -I"$(dirname "$f")" -I"$pq_inc" -pthread ;;
         esac

@@ -1,0 +1,211 @@
+/*
+ * bind_internal.h — the language-neutral half of chronoid's packages: what
+ * node/, python/ and any later glue (WebAssembly's) decide alike, decided
+ * once here, so that a binding is only its language's calling convention.
+ * Each package compiles the .c files here with the core's sources into its module;
+ * nothing here is installed or exported (cid_bind_ names stay hidden).
+ */
+#ifndef CID_BIND_INTERNAL_H
+#define CID_BIND_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "chronoid.h"
+#include "chronoid_lease.h"
+
+/*
+ * Most IDs one batch call makes: 2^24 (256 MiB of UUIDs, 320 MiB of
+ * KSUIDs).  Counts above it are refused before anything is allocated.
+ */
+#define CID_BIND_MAX_BATCH ((size_t) 1 << 24)
+
+/*
+ * The largest integer option a binding reads (block sizes, times): 2^53 - 1,
+ * the largest integer a JavaScript number holds exactly.  Every option's
+ * own range (cid_bind_block_opts) is far below it.
+ */
+#define CID_BIND_MAX_OPTION UINT64_C(9007199254740991)
+
+/*
+ * Where random bytes come from: the core's CSPRNG (src/random.c: a
+ * buffered, fork-safe reader over getrandom(2)).  No binding installs
+ * another raw source; the packages report this name.
+ */
+#define CID_BIND_RANDOM_SOURCE "getrandom"
+
+/* ------------------------------------------------------------------------
+ * Statuses as errors
+ * ------------------------------------------------------------------------ */
+
+/* The kind of error a failed status raises, whatever the language. */
+typedef enum cid_bind_class
+{
+	CID_BIND_VALUE_ERROR,		/* a bad value: an ID, layout, node, time */
+	CID_BIND_GENERATOR_ERROR,	/* nothing could be issued: clock, random, claim */
+	CID_BIND_WOULD_WAIT,		/* a pure step would have to wait */
+	CID_BIND_FORK_ERROR			/* the parent's object used in a child */
+} cid_bind_class;
+
+/* One row of the status table. */
+typedef struct cid_bind_status
+{
+	int			status;			/* CID_E* or CID_ELEASE_* / CID_EBLOCK_* */
+	const char *code;			/* stable text: "CHRONOID_ENODE" */
+	cid_bind_class cls;
+	const char *class_name;		/* the Python class: "ChronoidValueError" */
+} cid_bind_status;
+
+/*
+ * The row of status (core or lease library).  Never NULL: a status not in
+ * the table (a later library's, or CID_OK) gets the row of code
+ * "CHRONOID_ERROR", a generator error.
+ */
+const cid_bind_status *cid_bind_status_of(int status);
+
+/*
+ * What status means, in words: cid_lease_strerror's where the lease
+ * library is compiled in (CID_BIND_LEASE), else cid_strerror's (a lease
+ * status then reads "unknown status").
+ */
+const char *cid_bind_strerror(int status);
+
+/* ------------------------------------------------------------------------
+ * The process's generators and fork
+ * ------------------------------------------------------------------------ */
+
+/*
+ * The generators behind the module-level functions: one of each per
+ * process (per copy of the module), shared by every thread, worker and
+ * interpreter of it.  Start them with cid_bind_start().
+ */
+typedef struct cid_bind_gens
+{
+	cid_uuidv7_gen uuidv7;
+	cid_ulid_gen ulid;
+	cid_ulid_gen ulid_mono;
+	cid_uuidv6_gen uuidv6;
+	cid_objectid_gen objectid;
+} cid_bind_gens;
+
+extern cid_bind_gens cid_bind_gen;
+
+/*
+ * Bumped in the child of every fork() (a pthread_atfork handler, so forks
+ * made by C code count too).  An object that holds a claim, a lease or a
+ * block remembers the value it was made under; a different value means it
+ * now lives in a child, where it must not mint under the parent's
+ * identity.
+ */
+extern uint64_t cid_bind_fork_generation;
+
+/*
+ * Start the generators and the fork handler, once per process however
+ * often it is called (module init of every interpreter, every worker).
+ * In a child of fork() the monotonic ULID starts afresh: one that went on
+ * from the parent's last value would mint the parent's next ULIDs.
+ * CID_OK, or the failing init's status (every later call returns it too).
+ */
+int			cid_bind_start(void);
+
+/* ------------------------------------------------------------------------
+ * Claims
+ * ------------------------------------------------------------------------ */
+
+/*
+ * The process's generator of the lowest free node in [first, last] under
+ * its claim (host-wide when host, else this process's own; scope NULL is
+ * "default", dir NULL the claim directory in force): numbers held by
+ * another process are skipped, any other failure (a directory the core
+ * will not trust, a bad layout) returns at once.  CID_OK with *out and
+ * *node set; otherwise the status with err saying why: for one number
+ * the core's words (a held one gets the advice of what to do instead, and
+ * *holder its holder's pid, 0 when unknown), for a range every number's
+ * fate ("every node 0..7 of layout pgedge is claimed in scope default
+ * (/dir)"); another failure names the node ("node 3: ...").
+ */
+int			cid_bind_claim(cid_claimed_snowflake **out, uint64_t *node, const char *scope,
+						   uint64_t first, uint64_t last, const cid_layout *layout,
+						   const cid_snowflake_opts *opts, bool host, const char *dir,
+						   long *holder, char *err, size_t errlen);
+
+/* ------------------------------------------------------------------------
+ * The generated kinds
+ * ------------------------------------------------------------------------ */
+
+/*
+ * A kind of ID the module-level functions make: one ID into its bytes, n
+ * of them (the core's batch step: one clock reading and one random request
+ * for the whole batch, so fill is what a binding calls, n = 1 included),
+ * its text, and the smallest or largest ID of a time.
+ */
+typedef struct cid_bind_kind
+{
+	const char *what;			/* for messages: "UUIDv7" */
+	int			(*next) (void *gen, uint8_t *out);
+	int			(*fill) (void *gen, uint8_t *out, size_t n);
+	void	   *gen;			/* a member of cid_bind_gen, or NULL */
+	size_t		size;			/* bytes of one ID */
+	size_t		text_len;		/* characters of its text */
+	void		(*format) (char *out, const uint8_t *bytes);	/* NUL-terminated */
+
+	/*
+	 * The smallest (rest NULL) or largest (rest 16 bytes of 0xff) ID of the
+	 * time unit holding ms; NULL for a kind without time.
+	 */
+	int			(*at) (uint8_t *out, int64_t ms, const uint8_t *rest);
+	const char *span;			/* the times it holds, for messages */
+} cid_bind_kind;
+
+extern const cid_bind_kind cid_bind_uuidv7;
+extern const cid_bind_kind cid_bind_uuidv4;
+extern const cid_bind_kind cid_bind_uuidv6;
+extern const cid_bind_kind cid_bind_ulid;
+extern const cid_bind_kind cid_bind_ulid_mono;
+extern const cid_bind_kind cid_bind_objectid;
+extern const cid_bind_kind cid_bind_ksuid;
+
+/*
+ * The text of n IDs of kind k (their bytes, one after the other) into
+ * text, each followed by sep, then a NUL; text holds n * (k->text_len + 1)
+ * + 1 bytes.
+ * The core's batch formatter where it has one.
+ */
+void		cid_bind_format_many(const cid_bind_kind *k, char *text, const uint8_t *bytes,
+								 size_t n, char sep);
+
+/* ------------------------------------------------------------------------
+ * Block allocator options
+ * ------------------------------------------------------------------------ */
+
+/* The integer options of a block allocator, in the order of their names. */
+#define CID_BIND_BLOCK_NOPTS 7
+
+/* Each option's name in each language's spelling. */
+typedef struct cid_bind_opt_name
+{
+	const char *snake;			/* Python: "target_ms" */
+	const char *camel;			/* JavaScript: "targetMs" */
+} cid_bind_opt_name;
+
+extern const cid_bind_opt_name cid_bind_block_opt_names[CID_BIND_BLOCK_NOPTS];
+
+#ifdef CID_BIND_LEASE
+
+/* The defaults (cid_block_opts_default's), into v. */
+void		cid_bind_block_defaults(uint64_t v[CID_BIND_BLOCK_NOPTS]);
+
+/*
+ * opts for sequence, conninfo (NULL: the PG* variables) and the values v
+ * (each at most CID_BIND_MAX_OPTION), checked by the allocator's own rules
+ * before any connection: CID_OK, or CID_EINVAL with the reason in err.
+ * The strings are not copied.
+ */
+int			cid_bind_block_opts(cid_block_opts *opts, const char *sequence,
+								const char *conninfo, const uint64_t v[CID_BIND_BLOCK_NOPTS],
+								char *err, size_t errlen);
+
+#endif							/* CID_BIND_LEASE: the lease library is compiled in */
+
+#endif							/* CID_BIND_INTERNAL_H */

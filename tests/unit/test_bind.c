@@ -1,0 +1,174 @@
+/*
+ * test_bind.c — bind/, the half of the language packages they share: every
+ * status of both headers has its row (the code spelled from its name, one
+ * row each), the generated kinds' batch text is their single text, and a
+ * forked child is told so.  Built without the lease library, as a package
+ * built without libpq is.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "bind_internal.h"
+#include "tap.h"
+#include "testutil.h"
+
+/* IDs a kind's batch-text check makes. */
+#define N 50
+
+/* Every status of chronoid.h and chronoid_lease.h, with its name. */
+#define S(x) {x, #x}
+static const struct
+{
+	int			status;
+	const char *name;
+}			all[] = {
+	S(CID_EINVAL), S(CID_ENODE), S(CID_ELAYOUT), S(CID_ESYNTAX), S(CID_ELENGTH),
+	S(CID_EOVERFLOW), S(CID_ETIME_RANGE), S(CID_ECLOCK_BACKWARDS), S(CID_EDRIFT),
+	S(CID_EWAIT_TIMEOUT), S(CID_EEXHAUSTED), S(CID_EMONOTONIC_OVERFLOW), S(CID_ERANDOM),
+	S(CID_ECLOCK), S(CID_ENOTIME), S(CID_EUNKNOWN), S(CID_EAGAIN), S(CID_ENODE_HELD),
+	S(CID_ECLAIM), S(CID_EFORKED), S(CID_ELEASE_DB), S(CID_ELEASE_FULL),
+	S(CID_ELEASE_EXPIRED), S(CID_ELEASE_LOST), S(CID_ELEASE_FORKED), S(CID_ELEASE_CLOCK),
+	S(CID_ELEASE_RELEASED), S(CID_EBLOCK_DB), S(CID_EBLOCK_EXHAUSTED), S(CID_EBLOCK_FORKED),
+};
+
+static void
+test_every_status_has_its_code(void)
+{
+	size_t		n = sizeof(all) / sizeof(all[0]);
+
+	for (size_t i = 0; i < n; i++)
+	{
+		const cid_bind_status *row = cid_bind_status_of(all[i].status);
+		char		want[64];
+
+		/* CID_ENODE -> CHRONOID_ENODE: the code is the name, not a copy of it */
+		snprintf(want, sizeof(want), "CHRONOID_%s", all[i].name + 4);
+		EXPECT_EQ_INT(row->status, all[i].status);
+		EXPECT_STR(row->code, want);
+		EXPECT(row->class_name != NULL && row->class_name[0] != '\0');
+		for (size_t j = 0; j < i; j++)
+			EXPECT(cid_bind_status_of(all[j].status) != row);
+	}
+	/* The core's statuses are -1 .. CID_EFORKED, all of them listed above. */
+	for (int st = -1; st >= CID_EFORKED; st--)
+		EXPECT(strcmp(cid_bind_status_of(st)->code, "CHRONOID_ERROR") != 0);
+	EXPECT_STR(cid_bind_status_of(CID_OK)->code, "CHRONOID_ERROR");
+	EXPECT_STR(cid_bind_status_of(-999)->code, "CHRONOID_ERROR");
+	EXPECT_EQ_INT(cid_bind_status_of(-999)->cls, CID_BIND_GENERATOR_ERROR);
+}
+
+static void
+test_classes_follow_the_kind_of_failure(void)
+{
+	/* a bad value is the caller's; a parent's object in a child is a fork */
+	EXPECT_EQ_INT(cid_bind_status_of(CID_ESYNTAX)->cls, CID_BIND_VALUE_ERROR);
+	EXPECT_STR(cid_bind_status_of(CID_ESYNTAX)->class_name, "ChronoidValueError");
+	EXPECT_EQ_INT(cid_bind_status_of(CID_EAGAIN)->cls, CID_BIND_WOULD_WAIT);
+	EXPECT_EQ_INT(cid_bind_status_of(CID_ELEASE_FORKED)->cls, CID_BIND_FORK_ERROR);
+	EXPECT_EQ_INT(cid_bind_status_of(CID_EBLOCK_FORKED)->cls, CID_BIND_FORK_ERROR);
+	EXPECT_STR(cid_bind_status_of(CID_EBLOCK_FORKED)->class_name, "ForkError");
+	EXPECT_EQ_INT(cid_bind_status_of(CID_ERANDOM)->cls, CID_BIND_GENERATOR_ERROR);
+	/* without the lease library the words are the core's */
+	EXPECT_STR(cid_bind_strerror(CID_ENODE), cid_strerror(CID_ENODE));
+}
+
+static void
+test_batch_text_is_the_single_text(void)
+{
+	const cid_bind_kind *kinds[] = {&cid_bind_uuidv7, &cid_bind_uuidv4, &cid_bind_uuidv6,
+	&cid_bind_ulid, &cid_bind_ulid_mono, &cid_bind_objectid, &cid_bind_ksuid};
+
+	EXPECT_EQ_INT(cid_bind_start(), CID_OK);
+	EXPECT_EQ_INT(cid_bind_start(), CID_OK);	/* once per process, however called */
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+	{
+		const cid_bind_kind *k = kinds[i];
+		uint8_t		bytes[N * 20];
+		char		text[N * (CID_UUID_STRLEN + 1) + 1];
+		char		one[CID_UUID_STRLEN + 1];
+
+		/* the buffers above: 20 bytes (KSUID), 36 characters (UUID) at most */
+		EXPECT(k->size <= 20 && k->text_len <= CID_UUID_STRLEN);
+		if (k->size > 20 || k->text_len > CID_UUID_STRLEN)
+			continue;
+		EXPECT_EQ_INT(k->fill(k->gen, bytes, N), CID_OK);
+		cid_bind_format_many(k, text, bytes, N, '\n');
+		for (size_t j = 0; j < N; j++)
+		{
+			k->format(one, bytes + k->size * j);
+			EXPECT_EQ_INT(strlen(one), k->text_len);
+			EXPECT(memcmp(text + (k->text_len + 1) * j, one, k->text_len) == 0);
+			EXPECT(text[(k->text_len + 1) * j + k->text_len] == '\n');
+		}
+		/* one more from next(): a kind's single step works on its own */
+		EXPECT_EQ_INT(k->next(k->gen, bytes), CID_OK);
+	}
+	EXPECT_EQ_U64(CID_BIND_MAX_BATCH, (uint64_t) 1 << 24);
+}
+
+static void
+test_a_forked_child_is_told(void)
+{
+	uint64_t	before = cid_bind_fork_generation;
+	int			fds[2];
+	pid_t		pid;
+
+	EXPECT_EQ_INT(cid_bind_start(), CID_OK);
+	EXPECT_EQ_INT(pipe(fds), 0);
+	pid = fork();
+	if (pid == 0)
+	{
+		/* in the child: the generation moved, so a parent's object refuses */
+		char		c = cid_bind_fork_generation == before + 1 ? 'y' : 'n';
+
+		if (write(fds[1], &c, 1) != 1)
+			_exit(2);
+		_exit(0);
+	}
+	EXPECT(pid > 0);
+	if (pid > 0)
+	{
+		char		c = '?';
+		int			st = 0;
+
+		EXPECT_EQ_INT(read(fds[0], &c, 1), 1);
+		EXPECT(c == 'y');
+		EXPECT_EQ_INT(waitpid(pid, &st, 0), pid);
+		EXPECT(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	}
+	/* and the parent's did not */
+	EXPECT_EQ_U64(cid_bind_fork_generation, before);
+	close(fds[0]);
+	close(fds[1]);
+}
+
+static void
+test_block_option_names_in_both_spellings(void)
+{
+	for (int i = 0; i < CID_BIND_BLOCK_NOPTS; i++)
+	{
+		const char *s = cid_bind_block_opt_names[i].snake;
+		const char *c = cid_bind_block_opt_names[i].camel;
+		char		camel[32];
+		size_t		k = 0;
+
+		/* the camel name is the snake name spelled JavaScript's way */
+		for (size_t j = 0; s[j] != '\0' && k < sizeof(camel) - 1; j++)
+			camel[k++] = s[j] == '_' ? (char) (s[++j] - 'a' + 'A') : s[j];
+		camel[k] = '\0';
+		EXPECT_STR(c, camel);
+	}
+}
+
+int
+main(void)
+{
+	TAP_CASE(test_every_status_has_its_code);
+	TAP_CASE(test_classes_follow_the_kind_of_failure);
+	TAP_CASE(test_batch_text_is_the_single_text);
+	TAP_CASE(test_a_forked_child_is_told);
+	TAP_CASE(test_block_option_names_in_both_spellings);
+	return tap_done();
+}
