@@ -421,10 +421,10 @@ $(BUILD)/bench/bench: bench/bench.c $(STATIC_LIB)
 # (which need no prototypes: nothing in C calls them, so no
 # -Wmissing-prototypes; -Wbitwise-instead-of-logical is clang's alone).
 wasm: $(WASM_OUT)
-$(WASM_OUT): $(WASM_SRCS) $(wildcard include/*.h src/*.h wasm/*.h)
+$(WASM_OUT): $(WASM_SRCS) $(wildcard include/*.h src/*.h wasm/*.h bind/*.h)
 	$(WASM_CC) --target=wasm32-wasi --sysroot=$(WASM_SYSROOT) -std=c11 -Oz -flto \
 	    -Wall -Wextra -Wno-bitwise-instead-of-logical $(if $(WERROR),-Werror) \
-	    -D_GNU_SOURCE -DCID_API= -Iinclude -Isrc -mexec-model=reactor \
+	    -D_GNU_SOURCE -DCID_API= -Iinclude -Isrc -Ibind -mexec-model=reactor \
 	    -Wl,--gc-sections -Wl,--strip-all -Wl,--lto-O3 -o $@ $(WASM_SRCS)
 
 # One self-contained file (the module inlined in base64), so that it opens

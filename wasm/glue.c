@@ -28,12 +28,12 @@
 #include "chronoid.h"
 #include "scope_internal.h"
 #include "wasm.h"
+#include "bind_internal.h"
 
 #define EXPORT(name) __attribute__((export_name(name)))
 
 #define IO_BYTES 8192
 #define MAX_TEXT 256			/* longest argument text, as the addon's */
-#define MAX_BATCH (1u << 20)	/* as the addon's CID_NODE_MAX_BATCH */
 #define QUOTE_MAX 300
 
 /* 8-aligned: Snowflake IDs come back in it as int64s. */
@@ -267,16 +267,16 @@ cw_count(double d)
 {
 	char		num[32];
 
-	if (!(d >= 0 && d <= MAX_BATCH) || d != floor(d))
+	if (!(d >= 0 && d <= ((unsigned) CID_BIND_MAX_BATCH)) || d != floor(d))
 		return fail(CID_EINVAL, true, "batch size %s is out of range: expected an integer from 0 to %u",
-					number_text(num, sizeof(num), d), MAX_BATCH);
+					number_text(num, sizeof(num), d), ((unsigned) CID_BIND_MAX_BATCH));
 	return (int) d;
 }
 
 EXPORT("max_batch") int
 cw_max_batch(void)
 {
-	return MAX_BATCH;
+	return ((unsigned) CID_BIND_MAX_BATCH);
 }
 
 /* The time of the last cw_time_* call that succeeded. */

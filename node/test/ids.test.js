@@ -142,8 +142,7 @@ test('layouts: presets and specs', () => {
   assert.equal(l.epoch.toISOString(), '2025-01-01T00:00:00.000Z');
   assert.equal(cid.layout().name, 'pgedge');
   assert.equal(typeof cid.version, 'string');
-  // The WebAssembly build's linear memory (wasm32) keeps its batches to 2^20.
-  assert.equal(cid.maxBatch, build === 'wasm' ? 1 << 20 : 1 << 24);
+  assert.equal(cid.maxBatch, 1 << 24);
   // No claim directory where there are no host claims.
   if (build === 'wasm')
     assert.equal(cid.claimDir(), null);

@@ -9,7 +9,7 @@
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const crypto = require('node:crypto');
-const { throwsCode } = require('./helpers');
+const { throwsCode, sfOptions } = require('./helpers');
 const cid = require('..');
 
 const KINDS = ['uuid', 'ulid', 'snowflake', 'objectid', 'ksuid', 'typeid'];
@@ -25,7 +25,7 @@ function inspectReads(id) {
 }
 
 test('each generated kind is valid as itself and as no other kind', () => {
-  const sf = new cid.Snowflake({ node: 3, scope: 'validate' });
+  const sf = new cid.Snowflake(sfOptions({ node: 3, scope: 'validate' }));
   const made = {
     uuid: [cid.uuidv7(), cid.uuidv4(), cid.uuidv6(), cid.uuidv7Bytes(), cid.uuidv7().toUpperCase()],
     ulid: [cid.ulid(), cid.monotonicUlid()],

@@ -42,6 +42,10 @@ test('docs/packages.md: every case gives the class and code of the JavaScript co
   const rows = table();
   assert.deepEqual(Object.keys(rows).sort(), Object.keys(CASES).sort());
   for (const [name, [cls, code]] of Object.entries(rows)) {
+    // The WebAssembly build has no claim directory to check: it refuses
+    // every host claim first (CHRONOID_ECLAIM, wasm.test.js).
+    if (cid.build === 'wasm' && name === 'relative claim directory')
+      continue;
     let caught;
     try {
       CASES[name]();

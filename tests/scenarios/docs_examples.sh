@@ -229,7 +229,7 @@ packages() {
     local tree=$work/tree
     pkgs_ready=1
     mkdir -p "$tree" "$work/js/node_modules"
-    for d in src include db; do ln -sfn "$root/$d" "$tree/$d"; done
+    for d in src include db bind; do ln -sfn "$root/$d" "$tree/$d"; done
     tar -C "$root" -c --exclude=build --exclude='build-*' --exclude=node_modules --exclude=deps \
         --exclude='*.egg-info' --exclude=__pycache__ node python | tar -C "$tree" -x || return 1
     ln -sfn "$root/node/node_modules" "$tree/node/node_modules"     # node-api-headers, pg
