@@ -26,7 +26,9 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 npm_i=(npm install --no-audit --no-fund --no-package-lock --loglevel=error)
 
-if out=$(npm pack --pack-destination "$tmp" --loglevel=error 2>&1) && tgz=$(ls "$tmp"/chronoid-*.tgz 2>/dev/null); then
+# One pack at a time: prepack writes deps/ and prebuilds/ here, postpack
+# removes them, and web/test/run.sh packs too.
+if out=$(flock /tmp/chronoid-npm-pack.lock npm pack --pack-destination "$tmp" --loglevel=error 2>&1) && tgz=$(ls "$tmp"/chronoid-*.tgz 2>/dev/null); then
     ok "npm pack: $(basename "$tgz")"
 else
     not_ok "npm pack"

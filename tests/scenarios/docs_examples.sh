@@ -230,7 +230,7 @@ packages() {
     pkgs_ready=1
     mkdir -p "$tree" "$work/js/node_modules"
     for d in src include db bind; do ln -sfn "$root/$d" "$tree/$d"; done
-    tar -C "$root" -c --exclude=build --exclude='build-*' --exclude=node_modules --exclude=deps \
+    tar -C "$root" -c --exclude=build --exclude='build-*' --exclude=node_modules --exclude=deps --exclude=prebuilds \
         --exclude='*.egg-info' --exclude=__pycache__ node python | tar -C "$tree" -x || return 1
     ln -sfn "$root/node/node_modules" "$tree/node/node_modules"     # node-api-headers, pg
     ln -sfn "$tree/node" "$work/js/node_modules/chronoid"

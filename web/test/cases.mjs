@@ -75,7 +75,7 @@ function sameCases(c) {
   for (const l of [undefined, ...c.presets, 'time:41,node:10,seq:12;epoch=2025-01-01;tick=10ms', 'twiter',
     'time:41,node:10,seq:10', 'pgedge\0x', 42, 'x'.repeat(300)])
     same[`layout ${String(l)}`] = outcome(() => c.layout(l));
-  for (const n of ['10', 10n, undefined, NaN, -1, 1.5, Infinity, 2 ** 20 + 1])
+  for (const n of ['10', 10n, undefined, NaN, -1, 1.5, Infinity, 2 ** 24 + 1])
     for (const f of ['uuidv7Batch', 'ulidBuffer', 'ksuidBatch'])
       same[`${f} ${String(n)}`] = outcome(() => c[f](n));
   for (const node of [NaN, -1, 0.5, 2 ** 53, -1n, 2n ** 64n, 2n ** 63n, '7', 1024, 65536])
