@@ -31,6 +31,12 @@ cid_bind_claim(cid_claimed_snowflake **out, uint64_t *node, const char *scope, u
 			*node = n;
 			return CID_OK;
 		}
+		if (st == CID_EINVAL)
+		{
+			/* A bad scope or directory: the number has nothing to do with it. */
+			snprintf(err, errlen, "%s", why);
+			return st;
+		}
 		if (st != CID_ENODE_HELD)
 		{
 			snprintf(err, errlen, "node %llu: %s", (unsigned long long) n, why);
