@@ -84,13 +84,18 @@ class Server:
     def far_future(self):
         return time.time() + self.offset > EPOCH_2093 - 86400
 
+    # pg_ctl's wait: a start after "-m immediate" is a crash recovery (see
+    # READY_S below).  120 s was once too short in make soak, with eight
+    # agents' suites on two cores (step 9463 of a 10,000-step run).
+    START_S = 300
+
     def pg_ctl(self, *args):
         cmd = ["runuser", "-u", "postgres", "--", "env", f"LD_PRELOAD={self.lib}",
                f"FAKETIME_TIMESTAMP_FILE={self.rc}", "FAKETIME_NO_CACHE=1",
                # stat() real: the kills below would otherwise leave
                # libfaketime's semaphore taken (scenario_lib.bash says more)
                "NO_FAKE_STAT=1", "DONT_FAKE_MONOTONIC=1", f"{self.pgbin}/pg_ctl", "-D", self.pgdata,
-               "-l", self.pglog, "-w", "-t", "120", *args]
+               "-l", self.pglog, "-w", "-t", str(self.START_S), *args]
         r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         if r.returncode != 0:
             raise Failure(f"pg_ctl {' '.join(args)} failed: {r.stdout[-500:]}")
