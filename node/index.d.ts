@@ -289,6 +289,13 @@ export function typeidFromUuid(prefix: string, uuid: Id128Input): string;
 /** The UUID of a TypeID; with expectedPrefix, a TypeID of another prefix throws. */
 export function typeidToUuid(typeid: string, expectedPrefix?: string): string;
 export function parseTypeid(typeid: string): TypeIdParts;
+/**
+ * A UUIDv7 / ULID of time's millisecond (backfills, tests), its other bits
+ * random: no order among those of one millisecond, and no generator state.
+ * A time outside 1970 .. 10889 throws (CHRONOID_ETIME_RANGE).
+ */
+export function uuidv7At(time: TimeInput): string;
+export function ulidAt(time: TimeInput): string;
 export function uuidv7Bounds(time: TimeInput): Bounds<string>;
 export function ulidBounds(time: TimeInput): Bounds<string>;
 /** The smallest and largest UUIDv6 of the millisecond of time (1582-10-15 .. 5236). */

@@ -940,6 +940,28 @@ cw_bounds(int k)
 	return (int) (2 * w + 1);
 }
 
+/*
+ * An ID of kind k (UUIDv7, ULID) for the last time given, its other bits
+ * fresh from the host's random source: its text in io.
+ */
+EXPORT("id_at") int
+cw_id_at(int k)
+{
+	uint8_t		rest[16],
+				out[32];
+	int			rc;
+
+	if (k != K_UUIDV7 && k != K_ULID)
+		return fail(CID_EINVAL, false, "no ID for a given time of kind %d", k);
+	if ((rc = cid_random_bytes(rest, sizeof(rest))) != CID_OK)
+		return fail(rc, false, "%s: no random bytes: %s", kinds[k].what, cid_strerror(rc));
+	if ((rc = at(k, out, time_ms, rest)) != CID_OK)
+		return fail(rc, true, "time %" PRId64 " ms is outside what a %s can hold (%s)", time_ms,
+					kinds[k].what, kinds[k].span);
+	format(k, io, out, 1, 0);
+	return (int) kinds[k].text_len;
+}
+
 /* The Snowflake bounds at the last time, in the last layout: "min\nmax". */
 EXPORT("snowflake_bounds") int
 cw_snowflake_bounds(void)

@@ -6,7 +6,7 @@ import * as chronoid from 'chronoid';
 import {
   Snowflake, uuidv7, uuidv7Bytes, uuidv7Buffer, uuidv7Batch, uuidv4, uuidv4Bytes, uuidv4Buffer, uuidv4Batch,
   ulid, ulidBytes, ulidBuffer, ulidBatch, monotonicUlid, monotonicUlidBytes, monotonicUlidBuffer,
-  monotonicUlidBatch, inspect, uuidToUlid, ulidToUuid, uuidv7Bounds, ulidBounds, snowflakeBounds, layout,
+  monotonicUlidBatch, inspect, uuidToUlid, ulidToUuid, uuidv7At, ulidAt, uuidv7Bounds, ulidBounds, snowflakeBounds, layout,
   claimDir, presets, version, maxBatch, LeasedSnowflake, leaseSnowflake, leaseSetup, hasLease,
   typeid, typeidFromUuid, typeidToUuid, parseTypeid, uuidv6, uuidv6Bytes, uuidv6Buffer, uuidv6Batch,
   objectid, objectidBytes, objectidBuffer, objectidBatch, ksuid, ksuidBytes, ksuidBuffer, ksuidBatch,
@@ -45,6 +45,7 @@ sf.close();
 
 const when: TimeInput = '2025-01-01T00:00:00Z';
 const u: Bounds<string> = uuidv7Bounds(when);
+const at7: string = uuidv7At(when) + ulidAt(0);
 const v: Bounds<string> = ulidBounds(Date.now());
 const kindBounds: Bounds<string>[] = [uuidv6Bounds(when), objectidBounds(new Date()), ksuidBounds(Date.now())];
 const w: Bounds<bigint> = snowflakeBounds(new Date(), 'twitter');
@@ -102,5 +103,5 @@ try {
 }
 
 console.log(strings.length, buffers.length, text, batch.length, batchText, range, l.name, claimed, nodeNumber,
-  scope, u, v, w, kindBounds.length, info.kind, fromBytes.kind, converted, checked, uv, typed, parts.prefix, bare, layouts.length, v2, most, which, version, typeof leaseUser,
+  scope, u, at7, v, w, kindBounds.length, info.kind, fromBytes.kind, converted, checked, uv, typed, parts.prefix, bare, layouts.length, v2, most, which, version, typeof leaseUser,
   leaseBuilt, typeof blockUser);

@@ -326,6 +326,8 @@ function makeApi(native, alloc) {
     typeidFromUuid: native.typeidFromUuid,
     typeidToUuid: native.typeidToUuid,
     parseTypeid: native.parseTypeid,
+    uuidv7At: native.uuidv7At,
+    ulidAt: native.ulidAt,
     uuidv7Bounds: native.uuidv7Bounds,
     ulidBounds: native.ulidBounds,
     uuidv6Bounds: native.uuidv6Bounds,

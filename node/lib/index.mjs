@@ -51,6 +51,8 @@ export const {
   typeidFromUuid,
   typeidToUuid,
   parseTypeid,
+  uuidv7At,
+  ulidAt,
   uuidv7Bounds,
   ulidBounds,
   uuidv6Bounds,

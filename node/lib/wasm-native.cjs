@@ -262,6 +262,15 @@ function wasmNative(instance, alloc) {
     };
   }
 
+  native.uuidv7At = (t) => {
+    time(t);
+    return ascii(io, ok(X.id_at(0)));
+  };
+  native.ulidAt = (t) => {
+    time(t);
+    return ascii(io, ok(X.id_at(2)));
+  };
+
   native.snowflakeBounds = (t, layout) => {
     time(t);
     layoutArg(layout);

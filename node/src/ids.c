@@ -166,6 +166,34 @@ bounds_of(napi_env env, napi_callback_info info)
 	return cid_node_pair(env, min, cid_node_latin1(env, text, k->text_len));
 }
 
+/*
+ * An ID of kind data (UUIDv7, ULID) for a given time: backfills of old rows,
+ * deterministic tests.  The time's millisecond and fresh random bits, with
+ * no generator state: IDs of one millisecond come in no order, and the
+ * generators' own IDs neither wait for nor step past these.
+ */
+static napi_value
+id_at(napi_env env, napi_callback_info info)
+{
+	napi_value	argv[1];
+	const cid_bind_kind *k;
+	int64_t		ms;
+	uint8_t		rest[16],
+				out[32];
+	char		text[CID_UUID_STRLEN + 1];
+	int			rc;
+
+	if (!cid_node_args(env, info, 1, argv, (void **) &k) || !cid_node_get_time(env, argv[0], &ms))
+		return NULL;
+	if ((rc = cid_random_bytes(rest, sizeof(rest))) != CID_OK)
+		return cid_node_throw(env, rc, false, "%s: no random bytes: %s", k->what, cid_strerror(rc));
+	if ((rc = k->at(out, ms, rest)) != CID_OK)
+		return cid_node_throw(env, rc, true, "time %lld ms is outside what a %s can hold (%s)",
+							  (long long) ms, k->what, k->span);
+	k->format(text, out);
+	return cid_node_latin1(env, text, k->text_len);
+}
+
 bool
 cid_node_ids_init(napi_env env, napi_value exports)
 {
@@ -204,5 +232,7 @@ cid_node_ids_init(napi_env env, napi_value exports)
 		cid_node_def_fn(env, exports, "ulidBounds", bounds_of, (void *) &cid_bind_ulid) &&
 		cid_node_def_fn(env, exports, "uuidv6Bounds", bounds_of, (void *) &cid_bind_uuidv6) &&
 		cid_node_def_fn(env, exports, "objectidBounds", bounds_of, (void *) &cid_bind_objectid) &&
-		cid_node_def_fn(env, exports, "ksuidBounds", bounds_of, (void *) &cid_bind_ksuid);
+		cid_node_def_fn(env, exports, "ksuidBounds", bounds_of, (void *) &cid_bind_ksuid) &&
+		cid_node_def_fn(env, exports, "uuidv7At", id_at, (void *) &cid_bind_uuidv7) &&
+		cid_node_def_fn(env, exports, "ulidAt", id_at, (void *) &cid_bind_ulid);
 }
