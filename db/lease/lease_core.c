@@ -64,7 +64,7 @@ cid_lease_strerror(int status)
 		case CID_ELEASE_RELEASED:
 			return "node lease released";
 		case CID_EBLOCK_DB:
-			return "no block of values came from the database in time";
+			return "the database gave no block of values";
 		case CID_EBLOCK_EXHAUSTED:
 			return "the sequence has no value left";
 		case CID_EBLOCK_FORKED:

@@ -209,7 +209,7 @@ test_null_and_names(void)
 	cid_block_free(NULL);
 	EXPECT_EQ_INT(cid_block_open(NULL, NULL, NULL, 0), CID_EINVAL);
 	EXPECT_EQ_INT(cid_block_reserve(NULL, 1, &id, NULL, 0), CID_EINVAL);
-	EXPECT_STR(cid_lease_strerror(CID_EBLOCK_DB), "no block of values came from the database in time");
+	EXPECT_STR(cid_lease_strerror(CID_EBLOCK_DB), "the database gave no block of values");
 	EXPECT_STR(cid_lease_strerror(CID_EBLOCK_EXHAUSTED), "the sequence has no value left");
 	EXPECT(strstr(cid_lease_strerror(CID_EBLOCK_FORKED), "fork") != NULL);
 }
