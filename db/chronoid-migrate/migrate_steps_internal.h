@@ -576,7 +576,7 @@ int			mig_rollback(mig_ctx *c);
 int			mig_finish(mig_ctx *c);
 int			mig_status(mig_ctx *c);
 
-/* The entry point for plan, run, status, swap and rollback. */
+/* migrate_action.c: the entry point for every action on one table. */
 int			mig_table_action(const mig_opts *o);
 
 /* --- migrate_sizing.c: WAL, disk and rate estimates -------------------- */
