@@ -265,6 +265,15 @@ digest_sql="SELECT (SELECT count(*) || '|' || sum(hashtext(o::text)) FROM orders
                      WHERE attrelid IN ('orders'::regclass, 'order_items'::regclass, 'payments'::regclass)
                        AND attnum > 0 AND NOT attisdropped)"
 dump_n=0
+# refreshed_first OUT: the materialized view was filled again before the
+# tool waited for the subscriber (its readers here get an error while it
+# is empty): the line numbers of the two in the step's output.
+refreshed_first() {
+    local r w
+    r=$(grep -n -m 1 'refreshing materialized view public.account_sales' <<<"$1" | cut -d: -f1)
+    w=$(grep -n -m 1 'subscriber shop on .*: \(caught up with\|stopped at the first change after\) this step' <<<"$1" | cut -d: -f1)
+    [ -n "$r" ] && [ -n "$w" ] && [ "$r" -lt "$w" ]
+}
 # after_step LABEL OLDKEY TENANT_INDEX_COLUMNS: the checks after each step.
 after_step() {
     local label=$1 oldkey=$2 pub sub rc
@@ -348,16 +357,19 @@ check "after run: the tenant index has its twin on the new key" \
 # --- swap, rollback, swap, finish ---
 out=$(mig swap --table orders "${subs[@]}" "${cue[@]}" 2>&1); rc=$?
 check "swap --subscriber, with the cue, goes through" "$rc" 0 "$(tail -n 8 <<<"$out")"
+ok_if "swap: the materialized view was filled before the tool waited for the subscriber" 'refreshed_first "$out"' "$out"
 after_step "after swap" id_old "account_id,id"
 check "after swap: the key is a UUIDv7 for every row" \
     "$(pq "SELECT count(*) FILTER (WHERE ids.uuid_extract_version(id) <> 7) FROM orders")" 0
 
 out=$(mig rollback --table orders "${subs[@]}" "${cue[@]}" 2>&1); rc=$?
 check "rollback --subscriber, with the cue, goes through" "$rc" 0 "$(tail -n 8 <<<"$out")"
+ok_if "rollback: the materialized view was filled before the tool waited for the subscriber" 'refreshed_first "$out"' "$out"
 after_step "after rollback" id "account_id,id"
 
 out=$(mig swap --table orders "${subs[@]}" "${cue[@]}" 2>&1); rc=$?
 check "the second swap --subscriber goes through" "$rc" 0 "$(tail -n 8 <<<"$out")"
+ok_if "the second swap: the materialized view was filled before the tool waited for the subscriber" 'refreshed_first "$out"' "$out"
 after_step "after the second swap" id_old "account_id,id"
 
 out=$(mig finish --table orders "${subs[@]}" 2>&1); rc=$?
