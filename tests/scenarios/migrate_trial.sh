@@ -39,20 +39,9 @@ mkdir -p "$work"
 chmod 777 "$work"
 t_start=$(date +%s)
 
-# --- the subscriber: a second cluster, as migrate_subscriber.sh starts it ---
-sub_data=$PGC_DIR/sub/data
-sub_sock=$PGC_DIR/sub/sock
-mkdir -p "$sub_sock"
-chmod 700 "$PGC_DIR/sub"
-chown -R postgres: "$PGC_DIR/sub"
-runuser -u postgres -- "$PGC_BIN/initdb" -D "$sub_data" -U postgres -A trust -E UTF8 --locale=C \
-    --no-sync >"$work/sub-initdb.log" 2>&1 || bail "initdb of the subscriber"
-printf '%s\n' "port = $PGC_PORT" "listen_addresses = ''" "unix_socket_directories = '$sub_sock'" \
-    "fsync = off" "wal_retrieve_retry_interval = 1s" |
-    runuser -u postgres -- tee -a "$sub_data/postgresql.conf" >/dev/null
-runuser -u postgres -- "$PGC_BIN/pg_ctl" -D "$sub_data" -l "$PGC_DIR/sub/server.log" -w start >/dev/null 2>&1 ||
-    bail "start the subscriber: $(tail -n 5 "$PGC_DIR/sub/server.log" 2>/dev/null)"
-pgc_atexit 'runuser -u postgres -- "$PGC_BIN/pg_ctl" -D "$sub_data" -m immediate -w stop >/dev/null 2>&1'
+# --- the subscriber: a second cluster ---
+pgc_second sub "wal_retrieve_retry_interval = 1s" || bail "start the subscriber"
+sub_sock=$PGC2_SOCK
 
 # The shop's database belongs to its owner, shop; app is the application.
 pq() { q -d shop -c "$1"; }
@@ -274,7 +263,7 @@ refreshed_first() {
 # after_step LABEL OLDKEY TENANT_INDEX_COLUMNS: the checks after each step.
 after_step() {
     local label=$1 oldkey=$2 pub sub rc
-    hold || diag "$label: the writers did not hold, or the subscriber did not catch up: $(tail -n 3 "$PGC_DIR/sub/server.log")"
+    hold || diag "$label: the writers did not hold, or the subscriber did not catch up: $(tail -n 3 "$PGC2_LOG")"
     check "$label: no old row's own data changed (orders, items, payments)" "$(cold "$oldkey")" "$cold0"
     check "$label: the tool fired no trigger (audit log, updated_at)" "$(trigger_marks)" "0|0"
     pub=$(pq "$digest_sql")
