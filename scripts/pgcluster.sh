@@ -23,6 +23,8 @@
 #   pgc_stop                     stop (fast, else immediate), remove the dir
 #   pgc_pgctl args...            pg_ctl on this cluster, as the server's user
 #   pgc_atexit 'command'         run a command at exit, before the server stops
+#   pgc_second NAME [conf...]    a second server beside the first (a logical
+#                                subscriber): below
 #   pgc_install [targets...]     this tree's extension into the server's dirs
 # Exported after pgc_init: PGC_DIR (temp dir; after pgc_mkdir too), PGC_DATA, PGC_SOCK, PGC_LOG
 # (server log), PGC_BIN (server binaries, from `pg_config --bindir`), PGC_PORT,
@@ -254,4 +256,34 @@ pgc_stop() {
         PGC_DIR=
     fi
     return 0
+}
+
+# pgc_second NAME [conf lines...]: a second server beside this one (pgc_start
+# first), private to the caller: its own initdb (not a copy of the template:
+# it is another system) in $PGC_DIR/NAME, listening only on its own socket
+# directory under the same port number, stopped at exit with the first.
+# Sets PGC2_DATA, PGC2_SOCK and PGC2_LOG; q -h "$PGC2_SOCK" reaches it.
+pgc_second() {
+    local name=$1
+    shift
+    PGC2_DATA=$PGC_DIR/$name/data
+    PGC2_SOCK=$PGC_DIR/$name/sock
+    PGC2_LOG=$PGC_DIR/$name/server.log
+    mkdir -p "$PGC2_SOCK" || return 1
+    chmod 700 "$PGC_DIR/$name"
+    [ "$(id -u)" -eq 0 ] && chown -R postgres: "$PGC_DIR/$name"
+    if ! _pgc_as_owner "$PGC_BIN/initdb" -D "$PGC2_DATA" -U postgres -A trust -E UTF8 --locale=C \
+        --no-sync >"$PGC_DIR/$name/initdb.log" 2>&1; then
+        echo "pgcluster: initdb of $name failed (log: $PGC_DIR/$name/initdb.log)" >&2
+        return 1
+    fi
+    printf '%s\n' "port = $PGC_PORT" "listen_addresses = ''" "unix_socket_directories = '$PGC2_SOCK'" \
+        "fsync = off" "$@" | _pgc_as_owner tee -a "$PGC2_DATA/postgresql.conf" >/dev/null
+    export PGC2_DATA PGC2_SOCK PGC2_LOG
+    pgc_atexit '_pgc_as_owner "$PGC_BIN/pg_ctl" -D "$PGC2_DATA" -m immediate -w stop >/dev/null 2>&1'
+    if ! _pgc_as_owner "$PGC_BIN/pg_ctl" -D "$PGC2_DATA" -l "$PGC2_LOG" -w start >/dev/null 2>&1; then
+        echo "pgcluster: $name did not start (log: $PGC2_LOG):" >&2
+        tail -n 5 "$PGC2_LOG" >&2
+        return 1
+    fi
 }

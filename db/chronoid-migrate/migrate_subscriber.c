@@ -685,6 +685,41 @@ sub_foreign_keys(mig_ctx *c, sub_conn *s)
 	return ok;
 }
 
+/*
+ * Views and materialized views on subscriber s that depend on the table's
+ * primary key there (a GROUP BY on it, which selects the other columns
+ * through it): the tool carries views here, not there, and dropping that
+ * key there would fail on them after the publisher's step, so they are
+ * refused before it, named.  false with c->err set.
+ */
+static bool
+sub_key_views(mig_ctx *c, sub_conn *s)
+{
+	const char *params[1] = {c->t.qname};
+	PGresult   *res;
+	bool		ok;
+
+	res = sub_query(c, s, "SELECT pg_catalog.string_agg(DISTINCT pg_catalog.format('%s %s',"
+					" CASE v.relkind WHEN 'm' THEN 'materialized view' ELSE 'view' END, v.oid::pg_catalog.regclass), ', ')"
+					" FROM pg_catalog.pg_depend d"
+					" JOIN pg_catalog.pg_rewrite r ON r.oid = d.objid"
+					" JOIN pg_catalog.pg_class v ON v.oid = r.ev_class"
+					" JOIN pg_catalog.pg_constraint x ON x.oid = d.refobjid"
+					" WHERE d.classid = 'pg_catalog.pg_rewrite'::pg_catalog.regclass"
+					" AND d.refclassid = 'pg_catalog.pg_constraint'::pg_catalog.regclass"
+					" AND x.contype = 'p' AND x.conrelid = pg_catalog.to_regclass($1)", 1, params);
+	if (res == NULL)
+		return false;
+	ok = PQgetisnull(res, 0, 0);
+	if (!ok)
+		snprintf(c->err, sizeof(c->err), "subscriber %s: views there depend on %s's primary key (they group "
+				 "by it): %s; the key move there would fail on them after the publisher's step, and the tool "
+				 "does not carry a subscriber's views: drop them there for the move (create them again after it)",
+				 s->label, c->t.qname, PQgetvalue(res, 0, 0));
+	PQclear(res);
+	return ok;
+}
+
 /* Each statement of prep (one a line) alone, on subscriber s. */
 static bool
 sub_run_lines(mig_ctx *c, sub_conn *s, const char *prep)
@@ -734,7 +769,8 @@ mig_sub_prepare(mig_ctx *c, enum mig_sub_step step)
 			return false;
 		if (!todo)
 			continue;
-		if ((step == MIG_SUB_SWAP || step == MIG_SUB_ROLLBACK) && !sub_foreign_keys(c, &subs[i]))
+		if ((step == MIG_SUB_SWAP || step == MIG_SUB_ROLLBACK) &&
+			(!sub_foreign_keys(c, &subs[i]) || !sub_key_views(c, &subs[i])))
 			return false;
 		if ((step == MIG_SUB_SWAP || step == MIG_SUB_ROLLBACK) &&
 			(!sub_drop_invalid(c, &subs[i], c->t.idx_new_q) || !sub_drop_invalid(c, &subs[i], c->t.idx_old_q)))

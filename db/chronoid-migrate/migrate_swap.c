@@ -124,12 +124,20 @@ mig_swap(mig_ctx *c)
 			return failed(c);
 		c->st.step = MIG_SWAPPED;
 	}
+	/*
+	 * The materialized views the swap left empty are filled before any
+	 * subscriber is waited for: their readers here would otherwise get "has
+	 * not been populated" for as long as the subscribers take, and until
+	 * the step is run again when one of them fails.
+	 */
+	if (c->st.step == MIG_SWAPPED && !mig_views_refresh(c, resumed))
+		return failed(c);
 	/* Each --subscriber's columns renamed as here (again: a subscriber already done is left alone). */
 	if ((c->st.step == MIG_SWAPPED || c->st.step == MIG_DONE) && !mig_sub_mirror(c, MIG_SUB_SWAP))
 		return failed(c);
 	if (c->st.step == MIG_SWAPPED)
 	{
-		if (!mig_views_refresh(c, resumed) || !validate_children(c) || !mig_set_step(c, MIG_DONE))
+		if (!validate_children(c) || !mig_set_step(c, MIG_DONE))
 			return failed(c);
 	}
 	if (c->o->nsubscribers == 0 && !pub_note(c, MIG_SUB_SWAP))
@@ -327,14 +335,15 @@ mig_rollback(mig_ctx *c)
 		return failed(c);
 	if (c->st.step == MIG_ROLLING)
 	{
-		if (!mig_sub_mirror(c, MIG_SUB_ROLLBACK))
+		/* Its materialized views filled first, as after the swap. */
+		if (!mig_views_refresh(c, resumed) || !mig_sub_mirror(c, MIG_SUB_ROLLBACK))
 			return failed(c);
 		if (c->o->nsubscribers == 0)
 			(void) pub_note(c, MIG_SUB_ROLLBACK);
 		/* The names are the original ones again: as run left them, but for what follows. */
 		fprintf(stderr, "chronoid: %s: validating the foreign keys and %s's CHECKs again, "
 				"building %s's spare unique index\n", c->o->sub, c->t.new_q, c->t.key_q);
-		if (!mig_views_refresh(c, resumed) || !validate_children(c) || !mig_step_check(c) || !mig_step_index(c) ||
+		if (!validate_children(c) || !mig_step_check(c) || !mig_step_index(c) ||
 			!mig_set_step(c, MIG_INDEXED))
 			return failed(c);
 		printf("%s: rolled back; %s is the primary key as before; %s keeps the new IDs, "

@@ -25,19 +25,8 @@ mkdir -p "$work"
 chmod 777 "$work"
 
 # --- the subscriber: a second cluster of its own, private, stopped on exit ---
-sub_data=$PGC_DIR/sub/data
-sub_sock=$PGC_DIR/sub/sock
-mkdir -p "$sub_sock"
-chmod 700 "$PGC_DIR/sub"
-chown -R postgres: "$PGC_DIR/sub"
-runuser -u postgres -- "$PGC_BIN/initdb" -D "$sub_data" -U postgres -A trust -E UTF8 --locale=C \
-    --no-sync >"$work/sub-initdb.log" 2>&1 || bail "initdb of the subscriber"
-printf '%s\n' "port = $PGC_PORT" "listen_addresses = ''" "unix_socket_directories = '$sub_sock'" \
-    "fsync = off" "wal_retrieve_retry_interval = 1s" |
-    runuser -u postgres -- tee -a "$sub_data/postgresql.conf" >/dev/null
-runuser -u postgres -- "$PGC_BIN/pg_ctl" -D "$sub_data" -l "$PGC_DIR/sub/server.log" -w start >/dev/null 2>&1 ||
-    bail "start the subscriber: $(tail -n 5 "$PGC_DIR/sub/server.log" 2>/dev/null)"
-pgc_atexit 'runuser -u postgres -- "$PGC_BIN/pg_ctl" -D "$sub_data" -m immediate -w stop >/dev/null 2>&1'
+pgc_second sub "wal_retrieve_retry_interval = 1s" || bail "start the subscriber"
+sub_sock=$PGC2_SOCK
 
 subq() { q -h "$sub_sock" -p "$PGC_PORT" -c "$1"; }
 sub_conninfo="host=$sub_sock port=$PGC_PORT dbname=postgres user=postgres"
@@ -118,7 +107,7 @@ digest_sql="SELECT (SELECT count(*) || '|' || sum(hashtext(o::text)) FROM orders
 same_rows() {
     local pub sub
     pause || not_ok "$1: the writers pause" "$(ls "$work")"
-    caught_up || diag "the subscriber has not confirmed the publisher's position: $(tail -n 3 "$PGC_DIR/sub/server.log")"
+    caught_up || diag "the subscriber has not confirmed the publisher's position: $(tail -n 3 "$PGC2_LOG")"
     pub=$(q "$digest_sql")
     sub=$(subq "$digest_sql")
     check "$1: the subscriber has the same rows, sums and columns as the publisher" "$sub" "$pub"
@@ -181,11 +170,11 @@ check "swap without --subscriber goes through" "$rc" 0 "$(tail -n 5 <<<"$out")"
 ok_if "and says the subscribers need the DDL, and how to get it" \
     '[[ $out == *"is published: each logical subscriber stops"*"subscriber-ddl swap --table orders"* ]]' "$out"
 for _ in $(seq 100); do
-    grep -q 'missing replicated column' "$PGC_DIR/sub/server.log" && break
+    grep -q 'missing replicated column' "$PGC2_LOG" && break
     sleep 0.1
 done
 ok_if "the subscriber stops at the swap (missing replicated column)" \
-    'grep -q "missing replicated column" "$PGC_DIR/sub/server.log"'
+    'grep -q "missing replicated column" "$PGC2_LOG"'
 out=$(mig rollback --table orders --max-lag 2s 2>&1); rc=$?
 ok_if "rollback refuses while the subscriber is stopped, naming its slot" \
     '[ $rc -eq 1 ] && [[ $out == *"refusing the rollback"*"slot shop_sub"* ]]' "rc=$rc" "$out"
