@@ -77,7 +77,7 @@ if /usr/bin/python3 -c 'import setuptools' 2>/dev/null; then
     mkdir -p "$tmp/py"
     cp -r python "$tmp/py/python"
     rm -rf "$tmp/py/python/build" "$tmp/py/python/build-"* "$tmp/py/python/"*.egg-info
-    for d in src include db; do ln -s "$root/$d" "$tmp/py/$d"; done
+    for d in src include db bind; do ln -s "$root/$d" "$tmp/py/$d"; done
     if ! CHRONOID_NO_LEASE=1 /usr/bin/python3 -m pip install --quiet --no-build-isolation --no-index \
             --no-deps --no-warn-script-location --target "$tmp/py/site" "$tmp/py/python" \
             >"$tmp/pip.log" 2>&1; then
