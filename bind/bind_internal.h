@@ -71,6 +71,14 @@ const cid_bind_status *cid_bind_status_of(int status);
  */
 const char *cid_bind_strerror(int status);
 
+/*
+ * A failure's words: status's, then the library's detail ("lease database
+ * error: connection refused").  A detail that already says the whole, the
+ * lease range's "no free node number in 1..8: 8 held by leases, ...", goes
+ * alone rather than after its own summary.  Returns out.
+ */
+const char *cid_bind_failure(char *out, size_t len, int status, const char *detail);
+
 /* ------------------------------------------------------------------------
  * The process's generators and fork
  * ------------------------------------------------------------------------ */

@@ -3,6 +3,8 @@
  * (JavaScript's error.code), the class of error (Python's exception class)
  * and the words, for the core's statuses and the lease library's alike.
  */
+#include <stdio.h>
+
 #include "bind_internal.h"
 
 /*
@@ -63,4 +65,18 @@ cid_bind_strerror(int status)
 #else
 	return cid_strerror(status);
 #endif
+}
+
+const char *
+cid_bind_failure(char *out, size_t len, int status, const char *detail)
+{
+	if (detail == NULL || detail[0] == '\0')
+		snprintf(out, len, "%s", cid_bind_strerror(status));
+#ifdef CID_BIND_LEASE
+	else if (status == CID_ELEASE_FULL)
+		snprintf(out, len, "%s", detail);
+#endif
+	else
+		snprintf(out, len, "%s: %s", cid_bind_strerror(status), detail);
+	return out;
 }

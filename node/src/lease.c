@@ -281,11 +281,12 @@ work_complete(napi_env env, napi_status st, void *data)
 
 	if (!ok)
 	{
-		char		msg[700];
+		char		msg[700],
+					why[600];
 
-		snprintf(msg, sizeof(msg), "%s: %s%s%s",
+		snprintf(msg, sizeof(msg), "%s: %s",
 				 w->op == OP_SETUP ? "lease setup" : w->op == OP_ACQUIRE ? "lease" : "lease release",
-				 cid_lease_strerror(w->status), w->err[0] ? ": " : "", w->err);
+				 cid_bind_failure(why, sizeof(why), w->status, w->err));
 		v = cid_node_error(env, w->status, msg);
 		napi_reject_deferred(env, w->deferred, v);
 	}

@@ -140,8 +140,12 @@ lease_error(int st, const char *what, const char *detail)
 		return cpy_raise(cpy_status_class(st), "%s: %s: this lease belongs to the parent process; "
 						 "a child acquires its own", what, cid_bind_strerror(st));
 	if (st <= CID_ELEASE_DB)
-		return cpy_raise(cpy_status_class(st), "%s: %s%s%s", what, cid_bind_strerror(st),
-						 detail && *detail ? ": " : "", detail ? detail : "");
+	{
+		char		why[700];
+
+		return cpy_raise(cpy_status_class(st), "%s: %s", what,
+						 cid_bind_failure(why, sizeof(why), st, detail));
+	}
 	return cpy_raise_status(st, "%s%s%s", what, detail && *detail ? ": " : "",
 							detail ? detail : "");
 }
