@@ -114,7 +114,7 @@ for node in "$(command -v node)" "$rt_x64_oldest/bin/node" "$rt_x64_newest/bin/n
         "$out" "prebuilds/linux-x64/chronoid.node 7 3 true true $v"
 done
 # shellcheck disable=SC2016 # expanded by the inner shell
-out=$(cd "$tmp/ignore" && unshare -m sh -c 'mount --bind /dev/null "$1" && shift && exec "$@"' _ \
+out=$(cd "$tmp/ignore" && CHRONOID_CLAIM_DIR=$tmp/ignore/claims unshare -m sh -c 'mount --bind /dev/null "$1" && shift && exec "$@"' _ \
     "$(readlink -f /usr/lib/x86_64-linux-gnu/libpq.so.5)" node -e "$probe" 2>&1)
 check "libpq.so.5 missing: the x64 addon without leases loads" \
     "$out" "prebuilds/linux-x64/chronoid-nolease.node 7 3 true false $(node --version)"
