@@ -80,6 +80,52 @@ const char *cid_bind_strerror(int status);
 const char *cid_bind_failure(char *out, size_t len, int status, const char *detail);
 
 /* ------------------------------------------------------------------------
+ * The words of a bad argument, from C values (text.c)
+ * ------------------------------------------------------------------------ */
+
+/* Bytes cid_bind_quote writes at most, its NUL included. */
+#define CID_BIND_QUOTE_MAX 300
+
+/*
+ * s (len bytes, any bytes) as a double-quoted literal for a message:
+ * printable ASCII as it is, '"', '\\' and every other byte as \xNN; at
+ * most 60 bytes shown, then "... (N bytes)".  out holds CID_BIND_QUOTE_MAX.
+ */
+void		cid_bind_quote(char *out, const char *s, size_t len);
+
+/*
+ * A number as a message shows it: NaN, Infinity and -Infinity spelled as
+ * JavaScript does, any other in 17 significant digits (so that an
+ * integer-looking one that is not an integer shows its fraction).  Into
+ * buf; returns buf.
+ */
+const char *cid_bind_number_text(char *buf, size_t cap, double d);
+
+/* What each text form may be, for a failed parse's "(expected ...)". */
+#define CID_BIND_UUID_EXPECTED "36 characters 8-4-4-4-12 of hex digits, 32 hex digits, or either in braces"
+#define CID_BIND_ULID_EXPECTED "26 characters of Crockford base32, at most 7ZZZZZZZZZZZZZZZZZZZZZZZZZ"
+#define CID_BIND_TYPEID_PREFIX_EXPECTED \
+	"at most 63 characters of a-z and '_', starting and ending with a letter"
+#define CID_BIND_TYPEID_EXPECTED "a prefix of a-z and '_' and a '_', then 26 lower-case base32 " \
+	"digits (0-9, a-z without i, l, o, u), at most 7zzzzzzzzzzzzzzzzzzzzzzzzz"
+
+/*
+ * What an ID of len characters that inspect could not read was expected
+ * to be: the kind its length points at (ObjectId, KSUID), else the rest.
+ */
+const char *cid_bind_inspect_expected(size_t len);
+
+/*
+ * The words of a failed parse of s (len bytes) as what ("UUID"): rc the
+ * parser's status, pos where it stopped, expected the form.  A syntax
+ * error names the character at pos (a byte as 0x.. when not printable; a
+ * pos at the end reads as the status's words); a length error counts
+ * characters, not UTF-8 bytes.  Into out (len outlen); returns out.
+ */
+const char *cid_bind_parse_failed(char *out, size_t outlen, int rc, const char *what,
+								  const char *s, size_t len, size_t pos, const char *expected);
+
+/* ------------------------------------------------------------------------
  * The process's generators and fork
  * ------------------------------------------------------------------------ */
 

@@ -2,14 +2,17 @@
  * test_bind.c — bind/, the half of the language packages they share: every
  * status of both headers has its row (the code spelled from its name, one
  * row each), the generated kinds' batch text is their single text, a set
- * of generators of its own runs on its own clock and random source, and a
- * forked child is told so.  Built without the lease library, as a package
+ * of generators of its own runs on its own clock and random source, the
+ * words of a bad argument read as the packages print them, and a forked
+ * child is told so.  Built without the lease library, as a package
  * built without libpq is.
  */
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <math.h>
 
 #include "bind_internal.h"
 #include "tap.h"
@@ -154,6 +157,54 @@ test_a_set_of_its_own_runs_on_its_env(void)
 }
 
 static void
+test_the_words_of_a_bad_argument(void)
+{
+	char		q[CID_BIND_QUOTE_MAX];
+	char		long_text[200];
+	char		want[CID_BIND_QUOTE_MAX];
+	char		num[32];
+	char		msg[1024];
+
+	cid_bind_quote(q, "a\"b\\c\x01\xc3\xa9", 8);
+	EXPECT_STR(q, "\"a\\x22b\\x5cc\\x01\\xc3\\xa9\"");
+	cid_bind_quote(q, "", 0);
+	EXPECT_STR(q, "\"\"");
+	/* at most 60 bytes shown, then the whole length; the worst case fits */
+	memset(long_text, 'x', sizeof(long_text));
+	cid_bind_quote(q, long_text, sizeof(long_text));
+	snprintf(want, sizeof(want), "\"%.60s\"... (200 bytes)", long_text);
+	EXPECT_STR(q, want);
+	memset(long_text, 0x80, sizeof(long_text));
+	cid_bind_quote(q, long_text, sizeof(long_text));
+	EXPECT_EQ_INT(strlen(q), 2 + 60 * 4 + strlen("... (200 bytes)"));
+
+	EXPECT_STR(cid_bind_number_text(num, sizeof(num), NAN), "NaN");
+	EXPECT_STR(cid_bind_number_text(num, sizeof(num), INFINITY), "Infinity");
+	EXPECT_STR(cid_bind_number_text(num, sizeof(num), -INFINITY), "-Infinity");
+	EXPECT_STR(cid_bind_number_text(num, sizeof(num), 1.5), "1.5");
+	EXPECT_STR(cid_bind_number_text(num, sizeof(num), -3), "-3");
+	EXPECT_STR(cid_bind_number_text(num, sizeof(num), 0.1), "0.10000000000000001");
+
+	EXPECT_STR(cid_bind_parse_failed(msg, sizeof(msg), CID_ESYNTAX, "UUID", "0z", 2, 1, "hex"),
+			   "invalid UUID \"0z\": character 'z' at position 1 (expected hex)");
+	EXPECT_STR(cid_bind_parse_failed(msg, sizeof(msg), CID_ESYNTAX, "ULID", "0\xc3\xa9", 3, 1, "b32"),
+			   "invalid ULID \"0\\xc3\\xa9\": byte 0xc3 at position 1 (expected b32)");
+	/* characters, not bytes: the é is one */
+	EXPECT_STR(cid_bind_parse_failed(msg, sizeof(msg), CID_ELENGTH, "ID", "a\xc3\xa9", 3, 0, "x"),
+			   "invalid ID \"a\\xc3\\xa9\": 2 characters (expected x)");
+	/* a syntax error at the end has no character to name: the status's words */
+	snprintf(want, sizeof(want), "invalid TypeID \"ab\": %s (expected t)", cid_strerror(CID_ESYNTAX));
+	EXPECT_STR(cid_bind_parse_failed(msg, sizeof(msg), CID_ESYNTAX, "TypeID", "ab", 2, 2, "t"), want);
+	snprintf(want, sizeof(want), "invalid ULID \"8\": %s (expected u)", cid_strerror(CID_EOVERFLOW));
+	EXPECT_STR(cid_bind_parse_failed(msg, sizeof(msg), CID_EOVERFLOW, "ULID", "8", 1, 0, "u"), want);
+
+	EXPECT_STR(cid_bind_inspect_expected(CID_OBJECTID_STRLEN), "a MongoDB ObjectId (24 hex digits)");
+	EXPECT_STR(cid_bind_inspect_expected(CID_KSUID_STRLEN), "a KSUID (27 base62 characters)");
+	EXPECT_STR(cid_bind_inspect_expected(CID_UUID_STRLEN),
+			   "a UUID, a ULID or a decimal snowflake of the layout");
+}
+
+static void
 test_a_forked_child_is_told(void)
 {
 	uint64_t	before = cid_bind_fork_generation;
@@ -214,6 +265,7 @@ main(void)
 	TAP_CASE(test_classes_follow_the_kind_of_failure);
 	TAP_CASE(test_batch_text_is_the_single_text);
 	TAP_CASE(test_a_set_of_its_own_runs_on_its_env);
+	TAP_CASE(test_the_words_of_a_bad_argument);
 	TAP_CASE(test_a_forked_child_is_told);
 	TAP_CASE(test_block_option_names_in_both_spellings);
 	return tap_done();
