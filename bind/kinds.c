@@ -28,118 +28,52 @@ cid_bind_gens_init(cid_bind_gens *g, const cid_env *env)
  * One ID into its bytes, n of them
  * ------------------------------------------------------------------------ */
 
-static int
-next_uuidv7(cid_bind_gens *g, uint8_t *out)
-{
-	return cid_uuidv7_next(&g->uuidv7, (cid_uuid *) out);
+/*
+ * A kind's two steps, one ID and n, as calls of the core over g (the set),
+ * out and n: its generator's in the set, or for a kind without state
+ * (UUIDv4, KSUID) the set's clock and random source.
+ */
+#define STEPS(name, next_call, fill_call) \
+static int \
+next_##name(cid_bind_gens *g, uint8_t *out) \
+{ \
+	return next_call; \
+} \
+static int \
+fill_##name(cid_bind_gens *g, uint8_t *out, size_t n) \
+{ \
+	return fill_call; \
 }
 
-static int
-fill_uuidv7(cid_bind_gens *g, uint8_t *out, size_t n)
-{
-	return cid_uuidv7_fill(&g->uuidv7, (cid_uuid *) out, n, NULL);
-}
-
-static int
-next_ulid(cid_bind_gens *g, uint8_t *out)
-{
-	return cid_ulid_next(&g->ulid, (cid_ulid *) out);
-}
-
-static int
-fill_ulid(cid_bind_gens *g, uint8_t *out, size_t n)
-{
-	return cid_ulid_fill(&g->ulid, (cid_ulid *) out, n, NULL);
-}
-
-static int
-next_ulid_mono(cid_bind_gens *g, uint8_t *out)
-{
-	return cid_ulid_next(&g->ulid_mono, (cid_ulid *) out);
-}
-
-static int
-fill_ulid_mono(cid_bind_gens *g, uint8_t *out, size_t n)
-{
-	return cid_ulid_fill(&g->ulid_mono, (cid_ulid *) out, n, NULL);
-}
-
-/* UUIDv4 and KSUID keep no state: only the set's clock and random source. */
-static int
-next_uuidv4(cid_bind_gens *g, uint8_t *out)
-{
-	return cid_uuidv4_new((cid_uuid *) out, g->env);
-}
-
-static int
-fill_uuidv4(cid_bind_gens *g, uint8_t *out, size_t n)
-{
-	return cid_uuidv4_fill((cid_uuid *) out, n, g->env);
-}
-
-static int
-next_uuidv6(cid_bind_gens *g, uint8_t *out)
-{
-	return cid_uuidv6_next(&g->uuidv6, (cid_uuid *) out);
-}
-
-static int
-fill_uuidv6(cid_bind_gens *g, uint8_t *out, size_t n)
-{
-	return cid_uuidv6_fill(&g->uuidv6, (cid_uuid *) out, n, NULL);
-}
-
-static int
-next_objectid(cid_bind_gens *g, uint8_t *out)
-{
-	return cid_objectid_next(&g->objectid, (cid_objectid *) out);
-}
-
-static int
-fill_objectid(cid_bind_gens *g, uint8_t *out, size_t n)
-{
-	return cid_objectid_fill(&g->objectid, (cid_objectid *) out, n, NULL);
-}
-
-static int
-next_ksuid(cid_bind_gens *g, uint8_t *out)
-{
-	return cid_ksuid_new((cid_ksuid *) out, g->env);
-}
-
-static int
-fill_ksuid(cid_bind_gens *g, uint8_t *out, size_t n)
-{
-	return cid_ksuid_fill((cid_ksuid *) out, n, g->env);
-}
+STEPS(uuidv7, cid_uuidv7_next(&g->uuidv7, (cid_uuid *) out),
+	  cid_uuidv7_fill(&g->uuidv7, (cid_uuid *) out, n, NULL))
+STEPS(ulid, cid_ulid_next(&g->ulid, (cid_ulid *) out),
+	  cid_ulid_fill(&g->ulid, (cid_ulid *) out, n, NULL))
+STEPS(ulid_mono, cid_ulid_next(&g->ulid_mono, (cid_ulid *) out),
+	  cid_ulid_fill(&g->ulid_mono, (cid_ulid *) out, n, NULL))
+STEPS(uuidv6, cid_uuidv6_next(&g->uuidv6, (cid_uuid *) out),
+	  cid_uuidv6_fill(&g->uuidv6, (cid_uuid *) out, n, NULL))
+STEPS(objectid, cid_objectid_next(&g->objectid, (cid_objectid *) out),
+	  cid_objectid_fill(&g->objectid, (cid_objectid *) out, n, NULL))
+STEPS(uuidv4, cid_uuidv4_new((cid_uuid *) out, g->env), cid_uuidv4_fill((cid_uuid *) out, n, g->env))
+STEPS(ksuid, cid_ksuid_new((cid_ksuid *) out, g->env), cid_ksuid_fill((cid_ksuid *) out, n, g->env))
 
 /* ------------------------------------------------------------------------
  * Text
  * ------------------------------------------------------------------------ */
 
-static void
-format_uuid(char *out, const uint8_t *bytes)
-{
-	cid_uuid_format(out, (const cid_uuid *) bytes);
+/* A kind's text: the core's formatter of its type T. */
+#define FORMAT(name, T, format_fn) \
+static void \
+format_##name(char *out, const uint8_t *bytes) \
+{ \
+	format_fn(out, (const T *) bytes); \
 }
 
-static void
-format_ulid(char *out, const uint8_t *bytes)
-{
-	cid_ulid_format(out, (const cid_ulid *) bytes);
-}
-
-static void
-format_objectid(char *out, const uint8_t *bytes)
-{
-	cid_objectid_format(out, (const cid_objectid *) bytes);
-}
-
-static void
-format_ksuid(char *out, const uint8_t *bytes)
-{
-	cid_ksuid_format(out, (const cid_ksuid *) bytes);
-}
+FORMAT(uuid, cid_uuid, cid_uuid_format)
+FORMAT(ulid, cid_ulid, cid_ulid_format)
+FORMAT(objectid, cid_objectid, cid_objectid_format)
+FORMAT(ksuid, cid_ksuid, cid_ksuid_format)
 
 void
 cid_bind_format_many(const cid_bind_kind *k, char *text, const uint8_t *bytes, size_t n, char sep)
@@ -166,18 +100,17 @@ cid_bind_format_many(const cid_bind_kind *k, char *text, const uint8_t *bytes, s
  * The smallest (rest NULL) or largest (rest all ones) ID of the time unit
  * holding ms: the core's from_ms steps, the pure halves of the generators.
  */
-
-static int
-at_uuidv7(uint8_t *out, int64_t ms, const uint8_t *rest)
-{
-	return cid_uuidv7_from_ms((cid_uuid *) out, ms, rest);
+#define AT(name, T, from_ms_fn) \
+static int \
+at_##name(uint8_t *out, int64_t ms, const uint8_t *rest) \
+{ \
+	return from_ms_fn((T *) out, ms, rest); \
 }
 
-static int
-at_ulid(uint8_t *out, int64_t ms, const uint8_t *rest)
-{
-	return cid_ulid_from_ms((cid_ulid *) out, ms, rest);
-}
+AT(uuidv7, cid_uuid, cid_uuidv7_from_ms)
+AT(ulid, cid_ulid, cid_ulid_from_ms)
+AT(objectid, cid_objectid, cid_objectid_from_ms)
+AT(ksuid, cid_ksuid, cid_ksuid_from_ms)
 
 /* v6 counts 100 ns from 1582-10-15: the ms's first or last tick. */
 static int
@@ -188,18 +121,6 @@ at_uuidv6(uint8_t *out, int64_t ms, const uint8_t *rest)
 		return CID_ETIME_RANGE;
 	return cid_uuidv6_from_ticks((cid_uuid *) out, (uint64_t) (ms * 10000 + CID_UUID_GREGORIAN_OFFSET) +
 								 (rest != NULL ? 9999 : 0), rest);
-}
-
-static int
-at_objectid(uint8_t *out, int64_t ms, const uint8_t *rest)
-{
-	return cid_objectid_from_ms((cid_objectid *) out, ms, rest);
-}
-
-static int
-at_ksuid(uint8_t *out, int64_t ms, const uint8_t *rest)
-{
-	return cid_ksuid_from_ms((cid_ksuid *) out, ms, rest);
 }
 
 /* ------------------------------------------------------------------------
