@@ -183,6 +183,18 @@ extern const cid_bind_kind cid_bind_ksuid;
 void		cid_bind_format_many(const cid_bind_kind *k, char *text, const uint8_t *bytes,
 								 size_t n, char sep);
 
+/* Bytes a JSON array of n texts of len characters takes, with its NUL. */
+#define CID_BIND_JSON_BYTES(n, len) ((n) * ((len) + 3) + 2)
+
+/*
+ * n texts of len characters in text, each followed by one separator (as
+ * cid_bind_format_many writes them), rewritten in place as the JSON array
+ * ["a","b",...] and a NUL: text holds CID_BIND_JSON_BYTES(n, len) bytes.
+ * The texts must need no escaping (every kind's text is letters, digits
+ * and '-').  Returns the array's length; n = 0 gives "[]".
+ */
+size_t		cid_bind_json_lines(char *text, size_t n, size_t len);
+
 /* ------------------------------------------------------------------------
  * Block allocator options
  * ------------------------------------------------------------------------ */

@@ -549,20 +549,22 @@ cw_fill(int k, uint8_t *out, size_t n)
 }
 
 /*
- * n IDs of kind k as lines: out holds n * (size + text_len + 1) bytes,
- * the IDs first and their text after them; returns the text's offset.
+ * n IDs of kind k as a JSON array of their texts (bind/batch_json.c says
+ * why): out holds n * size + CID_BIND_JSON_BYTES(n, text_len) bytes, the
+ * IDs first and the array after them; returns the array's length.
  */
-EXPORT("lines") int
-cw_lines(int k, uint8_t *out, size_t n)
+EXPORT("json") int
+cw_json(int k, uint8_t *out, size_t n)
 {
-	size_t		at = n * kinds[k].size;
+	char	   *text = (char *) out + n * kinds[k].size;
 
-	if (n == 0)
-		return 0;
-	if (fill(k, out, n) < 0)
-		return -1;
-	format(k, (char *) out + at, out, n, '\n');
-	return (int) at;
+	if (n > 0)
+	{
+		if (fill(k, out, n) < 0)
+			return -1;
+		format(k, text, out, n, '\n');
+	}
+	return (int) cid_bind_json_lines(text, n, kinds[k].text_len);
 }
 
 /* ------------------------------------------------------------------------

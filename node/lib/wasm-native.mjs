@@ -240,13 +240,12 @@ function wasmNative(instance, alloc) {
         return copyOut(p, c * size);
       });
     };
-    native[`${name}Lines`] = (n) => {
+    native[`${name}Json`] = (n) => {
       const c = count(n);
-      if (c === 0)
-        return '';
-      return withMemory(c * (size + w), c, (p) => {
-        const at = p + ok(X.lines(k, p, c));
-        return decoder.decode(u8().subarray(at, at + c * w - 1));
+      const at = c * size;
+      return withMemory(at + c * (w + 2) + 2, c, (p) => {
+        const len = ok(X.json(k, p, c));
+        return decoder.decode(u8().subarray(p + at, p + at + len));
       });
     };
   });
