@@ -1108,6 +1108,28 @@ cw_sf_fill(cid_snowflake_gen *g, uint64_t *out, size_t n)
 	return rc < 0 ? sf_failed(g, rc) : 0;
 }
 
+/*
+ * The next ID of g as the return value (a BigInt in JavaScript, with no
+ * trip through memory): the single call's path.  0 may be an ID (node 0's
+ * first in the layout's epoch millisecond), so a failure also sets
+ * cw_err_status(), which the host reads only when 0 comes back.
+ */
+EXPORT("sf_next") int64_t
+cw_sf_next(cid_snowflake_gen *g)
+{
+	uint64_t	id;
+	int			rc;
+
+	err_status = 0;
+	rc = cid_snowflake_next(g, &id);
+	if (rc < 0)
+	{
+		sf_failed(g, rc);
+		return 0;
+	}
+	return (int64_t) id;
+}
+
 /* The last millisecond g issued in (INT64_MIN: none yet). */
 EXPORT("sf_last_ms") int64_t
 cw_sf_last_ms(const cid_snowflake_gen *g)
