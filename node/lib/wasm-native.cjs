@@ -376,6 +376,17 @@ function wasmNative(instance, alloc) {
   // globalThis rather than starting a generator of its own.
   const generators = (globalThis[REGISTRY] ??= new Map());
 
+  // A Snowflake object's use of its generator ends once: at close(), or
+  // when the object is collected unclosed.
+  const release = (use) => {
+    if (!use.closed)
+      use.g.refs--;
+    use.closed = true;
+  };
+  // workerd has no FinalizationRegistry: there an unclosed object holds
+  // its number for the isolate's life.
+  const released = typeof FinalizationRegistry === 'function' ? new FinalizationRegistry(release) : null;
+
   native.snowflake = (layout, node, scope, claim, claimDir, behind, drift, wait, exhausted, borrow) => {
     layoutArg(layout);
     if (typeof node === 'number')
@@ -453,10 +464,27 @@ function wasmNative(instance, alloc) {
     } else {
       X.free(h);
     }
+    return userOf(g, nodeValue, theScope, desc);
+  };
+
+  /*
+   * One Snowflake object's functions over g.  Made here rather than in
+   * native.snowflake: closures made in one call share its scope, and g's
+   * own functions, which live on in `generators`, would keep this
+   * object's `user` alive with it.
+   */
+  function userOf(g, nodeValue, theScope, desc) {
     g.refs++;
-    let closed = false;
+    // What next, batch and close share.  `user` is reachable while any of
+    // the three functions is (each holds it), so a Snowflake dropped
+    // without close() gives its number up when the last of them is
+    // collected, as the addon's finalizers do; until then its settings
+    // hold the number.
+    const use = { g, closed: false };
+    const user = { use };
+    released?.register(user, use, user);
     const open = () => {
-      if (closed) {
+      if (user.use.closed) {
         const e = new Error(`this snowflake generator (node ${nodeValue}) was closed`);
         e.code = 'CHRONOID_ECLOSED';
         throw e;
@@ -473,16 +501,15 @@ function wasmNative(instance, alloc) {
         return g.batch(c);
       },
       close() {
-        if (!closed)
-          g.refs--;
-        closed = true;
+        released?.unregister(user);
+        release(user.use);
       },
       node: nodeValue,
       scope: theScope,
       layout: desc,
       claimPath: null,
     };
-  };
+  }
 
   // As the addon built without libpq answers: a rejected Promise.
   const noLease = (what) => {
