@@ -20,6 +20,7 @@ import os
 import platform
 import statistics
 import sys
+import tempfile
 import threading
 import time
 import uuid
@@ -106,11 +107,14 @@ def per_batch(fn, n, size=BATCH):
     return lambda: timed(body, calls * BATCH)
 
 
-def main():
+def main(claims):
     py_sf = PySnowflake(node=1)
     py_sf_wide = PySnowflake(node=1, node_bits=2, seq_bits=20)
-    sf = chronoid.Snowflake("pgedge", node=1)
-    sf_wide = chronoid.Snowflake(WIDE, node=1)
+    # Node claims in the run's own directory (another run, or a service on
+    # the host, may hold node 1), one scope per layout: one process holds a
+    # number under one layout only (docs/node-claims.md).
+    sf = chronoid.Snowflake("pgedge", node=1, scope="bench", claim_dir=claims)
+    sf_wide = chronoid.Snowflake(WIDE, node=1, scope="bench-wide", claim_dir=claims)
     # ULIDs and UUIDv7s of the same ms: the per-ID cost dominates; the
     # Python ULID is slower, so fewer calls keep each round short.
     n_slow = max(1000, N // 4)
@@ -218,4 +222,5 @@ def main():
                   f"({cpu[slow] / cpu[fast]:.1f}x)")
 
 if __name__ == "__main__":
-    main()
+    with tempfile.TemporaryDirectory(prefix="chronoid-bench-claims.") as claim_dir:
+        main(claim_dir)
