@@ -9,9 +9,10 @@ table shows each case's median over the rounds, per ID, in wall time and
 in the thread's CPU time.  Speed is compared only within this run
 (docs/benchmarks.md).  Two floors close the table: a builtin call that
 reads the clock (time.time_ns()), and the kernel's random bytes alone
-(os.urandom), which single calls and batches of UUIDv7s and ULIDs pay
-for alike (chronoid.random_source, the core's getrandom since 0.2.0, is
-printed with the table).
+(os.urandom): what single calls and batches of UUIDv7s and ULIDs pay
+for their bytes in a module whose random source is getrandom, and what
+OpenSSL's DRBG saves them where it is (chronoid.random_source, printed
+with the table; docs/design-random.md).
 
 BENCH_PY_ROUNDS (default 9) and BENCH_PY_N (IDs per case and round,
 default 200000) change the size.
@@ -155,8 +156,9 @@ def main(claims):
         ("Snowflake.batch(1000), 20-bit seq", per_batch(sf_wide.batch, N)),
         ("Snowflake.batch_array(1000), 20-bit seq", per_batch(sf_wide.batch_array, N)),
         ("Snowflake.batch_array(1000), pgedge", per_batch(sf.batch_array, N)),
-        # What no generator here can go below: a call that reads the
-        # clock, and the kernel's random bytes (the module's source).
+        # Two floors: a call that reads the clock, which no generator
+        # here goes below; and the kernel's random bytes, which a module
+        # drawing from getrandom cannot go below (OpenSSL's DRBG can).
         ("floor: time.time_ns()", per_call(time.time_ns, N)),
         # (per_batch passes 8 * 1000: the bytes a UUIDv7 batch of 1000 draws)
         ("floor: os.urandom(8000), per 8 bytes", per_batch(os.urandom, N, 8 * BATCH)),
