@@ -30,10 +30,23 @@
 
 /*
  * Where random bytes come from: the core's CSPRNG (src/random.c: a
- * buffered, fork-safe reader over getrandom(2)).  No binding installs
- * another raw source; the packages report this name.
+ * buffered, fork-safe reader) over a raw source, OpenSSL's RAND_bytes in a
+ * binding built with libcrypto (CID_BIND_OPENSSL), else getrandom(2).
+ * bind/random_source.c installs it; the packages report this name.
  */
+#ifdef CID_BIND_OPENSSL
+#define CID_BIND_RANDOM_SOURCE "openssl"
+#else
 #define CID_BIND_RANDOM_SOURCE "getrandom"
+#endif
+
+/*
+ * Install the raw source CID_BIND_RANDOM_SOURCE names in this copy of the
+ * core (its symbols are the module's own: nothing else in the process
+ * changes source).  cid_bind_start() calls it once, before any generator
+ * draws a byte.
+ */
+void		cid_bind_random_start(void);
 
 /* ------------------------------------------------------------------------
  * Statuses as errors

@@ -37,6 +37,8 @@ start(void)
 {
 	int			rc;
 
+	/* The ObjectId's process bytes are the first random bytes drawn. */
+	cid_bind_random_start();
 	rc = cid_uuidv7_init(&cid_bind_gen.uuidv7, NULL);
 	if (rc == CID_OK)
 		rc = cid_ulid_init(&cid_bind_gen.ulid, false, NULL);
