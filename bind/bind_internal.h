@@ -216,4 +216,68 @@ int			cid_bind_block_opts(cid_block_opts *opts, const char *sequence,
 
 #endif							/* CID_BIND_LEASE: the lease library is compiled in */
 
+/* ------------------------------------------------------------------------
+ * Lease options
+ * ------------------------------------------------------------------------ */
+
+/*
+ * The integer options of a lease (the last five the Snowflake policy of
+ * the lease's generator, the policies as numbers: the language maps its
+ * own names for them), indexes into cid_bind_lease_opt_names.
+ */
+typedef enum cid_bind_lease_opt
+{
+	CID_BIND_LEASE_TTL_MS,
+	CID_BIND_LEASE_GRACE_MS,
+	CID_BIND_LEASE_CLOCK_WAIT_MS,
+	CID_BIND_LEASE_LO,
+	CID_BIND_LEASE_HI,
+	CID_BIND_LEASE_ON_BEHIND,
+	CID_BIND_LEASE_MAX_DRIFT_MS,
+	CID_BIND_LEASE_MAX_WAIT_MS,
+	CID_BIND_LEASE_ON_EXHAUSTED,
+	CID_BIND_LEASE_MAX_BORROW_TICKS,
+	CID_BIND_LEASE_NOPTS
+} cid_bind_lease_opt;
+
+/* An option not given: its default. */
+#define CID_BIND_UNSET INT64_MIN
+
+/* The longest owner text a lease keeps (the library's buffer, less its NUL). */
+#define CID_BIND_LEASE_OWNER_MAX 255
+
+extern const cid_bind_opt_name cid_bind_lease_opt_names[CID_BIND_LEASE_NOPTS];
+
+#ifdef CID_BIND_LEASE
+
+/*
+ * A lease's options, checked: opts is what the library is given, and
+ * points into layout and sf, so the struct must stay where it was filled
+ * until the library call returns.
+ */
+typedef struct cid_bind_lease_args
+{
+	cid_lease_opts opts;
+	cid_layout	layout;
+	cid_snowflake_opts sf;
+} cid_bind_lease_args;
+
+/*
+ * Check a lease's options before any connection and fill *a: layout (NULL:
+ * "pgedge"), conninfo (NULL: the PG* variables), schema (NULL: "chronoid"),
+ * owner (NULL: host:pid), the integer options v (CID_BIND_UNSET where not
+ * given; any other value is checked, negatives included), renew (false: no
+ * background renewer).  Absent lo is 1, absent hi the layout's largest
+ * node (at most 2^31 - 1); hi 0 is refused, since the library reads 0..0
+ * as the whole range.  CID_OK, or CID_EINVAL with err naming the value
+ * and what was expected, the option spelled as the caller's language
+ * spells it (camel: JavaScript's).  The strings are not copied.
+ */
+int			cid_bind_lease_opts(cid_bind_lease_args *a, const cid_layout *layout,
+								const char *conninfo, const char *schema, const char *owner,
+								const int64_t v[CID_BIND_LEASE_NOPTS], bool renew, bool camel,
+								char *err, size_t errlen);
+
+#endif							/* CID_BIND_LEASE */
+
 #endif							/* CID_BIND_INTERNAL_H */

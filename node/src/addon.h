@@ -117,6 +117,12 @@ napi_value	cid_node_bigint64_array(napi_env env, size_t n, uint64_t **data);
 bool		cid_node_get_limit(napi_env env, napi_value v, const char *what, int64_t *out);
 
 /*
+ * An integer option of either sign, at most 2^53 - 1 from zero, whose
+ * range the caller checks (undefined or null: *out untouched).
+ */
+bool		cid_node_get_int(napi_env env, napi_value v, const char *what, int64_t *out);
+
+/*
  * An optional string (undefined or null: *out = NULL) with no NUL inside,
  * into buf (cap bytes).
  */

@@ -74,6 +74,13 @@ int			cpy_uint(PyObject *o, const char *name, uint64_t max, const char *ctx,
 					 uint64_t *out);
 
 /*
+ * An int (not a bool) of either sign within 2^53 - 1 of zero, whose range
+ * the caller checks (bind/lease_opts.c); None or NULL leaves *out.  -1 with
+ * TypeError or ValueError subclasses naming the value.
+ */
+int			cpy_int_opt(PyObject *o, const char *name, int64_t *out);
+
+/*
  * The functions that take no argument are METH_FASTCALL rather than
  * METH_NOARGS: CPython 3.11 specializes calls of fast-call builtins
  * (PRECALL_NO_KW_BUILTIN_FAST) but not of no-argument ones held in a

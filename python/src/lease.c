@@ -32,14 +32,16 @@ typedef struct
 
 #ifdef CHRONOID_PY_LEASE
 
-/* What the options hold: copies of the strings, kept while the call runs. */
+/*
+ * What the options hold: copies of the strings, kept while the call runs,
+ * and the options checked (bind/lease_opts.c) into b, which points at them.
+ */
 typedef struct
 {
 	char	   *conninfo;
 	char	   *schema;
 	char	   *owner;
-	cid_layout	layout;
-	cid_lease_opts opts;
+	cid_bind_lease_args b;
 } lease_args;
 
 static void
@@ -50,49 +52,34 @@ args_free(lease_args *a)
 	PyMem_Free(a->owner);
 }
 
-/* A duration in ms within [lo, hi]; absent leaves *out. */
-static int
-ms_opt(PyObject *o, const char *name, uint64_t lo, uint64_t hi, int64_t *out)
-{
-	uint64_t	v;
-	char		ctx[64];
-
-	if (o == NULL || o == Py_None)
-		return 0;
-	snprintf(ctx, sizeof(ctx), " ms (at least %llu)", (unsigned long long) lo);
-	if (cpy_uint(o, name, hi, ctx, &v) < 0)
-		return -1;
-	if (v < lo)
-		return cpy_raise(cpy_ValueError, "%s %llu is out of range: expected %llu..%llu ms",
-						 name, (unsigned long long) v, (unsigned long long) lo,
-						 (unsigned long long) hi), -1;
-	*out = (int64_t) v;
-	return 0;
-}
-
+/*
+ * The keywords, read as this language reads them; their ranges, the node
+ * range against the layout and the texts are checked by bind/, in the
+ * words the npm package uses too (spelled the Python way).
+ */
 static int
 parse_args(PyObject *args, PyObject *kw, bool full, lease_args *a)
 {
 	static char *names[] = {"conninfo", "layout", "schema", "ttl_ms", "grace_ms", "lo", "hi",
 	"owner", "clock_wait_ms", NULL};
+	/* Each keyword's option, in the order of names after owner's place. */
+	static const int which[] = {CID_BIND_LEASE_TTL_MS, CID_BIND_LEASE_GRACE_MS,
+	CID_BIND_LEASE_LO, CID_BIND_LEASE_HI, -1, CID_BIND_LEASE_CLOCK_WAIT_MS};
 	PyObject   *conninfo = NULL,
 			   *layout = NULL,
 			   *schema = NULL,
-			   *ttl = NULL,
-			   *grace = NULL,
-			   *lo = NULL,
-			   *hi = NULL,
 			   *owner = NULL,
-			   *wait = NULL;
-	uint64_t	max_node;
+			   *o[6] = {NULL};
+	int64_t		v[CID_BIND_LEASE_NOPTS];
+	cid_layout	lay;
+	char		err[512];
 
 	memset(a, 0, sizeof(*a));
-	cid_lease_opts_default(&a->opts);
 	if (full)
 	{
 		if (!PyArg_ParseTupleAndKeywords(args, kw, "|O$OOOOOOOO:SnowflakeLease", names,
-										 &conninfo, &layout, &schema, &ttl, &grace, &lo, &hi,
-										 &owner, &wait))
+										 &conninfo, &layout, &schema, &o[0], &o[1], &o[2], &o[3],
+										 &owner, &o[5]))
 			return -1;
 	}
 	else
@@ -103,28 +90,23 @@ parse_args(PyObject *args, PyObject *kw, bool full, lease_args *a)
 										 &conninfo, &schema))
 			return -1;
 	}
-	if (cpy_cstr_opt(conninfo, "conninfo", false, &a->conninfo) < 0 ||
+	for (int i = 0; i < CID_BIND_LEASE_NOPTS; i++)
+		v[i] = CID_BIND_UNSET;
+	for (int i = 0; i < 6; i++)
+		if (which[i] >= 0 &&
+			cpy_int_opt(o[i], cid_bind_lease_opt_names[which[i]].snake, &v[which[i]]) < 0)
+			return -1;
+	if (cpy_layout(layout, &lay) < 0 ||
+		cpy_cstr_opt(conninfo, "conninfo", false, &a->conninfo) < 0 ||
 		cpy_cstr_opt(schema, "schema", false, &a->schema) < 0 ||
-		cpy_cstr_opt(owner, "owner", false, &a->owner) < 0 ||
-		cpy_layout(layout, &a->layout) < 0)
+		cpy_cstr_opt(owner, "owner", false, &a->owner) < 0)
 		goto fail;
-	max_node = cid_layout_max_node(&a->layout);
-	if (ms_opt(ttl, "ttl_ms", 1000, 86400000, &a->opts.ttl_ms) < 0 ||
-		ms_opt(grace, "grace_ms", 0, 86400000, &a->opts.grace_ms) < 0 ||
-		ms_opt(wait, "clock_wait_ms", 0, 86400000, &a->opts.clock_wait_ms) < 0 ||
-		(lo != NULL && lo != Py_None && cpy_uint(lo, "lo", max_node, "", &a->opts.lo) < 0) ||
-		(hi != NULL && hi != Py_None && cpy_uint(hi, "hi", max_node, "", &a->opts.hi) < 0))
-		goto fail;
-	if (a->opts.lo > a->opts.hi)
+	if (cid_bind_lease_opts(&a->b, &lay, a->conninfo, a->schema, a->owner, v, true, false,
+							err, sizeof(err)) != CID_OK)
 	{
-		cpy_raise(cpy_ValueError, "lo %llu is above hi %llu", (unsigned long long) a->opts.lo,
-				  (unsigned long long) a->opts.hi);
+		cpy_raise(cpy_ValueError, "%s", err);
 		goto fail;
 	}
-	a->opts.conninfo = a->conninfo;
-	a->opts.schema = a->schema;
-	a->opts.owner = a->owner;
-	a->opts.layout = &a->layout;
 	return 0;
 
 fail:
@@ -160,7 +142,7 @@ py_lease_setup(PyObject *mod, PyObject *args, PyObject *kw)
 	if (parse_args(args, kw, false, &a) < 0)
 		return NULL;
 	Py_BEGIN_ALLOW_THREADS
-		st = cid_lease_setup(&a.opts, err, sizeof(err));
+		st = cid_lease_setup(&a.b.opts, err, sizeof(err));
 	Py_END_ALLOW_THREADS
 		args_free(&a);
 	if (st < 0)
@@ -181,14 +163,14 @@ Lease_init(LeaseObject *self, PyObject *args, PyObject *kw)
 	if (parse_args(args, kw, true, &a) < 0)
 		return -1;
 	Py_BEGIN_ALLOW_THREADS
-		st = cid_lease_acquire(&lease, &a.opts, err, sizeof(err));
+		st = cid_lease_acquire(&lease, &a.b.opts, err, sizeof(err));
 	Py_END_ALLOW_THREADS
 		args_free(&a);
 	if (st < 0)
 		return lease_error(st, "SnowflakeLease()", err), -1;
 	self->lease = lease;
 	self->forkgen = cid_bind_fork_generation;
-	snprintf(self->layout_name, sizeof(self->layout_name), "%s", a.layout.name);
+	snprintf(self->layout_name, sizeof(self->layout_name), "%s", a.b.layout.name);
 	return 0;
 }
 

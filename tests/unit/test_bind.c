@@ -144,22 +144,50 @@ test_a_forked_child_is_told(void)
 	close(fds[1]);
 }
 
+/* The snake name spelled JavaScript's way, into camel (32 bytes). */
+static const char *
+camel_of(char *camel, const char *s)
+{
+	size_t		k = 0;
+
+	for (size_t j = 0; s[j] != '\0' && k < 31; j++)
+		camel[k++] = s[j] == '_' ? (char) (s[++j] - 'a' + 'A') : s[j];
+	camel[k] = '\0';
+	return camel;
+}
+
 static void
 test_block_option_names_in_both_spellings(void)
 {
-	for (int i = 0; i < CID_BIND_BLOCK_NOPTS; i++)
-	{
-		const char *s = cid_bind_block_opt_names[i].snake;
-		const char *c = cid_bind_block_opt_names[i].camel;
-		char		camel[32];
-		size_t		k = 0;
+	char		camel[32];
 
-		/* the camel name is the snake name spelled JavaScript's way */
-		for (size_t j = 0; s[j] != '\0' && k < sizeof(camel) - 1; j++)
-			camel[k++] = s[j] == '_' ? (char) (s[++j] - 'a' + 'A') : s[j];
-		camel[k] = '\0';
-		EXPECT_STR(c, camel);
+	for (int i = 0; i < CID_BIND_BLOCK_NOPTS; i++)
+		EXPECT_STR(cid_bind_block_opt_names[i].camel,
+				   camel_of(camel, cid_bind_block_opt_names[i].snake));
+}
+
+static void
+test_lease_option_names_in_both_spellings(void)
+{
+	char		camel[32];
+
+	for (int i = 0; i < CID_BIND_LEASE_NOPTS; i++)
+	{
+		const cid_bind_opt_name *n = &cid_bind_lease_opt_names[i];
+
+		/* Each language's Snowflake names its clock policy its own way. */
+		if (i == CID_BIND_LEASE_ON_BEHIND)
+		{
+			EXPECT_STR(n->snake, "on_behind");
+			EXPECT_STR(n->camel, "onClockBehind");
+		}
+		else
+			EXPECT_STR(n->camel, camel_of(camel, n->snake));
 	}
+	/* and none is missing or twice */
+	for (int i = 0; i < CID_BIND_LEASE_NOPTS; i++)
+		for (int j = i + 1; j < CID_BIND_LEASE_NOPTS; j++)
+			EXPECT(strcmp(cid_bind_lease_opt_names[i].snake, cid_bind_lease_opt_names[j].snake) != 0);
 }
 
 int
@@ -170,5 +198,6 @@ main(void)
 	TAP_CASE(test_batch_text_is_the_single_text);
 	TAP_CASE(test_a_forked_child_is_told);
 	TAP_CASE(test_block_option_names_in_both_spellings);
+	TAP_CASE(test_lease_option_names_in_both_spellings);
 	return tap_done();
 }
