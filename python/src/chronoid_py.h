@@ -163,6 +163,14 @@ PyObject   *cpy_info(const cid_id_info *info);
 PyObject   *cpy_parse_error(PyObject *value, const char *what, const char *form,
 							int status, size_t errpos);
 
+/*
+ * A Snowflake policy's name (behind: on_behind's "run_ahead", "wait",
+ * "fail"; else on_exhausted's "wait", "borrow") as the core's number into
+ * *out; NULL (not given) leaves it.  -1 with ChronoidValueError naming the
+ * value, or TypeError for a value that is not a str.
+ */
+int			cpy_policy(PyObject *o, const char *name, bool behind, int *out);
+
 /* The Snowflake type (snowflake.c), SnowflakeLease and lease_setup
  * (lease.c), the datetime/info setup (convert.c). */
 int			cpy_snowflake_setup(PyObject *module);

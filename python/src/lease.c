@@ -61,25 +61,30 @@ static int
 parse_args(PyObject *args, PyObject *kw, bool full, lease_args *a)
 {
 	static char *names[] = {"conninfo", "layout", "schema", "ttl_ms", "grace_ms", "lo", "hi",
-	"owner", "clock_wait_ms", NULL};
-	/* Each keyword's option, in the order of names after owner's place. */
+		"owner", "clock_wait_ms", "on_behind", "max_drift_ms", "max_wait_ms", "on_exhausted",
+	"max_borrow_ticks", NULL};
+	/* The integer keywords' options, in the order of names. */
 	static const int which[] = {CID_BIND_LEASE_TTL_MS, CID_BIND_LEASE_GRACE_MS,
-	CID_BIND_LEASE_LO, CID_BIND_LEASE_HI, -1, CID_BIND_LEASE_CLOCK_WAIT_MS};
+		CID_BIND_LEASE_LO, CID_BIND_LEASE_HI, CID_BIND_LEASE_CLOCK_WAIT_MS,
+	CID_BIND_LEASE_MAX_DRIFT_MS, CID_BIND_LEASE_MAX_WAIT_MS, CID_BIND_LEASE_MAX_BORROW_TICKS};
 	PyObject   *conninfo = NULL,
 			   *layout = NULL,
 			   *schema = NULL,
 			   *owner = NULL,
-			   *o[6] = {NULL};
+			   *behind = NULL,
+			   *exhaust = NULL,
+			   *o[8] = {NULL};
 	int64_t		v[CID_BIND_LEASE_NOPTS];
+	int			pol;
 	cid_layout	lay;
 	char		err[512];
 
 	memset(a, 0, sizeof(*a));
 	if (full)
 	{
-		if (!PyArg_ParseTupleAndKeywords(args, kw, "|O$OOOOOOOO:SnowflakeLease", names,
+		if (!PyArg_ParseTupleAndKeywords(args, kw, "|O$OOOOOOOOOOOOO:SnowflakeLease", names,
 										 &conninfo, &layout, &schema, &o[0], &o[1], &o[2], &o[3],
-										 &owner, &o[5]))
+										 &owner, &o[4], &behind, &o[5], &o[6], &exhaust, &o[7]))
 			return -1;
 	}
 	else
@@ -92,10 +97,20 @@ parse_args(PyObject *args, PyObject *kw, bool full, lease_args *a)
 	}
 	for (int i = 0; i < CID_BIND_LEASE_NOPTS; i++)
 		v[i] = CID_BIND_UNSET;
-	for (int i = 0; i < 6; i++)
-		if (which[i] >= 0 &&
-			cpy_int_opt(o[i], cid_bind_lease_opt_names[which[i]].snake, &v[which[i]]) < 0)
+	for (int i = 0; i < 8; i++)
+		if (cpy_int_opt(o[i], cid_bind_lease_opt_names[which[i]].snake, &v[which[i]]) < 0)
 			return -1;
+	/* The policies by this language's names; None, as elsewhere here, the default. */
+	pol = -1;
+	if (cpy_policy(behind == Py_None ? NULL : behind, "on_behind", true, &pol) < 0)
+		return -1;
+	if (pol >= 0)
+		v[CID_BIND_LEASE_ON_BEHIND] = pol;
+	pol = -1;
+	if (cpy_policy(exhaust == Py_None ? NULL : exhaust, "on_exhausted", false, &pol) < 0)
+		return -1;
+	if (pol >= 0)
+		v[CID_BIND_LEASE_ON_EXHAUSTED] = pol;
 	if (cpy_layout(layout, &lay) < 0 ||
 		cpy_cstr_opt(conninfo, "conninfo", false, &a->conninfo) < 0 ||
 		cpy_cstr_opt(schema, "schema", false, &a->schema) < 0 ||
@@ -409,7 +424,8 @@ static PyTypeObject LeaseType = {
 	.tp_basicsize = sizeof(LeaseObject),
 	.tp_flags = Py_TPFLAGS_DEFAULT,
 	.tp_doc = "SnowflakeLease(conninfo=None, *, layout='pgedge', schema=None, ttl_ms=30000, "
-	"grace_ms=None, lo=None, hi=None, owner=None, clock_wait_ms=None)",
+	"grace_ms=None, lo=None, hi=None, owner=None, clock_wait_ms=None, on_behind='run_ahead', "
+	"max_drift_ms=1000, max_wait_ms=1000, on_exhausted='wait', max_borrow_ticks=1000)",
 	.tp_new = PyType_GenericNew,
 	.tp_init = (initproc) Lease_init,
 	.tp_dealloc = (destructor) Lease_dealloc,

@@ -53,9 +53,10 @@ static PyTypeObject SnowflakeType;
 static const char *const behind_names[] = {"run_ahead", "wait", "fail", NULL};
 static const char *const exhaust_names[] = {"wait", "borrow", NULL};
 
-static int
-policy_arg(PyObject *o, const char *name, const char *const *names, int *out)
+int
+cpy_policy(PyObject *o, const char *name, bool behind, int *out)
 {
+	const char *const *names = behind ? behind_names : exhaust_names;
 	const char *s;
 	Py_ssize_t	len;
 	int			i;
@@ -78,7 +79,7 @@ policy_arg(PyObject *o, const char *name, const char *const *names, int *out)
 		if (shown != NULL)
 		{
 			cpy_raise(cpy_ValueError, "%s=%U is not a policy: expected %s", name, shown,
-					  names == behind_names ? "'run_ahead', 'wait' or 'fail'" : "'wait' or 'borrow'");
+					  behind ? "'run_ahead', 'wait' or 'fail'" : "'wait' or 'borrow'");
 			Py_DECREF(shown);
 		}
 	}
@@ -227,11 +228,11 @@ Snowflake_init(SnowflakeObject *self, PyObject *args, PyObject *kw)
 		return -1;
 	cid_snowflake_opts_default(&opts);
 	pol = (int) opts.on_behind;
-	if (policy_arg(behind, "on_behind", behind_names, &pol) < 0)
+	if (cpy_policy(behind, "on_behind", true, &pol) < 0)
 		return -1;
 	opts.on_behind = (cid_behind_policy) pol;
 	pol = (int) opts.on_exhausted;
-	if (policy_arg(exhaust, "on_exhausted", exhaust_names, &pol) < 0)
+	if (cpy_policy(exhaust, "on_exhausted", false, &pol) < 0)
 		return -1;
 	opts.on_exhausted = (cid_exhaust_policy) pol;
 	if (ms_arg(drift, "max_drift_ms", &opts.max_drift_ms) < 0 ||

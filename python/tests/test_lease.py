@@ -77,6 +77,26 @@ def test_lo_alone_leases_up_to_the_layouts_largest(schema):
         assert lease.node == 65535
 
 
+# 4 IDs a tick of a second: a batch of 9 needs three ticks.
+SMALL = "time:51,node:10,seq:2;tick=1000ms;epoch=2020-01-01"
+
+
+def test_the_snowflake_policy_reaches_the_leases_generator(schema):
+    # 9 IDs borrow a tick, which 0 allows not, even when the clock passes
+    # into the next second once during the batch.
+    with chronoid.SnowflakeLease(schema=schema, layout=SMALL, lo=3, hi=3, on_exhausted="borrow",
+                                 max_borrow_ticks=0) as lease:
+        with pytest.raises(chronoid.GeneratorError) as e:
+            lease.batch(9)
+        assert e.value.status == -11, str(e.value)
+    # 12 IDs borrow at most two ticks: the number is then under 3 s ahead,
+    # within the next holder's clock wait (a run again on the same server).
+    with chronoid.SnowflakeLease(schema=schema, layout=SMALL, lo=4, hi=4, on_exhausted="borrow",
+                                 max_borrow_ticks=100) as lease:
+        ids = lease.batch(12)
+        assert len(set(ids)) == 12 and ids == sorted(ids)
+
+
 def test_other_layouts(schema):
     with chronoid.SnowflakeLease(schema=schema, layout="sonyflake", lo=300, hi=400) as lease:
         assert lease.node == 300 and lease.layout_name == "sonyflake"
@@ -150,6 +170,13 @@ REFUSED = [
     ({"owner": "\x1b[2Jweb"},
      'owner "\\x1b[2Jweb" has a control character at byte 0: expected printable text'),
     ({"owner": "web\x7f"}, 'owner "web\\x7f" has a control character at byte 3'),
+    ({"max_drift_ms": -1}, "max_drift_ms -1 is out of range: expected 0..9223372036854 ms"),
+    ({"max_drift_ms": 9223372036855},
+     "max_drift_ms 9223372036855 is out of range: expected 0..9223372036854 ms"),
+    ({"max_wait_ms": -1}, "max_wait_ms -1 is out of range: expected 0..9223372036854 ms"),
+    ({"max_borrow_ticks": 2 ** 32}, "max_borrow_ticks 4294967296 is out of range: expected 0..4294967295"),
+    ({"on_behind": "later"}, "on_behind='later' is not a policy: expected 'run_ahead', 'wait' or 'fail'"),
+    ({"on_exhausted": "run-ahead"}, "on_exhausted='run-ahead' is not a policy: expected 'wait' or 'borrow'"),
     ({"ttl_ms": 2 ** 53}, "ttl_ms 9007199254740992 is out of range: expected an integer from "
      "-9007199254740991 to 9007199254740991"),
     ({"ttl_ms": -10 ** 30}, "ttl_ms -1000000000000000000000000000000 is out of range: expected "
@@ -177,7 +204,9 @@ def test_lease_setup_refuses_a_bad_schema_the_same_way():
     {"ttl_ms": 1000}, {"ttl_ms": 86400000}, {"grace_ms": 0}, {"grace_ms": 86400000},
     {"clock_wait_ms": 0}, {"clock_wait_ms": 86400000}, {"lo": 0, "hi": 1}, {"lo": 1023},
     {"hi": 1023}, {"lo": 7, "hi": 7}, {"layout": "sonyflake", "lo": 65535}, {"schema": "a" * 63},
-    {"owner": "x" * 255}, {"owner": "web-1 (pid 7) ü"},
+    {"owner": "x" * 255}, {"owner": "web-1 (pid 7) ü"}, {"max_drift_ms": 9223372036854},
+    {"max_borrow_ticks": 2 ** 32 - 1}, {"on_behind": "fail", "on_exhausted": "borrow"},
+    {"on_behind": None, "max_wait_ms": 0},
 ])
 def test_edges_pass_the_check_and_fail_only_at_the_server(kw):
     with pytest.raises(chronoid.GeneratorError) as e:
