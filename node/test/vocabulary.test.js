@@ -2,6 +2,7 @@
 // each mistake made here, and the class and code the JavaScript column
 // names checked (python/tests/test_vocabulary.py checks the Python one).
 // A row the table has and this file cannot make, or the reverse, fails.
+// The node lease table's "A .. B" limits are checked against the code too.
 'use strict';
 
 const test = require('node:test');
@@ -67,5 +68,35 @@ test('docs/packages.md: every case gives the class and code of the JavaScript co
     assert.ok(caught, `${name}: nothing thrown`);
     assert.equal(caught.constructor.name, cls, `${name}: ${caught.message}`);
     assert.equal(caught.code, code, `${name}: ${caught.message}`);
+  }
+});
+
+// The node lease table's rows whose limits are "A .. B": A - 1 and
+// B + 1 are refused naming the option, A and B pass the check (and fail
+// only at the server, which is never there).
+function leaseRanges() {
+  const doc = fs.readFileSync(path.resolve(__dirname, '../../docs/packages.md'), 'utf8');
+  const section = doc.split('## Node leases')[1].split('\n## ')[0];
+  const ranges = [];
+  for (const line of section.split('\n')) {
+    const cells = line.split('|').slice(1, -1).map((c) => c.trim());
+    const m = cells.length === 5 && /^(\d+) \.\. (\d+)$/.exec(cells[4]);
+    if (m && /^`\w+`$/.test(cells[1]))
+      ranges.push([cells[1].replace(/`/g, ''), Number(m[1]), Number(m[2])]);
+  }
+  return ranges;
+}
+
+test('docs/packages.md: the lease limits of the options table are the ones enforced', { skip: !cid.hasLease }, async () => {
+  const ranges = leaseRanges();
+  assert.deepEqual(ranges.map(([name]) => name).sort(), ['clockWaitMs', 'graceMs', 'ttlMs']);
+  for (const [name, lo, hi] of ranges) {
+    for (const v of [lo - 1, hi + 1])
+      await assert.rejects(cid.leaseSnowflake({ conninfo: NOWHERE, [name]: v }), (e) =>
+        e instanceof RangeError && e.code === 'CHRONOID_EINVAL' &&
+        e.message.includes(`${name} ${v} is out of range: expected ${lo}..${hi}`));
+    for (const v of [lo, hi])
+      await assert.rejects(cid.leaseSnowflake({ conninfo: NOWHERE, [name]: v }),
+        (e) => e.code === 'CHRONOID_ELEASE_DB' || assert.fail(`${name} ${v}: ${e.message}`));
   }
 });

@@ -1,7 +1,8 @@
 """docs/packages.md's table "Errors, case by case": each mistake made
 here, and the class and .status the Python column names checked
 (node/test/vocabulary.test.js checks the JavaScript one).  A row the
-table has and this file cannot make, or the reverse, fails."""
+table has and this file cannot make, or the reverse, fails.  The node
+lease table's "A .. B" limits are checked against the code too."""
 import os
 import re
 
@@ -61,3 +62,31 @@ def test_case_raises_the_python_column(name):
     assert getattr(e.value, "status", None) == status, str(e.value)
     if status is not None:
         assert re.match(r"^[a-z]", e.value.reason)
+
+
+def lease_ranges():
+    """The node lease table's rows whose limits are "A .. B"."""
+    text = open(DOC, encoding="utf-8").read()
+    section = text.split("## Node leases")[1].split("\n## ")[0]
+    ranges = []
+    for line in section.splitlines():
+        cells = [c.strip() for c in line.split("|")[1:-1]]
+        m = len(cells) == 5 and re.match(r"^(\d+) \.\. (\d+)$", cells[4])
+        if m and re.match(r"^`\w+`$", cells[2]):
+            ranges.append((cells[2].strip("`"), int(m[1]), int(m[2])))
+    return ranges
+
+
+@pytest.mark.skipif(not chronoid.has_leases, reason="built without libpq: no leases")
+def test_lease_limits_of_the_options_table_are_the_ones_enforced():
+    ranges = lease_ranges()
+    assert sorted(name for name, _, _ in ranges) == ["clock_wait_ms", "grace_ms", "ttl_ms"]
+    for name, lo, hi in ranges:
+        for v in (lo - 1, hi + 1):
+            with pytest.raises(chronoid.ChronoidValueError,
+                               match=re.escape(f"{name} {v} is out of range: expected {lo}..{hi}")):
+                chronoid.SnowflakeLease(NOWHERE, **{name: v})
+        # A and B pass the check and fail only at the server, never there.
+        for v in (lo, hi):
+            with pytest.raises(chronoid.GeneratorError, match="lease database error"):
+                chronoid.SnowflakeLease(NOWHERE, **{name: v})
