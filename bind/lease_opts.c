@@ -12,11 +12,7 @@
 
 const cid_bind_opt_name cid_bind_lease_opt_names[CID_BIND_LEASE_NOPTS] = {
 	{"ttl_ms", "ttlMs"}, {"grace_ms", "graceMs"}, {"clock_wait_ms", "clockWaitMs"},
-	{"lo", "lo"}, {"hi", "hi"},
-	/* Python's Snowflake calls the clock policy on_behind: so does its lease. */
-	{"on_behind", "onClockBehind"}, {"max_drift_ms", "maxDriftMs"},
-	{"max_wait_ms", "maxWaitMs"}, {"on_exhausted", "onExhausted"},
-	{"max_borrow_ticks", "maxBorrowTicks"}
+	{"lo", "lo"}, {"hi", "hi"}
 };
 
 #ifdef CID_BIND_LEASE
@@ -25,9 +21,6 @@ const cid_bind_opt_name cid_bind_lease_opt_names[CID_BIND_LEASE_NOPTS] = {
 
 /* A day: no lease, margin or wait is meant to outlast one. */
 #define DAY_MS INT64_C(86400000)
-
-/* The largest ms the generator turns into ns without overflow. */
-#define MAX_POLICY_MS (INT64_MAX / 1000000)
 
 /*
  * text for a message: quoted, control bytes as \xNN (a label must not
@@ -72,12 +65,8 @@ static bool
 in_range(const int64_t *v, int i, int64_t lo, int64_t hi, const char *unit, const char *ctx,
 		 bool camel, char *err, size_t errlen)
 {
-	if (v[i] >= lo && v[i] <= hi)
-		return true;
-	snprintf(err, errlen, "%s %" PRId64 " is out of range: expected %" PRId64 "..%" PRId64 "%s%s",
-			 camel ? cid_bind_lease_opt_names[i].camel : cid_bind_lease_opt_names[i].snake,
-			 v[i], lo, hi, unit, ctx);
-	return false;
+	return cid_bind_in_range(v[i], lo, hi, &cid_bind_lease_opt_names[i], camel, unit, ctx,
+							 err, errlen);
 }
 
 /* The owner text: at most CID_BIND_LEASE_OWNER_MAX bytes, none a control byte. */
@@ -108,7 +97,8 @@ owner_ok(const char *owner, char *err, size_t errlen)
 int
 cid_bind_lease_opts(cid_bind_lease_args *a, const cid_layout *layout, const char *conninfo,
 					const char *schema, const char *owner,
-					const int64_t v[CID_BIND_LEASE_NOPTS], bool renew, bool camel,
+					const int64_t v[CID_BIND_LEASE_NOPTS],
+					const int64_t policy[CID_BIND_POLICY_NOPTS], bool renew, bool camel,
 					char *err, size_t errlen)
 {
 	int64_t		x[CID_BIND_LEASE_NOPTS];
@@ -141,16 +131,6 @@ cid_bind_lease_opts(cid_bind_lease_args *a, const cid_layout *layout, const char
 		x[CID_BIND_LEASE_LO] = 1;
 	if (x[CID_BIND_LEASE_HI] == CID_BIND_UNSET)
 		x[CID_BIND_LEASE_HI] = maxnode;
-	if (x[CID_BIND_LEASE_ON_BEHIND] == CID_BIND_UNSET)
-		x[CID_BIND_LEASE_ON_BEHIND] = a->sf.on_behind;
-	if (x[CID_BIND_LEASE_MAX_DRIFT_MS] == CID_BIND_UNSET)
-		x[CID_BIND_LEASE_MAX_DRIFT_MS] = a->sf.max_drift_ms;
-	if (x[CID_BIND_LEASE_MAX_WAIT_MS] == CID_BIND_UNSET)
-		x[CID_BIND_LEASE_MAX_WAIT_MS] = a->sf.max_wait_ms;
-	if (x[CID_BIND_LEASE_ON_EXHAUSTED] == CID_BIND_UNSET)
-		x[CID_BIND_LEASE_ON_EXHAUSTED] = a->sf.on_exhausted;
-	if (x[CID_BIND_LEASE_MAX_BORROW_TICKS] == CID_BIND_UNSET)
-		x[CID_BIND_LEASE_MAX_BORROW_TICKS] = (int64_t) a->sf.max_borrow_ticks;
 
 	if (!in_range(x, CID_BIND_LEASE_TTL_MS, 1000, DAY_MS, " ms", "", camel, err, errlen) ||
 		(x[CID_BIND_LEASE_GRACE_MS] != CID_BIND_UNSET &&
@@ -159,13 +139,7 @@ cid_bind_lease_opts(cid_bind_lease_args *a, const cid_layout *layout, const char
 		 !in_range(x, CID_BIND_LEASE_CLOCK_WAIT_MS, 0, DAY_MS, " ms", "", camel, err, errlen)) ||
 		!in_range(x, CID_BIND_LEASE_LO, 0, maxnode, "", ctx, camel, err, errlen) ||
 		!in_range(x, CID_BIND_LEASE_HI, 1, maxnode, "", ctx, camel, err, errlen) ||
-		!in_range(x, CID_BIND_LEASE_ON_BEHIND, CID_BEHIND_RUN_AHEAD, CID_BEHIND_FAIL, "", "",
-				  camel, err, errlen) ||
-		!in_range(x, CID_BIND_LEASE_MAX_DRIFT_MS, 0, MAX_POLICY_MS, " ms", "", camel, err, errlen) ||
-		!in_range(x, CID_BIND_LEASE_MAX_WAIT_MS, 0, MAX_POLICY_MS, " ms", "", camel, err, errlen) ||
-		!in_range(x, CID_BIND_LEASE_ON_EXHAUSTED, CID_EXHAUST_WAIT, CID_EXHAUST_BORROW, "", "",
-				  camel, err, errlen) ||
-		!in_range(x, CID_BIND_LEASE_MAX_BORROW_TICKS, 0, UINT32_MAX, "", "", camel, err, errlen))
+		cid_bind_snowflake_policy(&a->sf, policy, camel, err, errlen) != CID_OK)
 		return CID_EINVAL;
 	if (x[CID_BIND_LEASE_LO] > x[CID_BIND_LEASE_HI])
 	{
@@ -193,11 +167,6 @@ cid_bind_lease_opts(cid_bind_lease_args *a, const cid_layout *layout, const char
 		x[CID_BIND_LEASE_CLOCK_WAIT_MS];
 	a->opts.lo = (uint64_t) x[CID_BIND_LEASE_LO];
 	a->opts.hi = (uint64_t) x[CID_BIND_LEASE_HI];
-	a->sf.on_behind = (cid_behind_policy) x[CID_BIND_LEASE_ON_BEHIND];
-	a->sf.max_drift_ms = x[CID_BIND_LEASE_MAX_DRIFT_MS];
-	a->sf.max_wait_ms = x[CID_BIND_LEASE_MAX_WAIT_MS];
-	a->sf.on_exhausted = (cid_exhaust_policy) x[CID_BIND_LEASE_ON_EXHAUSTED];
-	a->sf.max_borrow_ticks = (uint64_t) x[CID_BIND_LEASE_MAX_BORROW_TICKS];
 	a->opts.layout = &a->layout;
 	a->opts.sf_opts = &a->sf;
 	a->opts.no_renewer = !renew;

@@ -326,6 +326,18 @@ cid_node_get_int(napi_env env, napi_value v, const char *what, int64_t *out)
 }
 
 bool
+cid_node_get_policy(napi_env env, const napi_value *argv, int64_t *v)
+{
+	for (int i = 0; i < CID_BIND_POLICY_NOPTS; i++)
+	{
+		v[i] = CID_BIND_UNSET;
+		if (!cid_node_get_int(env, argv[i], cid_bind_policy_opt_names[i].camel, &v[i]))
+			return false;
+	}
+	return true;
+}
+
+bool
 cid_node_get_opt_text(napi_env env, napi_value v, const char *what, char *buf, size_t cap,
 					  const char **out)
 {

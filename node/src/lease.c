@@ -331,16 +331,21 @@ l_release(napi_env env, napi_callback_info info)
  * lease(op, layout, conninfo, schema, owner, renew, ttlMs, graceMs,
  * clockWaitMs, lo, hi, onBehind, maxDriftMs, maxWaitMs, onExhausted,
  * maxBorrowTicks): a Promise.  op 0 = setup, 1 = acquire.  The integer
- * options come in cid_bind_lease_opt's order; bind/lease_opts.c checks
- * them (and the texts) here, so that a bad one throws before any
- * connection is tried.
+ * options come in cid_bind_lease_opt's order, then cid_bind_policy_opt's;
+ * bind/lease_opts.c checks them (and the texts) here, so that a bad one
+ * throws before any connection is tried.
  */
 static napi_value
 lease_start(napi_env env, napi_callback_info info)
 {
-	napi_value	argv[6 + CID_BIND_LEASE_NOPTS];
-	size_t		argc = 6 + CID_BIND_LEASE_NOPTS;
-	int64_t		v[CID_BIND_LEASE_NOPTS];
+	enum
+	{
+		NARGS = 6 + CID_BIND_LEASE_NOPTS + CID_BIND_POLICY_NOPTS
+	};
+	napi_value	argv[NARGS];
+	size_t		argc = NARGS;
+	int64_t		v[CID_BIND_LEASE_NOPTS],
+				pol[CID_BIND_POLICY_NOPTS];
 	cid_layout	layout;
 	lease_work *w;
 	double		op = 0;
@@ -349,7 +354,7 @@ lease_start(napi_env env, napi_callback_info info)
 
 	if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok)
 		return cid_node_napi_failed(env, "cannot read the arguments");
-	for (size_t i = argc; i < 6 + CID_BIND_LEASE_NOPTS; i++)
+	for (size_t i = argc; i < NARGS; i++)
 		napi_get_undefined(env, &argv[i]);
 	if (!cid_node_get_layout(env, argv[1], &layout))
 		return NULL;
@@ -359,6 +364,8 @@ lease_start(napi_env env, napi_callback_info info)
 		if (!cid_node_get_int(env, argv[6 + i], cid_bind_lease_opt_names[i].camel, &v[i]))
 			return NULL;
 	}
+	if (!cid_node_get_policy(env, argv + 6 + CID_BIND_LEASE_NOPTS, pol))
+		return NULL;
 	if (napi_get_value_bool(env, argv[5], &renew) != napi_ok)
 		renew = true;
 	w = calloc(1, sizeof(*w));
@@ -374,7 +381,7 @@ lease_start(napi_env env, napi_callback_info info)
 		free(w);
 		return NULL;
 	}
-	rc = cid_bind_lease_opts(&w->a.b, &layout, w->a.conninfo, w->a.schema, w->a.owner, v,
+	rc = cid_bind_lease_opts(&w->a.b, &layout, w->a.conninfo, w->a.schema, w->a.owner, v, pol,
 							 renew, true, w->err, sizeof(w->err));
 	if (rc != CID_OK)
 	{

@@ -164,12 +164,14 @@ PyObject   *cpy_parse_error(PyObject *value, const char *what, const char *form,
 							int status, size_t errpos);
 
 /*
- * A Snowflake policy's name (behind: on_behind's "run_ahead", "wait",
- * "fail"; else on_exhausted's "wait", "borrow") as the core's number into
- * *out; NULL (not given) leaves it.  -1 with ChronoidValueError naming the
- * value, or TypeError for a value that is not a str.
+ * The Snowflake policy's CID_BIND_POLICY_NOPTS keywords (cid_bind_policy_opt's
+ * order; NULL: not given) into v: on_behind's "run_ahead", "wait", "fail"
+ * and on_exhausted's "wait", "borrow" as the core's numbers, the rest as
+ * ints (cpy_int_opt), CID_BIND_UNSET where not given; their ranges are
+ * cid_bind_snowflake_policy's.  None is refused (TypeError).  -1 with the
+ * exception set.
  */
-int			cpy_policy(PyObject *o, const char *name, bool behind, int *out);
+int			cpy_policy_opts(PyObject *const *o, int64_t *v);
 
 /* The Snowflake type (snowflake.c), SnowflakeLease and lease_setup
  * (lease.c), the datetime/info setup (convert.c). */

@@ -63,19 +63,14 @@ parse_args(PyObject *args, PyObject *kw, bool full, lease_args *a)
 	static char *names[] = {"conninfo", "layout", "schema", "ttl_ms", "grace_ms", "lo", "hi",
 		"owner", "clock_wait_ms", "on_behind", "max_drift_ms", "max_wait_ms", "on_exhausted",
 	"max_borrow_ticks", NULL};
-	/* The integer keywords' options, in the order of names. */
-	static const int which[] = {CID_BIND_LEASE_TTL_MS, CID_BIND_LEASE_GRACE_MS,
-		CID_BIND_LEASE_LO, CID_BIND_LEASE_HI, CID_BIND_LEASE_CLOCK_WAIT_MS,
-	CID_BIND_LEASE_MAX_DRIFT_MS, CID_BIND_LEASE_MAX_WAIT_MS, CID_BIND_LEASE_MAX_BORROW_TICKS};
 	PyObject   *conninfo = NULL,
 			   *layout = NULL,
 			   *schema = NULL,
 			   *owner = NULL,
-			   *behind = NULL,
-			   *exhaust = NULL,
-			   *o[8] = {NULL};
-	int64_t		v[CID_BIND_LEASE_NOPTS];
-	int			pol;
+			   *lease_o[CID_BIND_LEASE_NOPTS] = {NULL},
+			   *pol_o[CID_BIND_POLICY_NOPTS] = {NULL};
+	int64_t		v[CID_BIND_LEASE_NOPTS],
+				pol[CID_BIND_POLICY_NOPTS];
 	cid_layout	lay;
 	char		err[512];
 
@@ -83,8 +78,12 @@ parse_args(PyObject *args, PyObject *kw, bool full, lease_args *a)
 	if (full)
 	{
 		if (!PyArg_ParseTupleAndKeywords(args, kw, "|O$OOOOOOOOOOOOO:SnowflakeLease", names,
-										 &conninfo, &layout, &schema, &o[0], &o[1], &o[2], &o[3],
-										 &owner, &o[4], &behind, &o[5], &o[6], &exhaust, &o[7]))
+										 &conninfo, &layout, &schema,
+										 &lease_o[CID_BIND_LEASE_TTL_MS],
+										 &lease_o[CID_BIND_LEASE_GRACE_MS],
+										 &lease_o[CID_BIND_LEASE_LO], &lease_o[CID_BIND_LEASE_HI],
+										 &owner, &lease_o[CID_BIND_LEASE_CLOCK_WAIT_MS],
+										 &pol_o[0], &pol_o[1], &pol_o[2], &pol_o[3], &pol_o[4]))
 			return -1;
 	}
 	else
@@ -96,27 +95,23 @@ parse_args(PyObject *args, PyObject *kw, bool full, lease_args *a)
 			return -1;
 	}
 	for (int i = 0; i < CID_BIND_LEASE_NOPTS; i++)
+	{
 		v[i] = CID_BIND_UNSET;
-	for (int i = 0; i < 8; i++)
-		if (cpy_int_opt(o[i], cid_bind_lease_opt_names[which[i]].snake, &v[which[i]]) < 0)
+		if (cpy_int_opt(lease_o[i], cid_bind_lease_opt_names[i].snake, &v[i]) < 0)
 			return -1;
-	/* The policies by this language's names; None, as elsewhere here, the default. */
-	pol = -1;
-	if (cpy_policy(behind == Py_None ? NULL : behind, "on_behind", true, &pol) < 0)
+	}
+	/* None, as for the lease's other keywords, is the default. */
+	for (int i = 0; i < CID_BIND_POLICY_NOPTS; i++)
+		if (pol_o[i] == Py_None)
+			pol_o[i] = NULL;
+	if (cpy_policy_opts(pol_o, pol) < 0)
 		return -1;
-	if (pol >= 0)
-		v[CID_BIND_LEASE_ON_BEHIND] = pol;
-	pol = -1;
-	if (cpy_policy(exhaust == Py_None ? NULL : exhaust, "on_exhausted", false, &pol) < 0)
-		return -1;
-	if (pol >= 0)
-		v[CID_BIND_LEASE_ON_EXHAUSTED] = pol;
 	if (cpy_layout(layout, &lay) < 0 ||
 		cpy_cstr_opt(conninfo, "conninfo", false, &a->conninfo) < 0 ||
 		cpy_cstr_opt(schema, "schema", false, &a->schema) < 0 ||
 		cpy_cstr_opt(owner, "owner", false, &a->owner) < 0)
 		goto fail;
-	if (cid_bind_lease_opts(&a->b, &lay, a->conninfo, a->schema, a->owner, v, true, false,
+	if (cid_bind_lease_opts(&a->b, &lay, a->conninfo, a->schema, a->owner, v, pol, true, false,
 							err, sizeof(err)) != CID_OK)
 	{
 		cpy_raise(cpy_ValueError, "%s", err);
