@@ -151,7 +151,7 @@ HAVE_WASM    ?= $(shell test -f $(WASM_SYSROOT)/lib/wasm32-wasi/libc.a && \
                   f=$$($(WASM_CC) --target=wasm32-wasi -print-libgcc-file-name 2>/dev/null) && \
                   test -f "$$f" && echo yes)
 WASM_SRCS    := $(filter-out src/platform.c src/random.c src/node_claim.c src/snowflake_claimed.c, \
-                  $(LIB_SRCS)) $(sort $(wildcard wasm/*.c)) bind/batch_json.c
+                  $(LIB_SRCS)) $(sort $(wildcard wasm/*.c)) bind/batch_json.c bind/snowflake_opts.c
 WASM_OUT     := node/lib/chronoid.wasm
 # The inspector page (web/inspector/): the chronoid command itself as
 # WebAssembly, so that the page answers and fails as the command does.

@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bind_internal.h"
 #include "chronoid.h"
 #include "scope_internal.h"
 #include "wasm.h"
@@ -995,6 +996,7 @@ cw_snowflake_bounds(void)
  * ------------------------------------------------------------------------ */
 
 static cid_snowflake_opts opts;
+static int64_t policy_v[CID_BIND_POLICY_NOPTS];	/* bind/snowflake_opts.c checks them */
 static uint64_t node_arg;
 
 /* Start reading a generator's options: the defaults. */
@@ -1002,6 +1004,8 @@ EXPORT("sf_begin") void
 cw_sf_begin(void)
 {
 	cid_snowflake_opts_default(&opts);
+	for (int i = 0; i < CID_BIND_POLICY_NOPTS; i++)
+		policy_v[i] = CID_BIND_UNSET;
 }
 
 /*
@@ -1024,23 +1028,22 @@ cw_sf_node(int how, double d, uint64_t big)
 	return 0;
 }
 
-static const char *const limit_names[] = {"maxDriftMs", "maxWaitMs", "maxBorrowTicks"};
-
-/* A limit option (which: 0 maxDriftMs, 1 maxWaitMs, 2 maxBorrowTicks). */
+/*
+ * A limit option (which: 0 maxDriftMs, 1 maxWaitMs, 2 maxBorrowTicks): an
+ * integer here, its range checked with the rest by sf_new.
+ */
 EXPORT("sf_limit") int
 cw_sf_limit(int which, double d)
 {
+	static const int opt[] = {CID_BIND_POLICY_MAX_DRIFT_MS, CID_BIND_POLICY_MAX_WAIT_MS,
+	CID_BIND_POLICY_MAX_BORROW_TICKS};
 	char		num[32];
 
-	if (!(d >= 0 && d <= 9007199254740991.0) || d != floor(d))
-		return fail(CID_EINVAL, true, "%s %s is out of range: expected a non-negative integer",
-					limit_names[which], number_text(num, sizeof(num), d));
-	if (which == 0)
-		opts.max_drift_ms = (int64_t) d;
-	else if (which == 1)
-		opts.max_wait_ms = (int64_t) d;
-	else
-		opts.max_borrow_ticks = (uint64_t) d;
+	if (!(fabs(d) <= 9007199254740991.0) || d != floor(d))
+		return fail(CID_EINVAL, true, "%s %s is out of range: expected an integer from "
+					"-9007199254740991 to 9007199254740991",
+					cid_bind_policy_opt_names[opt[which]].camel, number_text(num, sizeof(num), d));
+	policy_v[opt[which]] = (int64_t) d;
 	return 0;
 }
 
@@ -1048,8 +1051,8 @@ cw_sf_limit(int which, double d)
 EXPORT("sf_policies") void
 cw_sf_policies(int behind, int exhausted)
 {
-	opts.on_behind = (cid_behind_policy) behind;
-	opts.on_exhausted = (cid_exhaust_policy) exhausted;
+	policy_v[CID_BIND_POLICY_ON_BEHIND] = behind;
+	policy_v[CID_BIND_POLICY_ON_EXHAUSTED] = exhausted;
 }
 
 /* A generator of the node, layout and options given: its address, or 0. */
@@ -1057,8 +1060,14 @@ EXPORT("sf_new") cid_snowflake_gen *
 cw_sf_new(void)
 {
 	cid_snowflake_gen *g;
+	char		err[256];
 	int			rc;
 
+	if (cid_bind_snowflake_policy(&opts, policy_v, true, err, sizeof(err)) != CID_OK)
+	{
+		fail(CID_EINVAL, true, "%s", err);
+		return NULL;
+	}
 	if (node_arg > cid_layout_max_node(&layout))
 	{
 		fail(CID_ENODE, true, "node %" PRIu64 " is out of range for layout \"%s\": expected 0 to %"

@@ -126,8 +126,8 @@ function makeApi(native, alloc) {
     if (options.renew !== undefined && typeof options.renew !== 'boolean')
       return Promise.reject(typeError(`lease option renew must be a boolean, got ${typeof options.renew}`));
     try {
-      return native.lease(op, options.layout, options.conninfo, options.schema, options.owner, options.ttlMs,
-        options.graceMs, options.clockWaitMs, options.lo, options.hi, options.renew !== false,
+      return native.lease(op, options.layout, options.conninfo, options.schema, options.owner,
+        options.renew !== false, options.ttlMs, options.graceMs, options.clockWaitMs, options.lo, options.hi,
         policy(BEHIND, options.onClockBehind, 'onClockBehind'), options.maxDriftMs, options.maxWaitMs,
         policy(EXHAUSTED, options.onExhausted, 'onExhausted'), options.maxBorrowTicks);
     } catch (e) {
