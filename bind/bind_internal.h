@@ -30,10 +30,23 @@
 
 /*
  * Where random bytes come from: the core's CSPRNG (src/random.c: a
- * buffered, fork-safe reader over getrandom(2)).  No binding installs
- * another raw source; the packages report this name.
+ * buffered, fork-safe reader) over a raw source, OpenSSL's RAND_bytes in a
+ * binding built with libcrypto (CID_BIND_OPENSSL), else getrandom(2).
+ * bind/random_source.c installs it; the packages report this name.
  */
+#ifdef CID_BIND_OPENSSL
+#define CID_BIND_RANDOM_SOURCE "openssl"
+#else
 #define CID_BIND_RANDOM_SOURCE "getrandom"
+#endif
+
+/*
+ * Install the raw source CID_BIND_RANDOM_SOURCE names in this copy of the
+ * core (its symbols are the module's own: nothing else in the process
+ * changes source).  cid_bind_start() calls it once, before any generator
+ * draws a byte.
+ */
+void		cid_bind_random_start(void);
 
 /* ------------------------------------------------------------------------
  * Statuses as errors
@@ -245,6 +258,18 @@ extern const cid_bind_kind cid_bind_ksuid;
 void		cid_bind_format_many(const cid_bind_kind *k, char *text, const uint8_t *bytes,
 								 size_t n, char sep);
 
+/* Bytes a JSON array of n texts of len characters takes, with its NUL. */
+#define CID_BIND_JSON_BYTES(n, len) ((n) * ((len) + 3) + 2)
+
+/*
+ * n texts of len characters in text, each followed by one separator (as
+ * cid_bind_format_many writes them), rewritten in place as the JSON array
+ * ["a","b",...] and a NUL: text holds CID_BIND_JSON_BYTES(n, len) bytes.
+ * The texts must need no escaping (every kind's text is letters, digits
+ * and '-').  Returns the array's length; n = 0 gives "[]".
+ */
+size_t		cid_bind_json_lines(char *text, size_t n, size_t len);
+
 /* ------------------------------------------------------------------------
  * Block allocator options
  * ------------------------------------------------------------------------ */
@@ -277,5 +302,98 @@ int			cid_bind_block_opts(cid_block_opts *opts, const char *sequence,
 								char *err, size_t errlen);
 
 #endif							/* CID_BIND_LEASE: the lease library is compiled in */
+
+/* ------------------------------------------------------------------------
+ * Snowflake policy options (a generator's and a lease's)
+ * ------------------------------------------------------------------------ */
+
+/* An option not given: its default. */
+#define CID_BIND_UNSET INT64_MIN
+
+/* The policy options, the policies as the core's numbers (each language maps its names). */
+typedef enum cid_bind_policy_opt
+{
+	CID_BIND_POLICY_ON_BEHIND,
+	CID_BIND_POLICY_MAX_DRIFT_MS,
+	CID_BIND_POLICY_MAX_WAIT_MS,
+	CID_BIND_POLICY_ON_EXHAUSTED,
+	CID_BIND_POLICY_MAX_BORROW_TICKS,
+	CID_BIND_POLICY_NOPTS
+} cid_bind_policy_opt;
+
+extern const cid_bind_opt_name cid_bind_policy_opt_names[CID_BIND_POLICY_NOPTS];
+
+/*
+ * Whether v is within [lo, hi]; if not, err says "name v is out of range:
+ * expected lo..hi" then unit and ctx, the name spelled as the caller's
+ * language spells it (camel: JavaScript's).
+ */
+bool		cid_bind_in_range(int64_t v, int64_t lo, int64_t hi, const cid_bind_opt_name *name,
+							  bool camel, const char *unit, const char *ctx, char *err,
+							  size_t errlen);
+
+/*
+ * The policy values v (CID_BIND_UNSET: leave opts' value) checked and set
+ * in opts: the policies the core's numbers, drift and wait 0 .. 2^63 / 10^6
+ * ms (no overflow in ns), borrowed ticks 0 .. 2^32 - 1.  CID_OK, or
+ * CID_EINVAL with err naming the value and what was expected; opts is
+ * then unchanged.
+ */
+int			cid_bind_snowflake_policy(cid_snowflake_opts *opts,
+									  const int64_t v[CID_BIND_POLICY_NOPTS], bool camel,
+									  char *err, size_t errlen);
+
+/* ------------------------------------------------------------------------
+ * Lease options
+ * ------------------------------------------------------------------------ */
+
+/* The integer options of a lease, indexes into cid_bind_lease_opt_names. */
+typedef enum cid_bind_lease_opt
+{
+	CID_BIND_LEASE_TTL_MS,
+	CID_BIND_LEASE_GRACE_MS,
+	CID_BIND_LEASE_CLOCK_WAIT_MS,
+	CID_BIND_LEASE_LO,
+	CID_BIND_LEASE_HI,
+	CID_BIND_LEASE_NOPTS
+} cid_bind_lease_opt;
+
+/* The longest owner text a lease keeps (the library's buffer, less its NUL). */
+#define CID_BIND_LEASE_OWNER_MAX 255
+
+extern const cid_bind_opt_name cid_bind_lease_opt_names[CID_BIND_LEASE_NOPTS];
+
+#ifdef CID_BIND_LEASE
+
+/*
+ * A lease's options, checked: opts is what the library is given, and
+ * points into layout and sf, so the struct must stay where it was filled
+ * until the library call returns.
+ */
+typedef struct cid_bind_lease_args
+{
+	cid_lease_opts opts;
+	cid_layout	layout;
+	cid_snowflake_opts sf;
+} cid_bind_lease_args;
+
+/*
+ * Check a lease's options before any connection and fill *a: layout (NULL:
+ * "pgedge"), conninfo (NULL: the PG* variables), schema (NULL: "chronoid"),
+ * owner (NULL: host:pid), the integer options v and the generator's
+ * policy (CID_BIND_UNSET where not given; any other value is checked,
+ * negatives included), renew (false: no background renewer).  Absent lo is 1, absent hi the layout's largest
+ * node (at most 2^31 - 1); hi 0 is refused, since the library reads 0..0
+ * as the whole range.  CID_OK, or CID_EINVAL with err naming the value
+ * and what was expected, the option spelled as the caller's language
+ * spells it (camel: JavaScript's).  The strings are not copied.
+ */
+int			cid_bind_lease_opts(cid_bind_lease_args *a, const cid_layout *layout,
+								const char *conninfo, const char *schema, const char *owner,
+								const int64_t v[CID_BIND_LEASE_NOPTS],
+								const int64_t policy[CID_BIND_POLICY_NOPTS], bool renew,
+								bool camel, char *err, size_t errlen);
+
+#endif							/* CID_BIND_LEASE */
 
 #endif							/* CID_BIND_INTERNAL_H */

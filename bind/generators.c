@@ -35,8 +35,11 @@ after_fork_child(void)
 static void
 start(void)
 {
-	int			rc = cid_bind_gens_init(&cid_bind_gen, NULL);
+	int			rc;
 
+	/* The ObjectId's process bytes are the first random bytes drawn. */
+	cid_bind_random_start();
+	rc = cid_bind_gens_init(&cid_bind_gen, NULL);
 	if (rc == CID_OK && pthread_atfork(NULL, NULL, after_fork_child) != 0)
 		rc = CID_EINVAL;
 	start_status = rc;

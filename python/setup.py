@@ -6,8 +6,11 @@ The version is the core's (CID_VERSION_* in ../include/chronoid.h).
 Where libpq's header is, libchronoid_lease's sources (../db/lease,
 ../db/pq) go in too, for SnowflakeLease (CHRONOID_NO_LEASE=1 leaves them
 out).  ../bind, what the packages decide alike (status table, batch
-limit, the process's generators, block options), goes in with the core;
-random bytes are the core's (getrandom(2)), as in every package.
+limit, the process's generators, block options, the random source), goes
+in with the core.  Where OpenSSL's headers are (libssl-dev), the core's
+random buffer draws from OpenSSL's DRBG (RAND_bytes) and the module links
+libcrypto; else, or with CHRONOID_NO_OPENSSL=1, from getrandom(2)
+(chronoid.random_source says which; bind/random_source.c).
 CHRONOID_WERROR=1 makes warnings errors; CHRONOID_SAN=address,undefined
 (or thread) builds the module with sanitizers (the tests' ASan and TSan
 passes), in a build directory of its own.
@@ -51,6 +54,20 @@ def libpq_include():
     return next((d for d in dirs if d and os.path.exists(os.path.join(d, "libpq-fe.h"))), None)
 
 
+def openssl_include():
+    """Where openssl/rand.h is (libssl-dev): pkg-config's word for
+    libcrypto, else the usual places; None means no OpenSSL."""
+    dirs = []
+    try:
+        flags = subprocess.run(["pkg-config", "--cflags-only-I", "libcrypto"],
+                               capture_output=True, text=True, check=True).stdout.split()
+        dirs += [f[2:] for f in flags if f.startswith("-I")]
+    except (OSError, subprocess.CalledProcessError):
+        pass
+    dirs += ["/usr/include", "/usr/local/include"]
+    return next((d for d in dirs if os.path.exists(os.path.join(d, "openssl", "rand.h"))), None)
+
+
 def sources_of(*dirs):
     return sorted(os.path.join(ROOT, d, f) for d in dirs
                   for f in os.listdir(os.path.join(ROOT, d)) if f.endswith(".c"))
@@ -73,6 +90,12 @@ class build_ext_with_core(build_ext):
             ext.include_dirs += [pq, os.path.join(ROOT, "db", "lease"), os.path.join(ROOT, "db", "pq")]
             ext.define_macros += [("CHRONOID_PY_LEASE", "1"), ("CID_BIND_LEASE", "1")]
             ext.libraries.append("pq")
+        # Random bytes: OpenSSL's DRBG where its headers are (bind/random_source.c).
+        ssl = openssl_include()
+        if ssl and not os.environ.get("CHRONOID_NO_OPENSSL"):
+            ext.include_dirs.append(ssl)
+            ext.define_macros.append(("CID_BIND_OPENSSL", "1"))
+            ext.libraries.append("crypto")
         super().build_extension(ext)
 
 
@@ -82,13 +105,16 @@ ldflags = ["-pthread"]
 if os.environ.get("CHRONOID_WERROR"):
     cflags.append("-Werror")
 san = os.environ.get("CHRONOID_SAN")
-options = {}
+# A build directory of each variant's own: setuptools would otherwise take
+# another variant's module (the plain build's, OpenSSL's) as up to date.
+build_base = "build"
 if san:
     cflags += ["-fsanitize=" + san, "-fno-omit-frame-pointer", "-O1", "-g"]
     ldflags.append("-fsanitize=" + san)
-    # Its own build directory: setuptools would otherwise take the plain
-    # build's module as up to date.
-    options["build"] = {"build_base": "build-san-" + re.sub(r"[^a-z]+", "-", san)}
+    build_base += "-san-" + re.sub(r"[^a-z]+", "-", san)
+if os.environ.get("CHRONOID_NO_OPENSSL"):
+    build_base += "-nossl"
+options = {"build": {"build_base": build_base}} if build_base != "build" else {}
 
 setup(
     version=core_version(),

@@ -27,10 +27,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bind_internal.h"
 #include "chronoid.h"
 #include "scope_internal.h"
 #include "wasm.h"
-#include "bind_internal.h"
 
 #define EXPORT(name) __attribute__((export_name(name)))
 
@@ -370,21 +370,23 @@ cw_fill(int k, uint8_t *out, size_t n)
 }
 
 /*
- * n IDs of kind k as lines: out holds n * (size + text_len + 1) bytes,
- * the IDs first and their text after them; returns the text's offset.
+ * n IDs of kind k as a JSON array of their texts (bind/batch_json.c says
+ * why): out holds n * size + CID_BIND_JSON_BYTES(n, text_len) bytes, the
+ * IDs first and the array after them; returns the array's length.
  */
-EXPORT("lines") int
-cw_lines(int k, uint8_t *out, size_t n)
+EXPORT("json") int
+cw_json(int k, uint8_t *out, size_t n)
 {
 	const cid_bind_kind *kd = kinds[k];
-	size_t		at = n * kd->size;
+	char	   *text = (char *) out + n * kd->size;
 
-	if (n == 0)
-		return 0;
-	if (fill(kd, out, n) < 0)
-		return -1;
-	cid_bind_format_many(kd, (char *) out + at, out, n, '\n');
-	return (int) at;
+	if (n > 0)
+	{
+		if (fill(kd, out, n) < 0)
+			return -1;
+		cid_bind_format_many(kd, text, out, n, '\n');
+	}
+	return (int) cid_bind_json_lines(text, n, kd->text_len);
 }
 
 /* ------------------------------------------------------------------------
@@ -785,6 +787,7 @@ cw_snowflake_bounds(void)
  * ------------------------------------------------------------------------ */
 
 static cid_snowflake_opts opts;
+static int64_t policy_v[CID_BIND_POLICY_NOPTS];	/* bind/snowflake_opts.c checks them */
 static uint64_t node_arg;
 
 /* Start reading a generator's options: the defaults. */
@@ -792,6 +795,8 @@ EXPORT("sf_begin") void
 cw_sf_begin(void)
 {
 	cid_snowflake_opts_default(&opts);
+	for (int i = 0; i < CID_BIND_POLICY_NOPTS; i++)
+		policy_v[i] = CID_BIND_UNSET;
 }
 
 /*
@@ -814,23 +819,22 @@ cw_sf_node(int how, double d, uint64_t big)
 	return 0;
 }
 
-static const char *const limit_names[] = {"maxDriftMs", "maxWaitMs", "maxBorrowTicks"};
-
-/* A limit option (which: 0 maxDriftMs, 1 maxWaitMs, 2 maxBorrowTicks). */
+/*
+ * A limit option (which: 0 maxDriftMs, 1 maxWaitMs, 2 maxBorrowTicks): an
+ * integer here, its range checked with the rest by sf_new.
+ */
 EXPORT("sf_limit") int
 cw_sf_limit(int which, double d)
 {
+	static const int opt[] = {CID_BIND_POLICY_MAX_DRIFT_MS, CID_BIND_POLICY_MAX_WAIT_MS,
+	CID_BIND_POLICY_MAX_BORROW_TICKS};
 	char		num[32];
 
-	if (!(d >= 0 && d <= 9007199254740991.0) || d != floor(d))
-		return fail(CID_EINVAL, true, "%s %s is out of range: expected a non-negative integer",
-					limit_names[which], cid_bind_number_text(num, sizeof(num), d));
-	if (which == 0)
-		opts.max_drift_ms = (int64_t) d;
-	else if (which == 1)
-		opts.max_wait_ms = (int64_t) d;
-	else
-		opts.max_borrow_ticks = (uint64_t) d;
+	if (!(fabs(d) <= 9007199254740991.0) || d != floor(d))
+		return fail(CID_EINVAL, true, "%s %s is out of range: expected an integer from "
+					"-9007199254740991 to 9007199254740991",
+					cid_bind_policy_opt_names[opt[which]].camel, cid_bind_number_text(num, sizeof(num), d));
+	policy_v[opt[which]] = (int64_t) d;
 	return 0;
 }
 
@@ -838,8 +842,8 @@ cw_sf_limit(int which, double d)
 EXPORT("sf_policies") void
 cw_sf_policies(int behind, int exhausted)
 {
-	opts.on_behind = (cid_behind_policy) behind;
-	opts.on_exhausted = (cid_exhaust_policy) exhausted;
+	policy_v[CID_BIND_POLICY_ON_BEHIND] = behind;
+	policy_v[CID_BIND_POLICY_ON_EXHAUSTED] = exhausted;
 }
 
 /* A generator of the node, layout and options given: its address, or 0. */
@@ -847,8 +851,14 @@ EXPORT("sf_new") cid_snowflake_gen *
 cw_sf_new(void)
 {
 	cid_snowflake_gen *g;
+	char		err[256];
 	int			rc;
 
+	if (cid_bind_snowflake_policy(&opts, policy_v, true, err, sizeof(err)) != CID_OK)
+	{
+		fail(CID_EINVAL, true, "%s", err);
+		return NULL;
+	}
 	if (node_arg > cid_layout_max_node(&layout))
 	{
 		fail(CID_ENODE, true, "node %" PRIu64 " is out of range for layout \"%s\": expected 0 to %"
@@ -896,6 +906,28 @@ cw_sf_fill(cid_snowflake_gen *g, uint64_t *out, size_t n)
 		return 0;
 	rc = n == 1 ? cid_snowflake_next(g, out) : cid_snowflake_fill(g, out, n, NULL);
 	return rc < 0 ? sf_failed(g, rc) : 0;
+}
+
+/*
+ * The next ID of g as the return value (a BigInt in JavaScript, with no
+ * trip through memory): the single call's path.  0 may be an ID (node 0's
+ * first in the layout's epoch millisecond), so a failure also sets
+ * cw_err_status(), which the host reads only when 0 comes back.
+ */
+EXPORT("sf_next") int64_t
+cw_sf_next(cid_snowflake_gen *g)
+{
+	uint64_t	id;
+	int			rc;
+
+	err_status = 0;
+	rc = cid_snowflake_next(g, &id);
+	if (rc < 0)
+	{
+		sf_failed(g, rc);
+		return 0;
+	}
+	return (int64_t) id;
 }
 
 /* The last millisecond g issued in (INT64_MIN: none yet). */

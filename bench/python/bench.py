@@ -9,9 +9,10 @@ table shows each case's median over the rounds, per ID, in wall time and
 in the thread's CPU time.  Speed is compared only within this run
 (docs/benchmarks.md).  Two floors close the table: a builtin call that
 reads the clock (time.time_ns()), and the kernel's random bytes alone
-(os.urandom), which single calls and batches of UUIDv7s and ULIDs pay
-for alike (chronoid.random_source, the core's getrandom since 0.2.0, is
-printed with the table).
+(os.urandom): what single calls and batches of UUIDv7s and ULIDs pay
+for their bytes in a module whose random source is getrandom, and what
+OpenSSL's DRBG saves them where it is (chronoid.random_source, printed
+with the table; docs/design-random.md).
 
 BENCH_PY_ROUNDS (default 9) and BENCH_PY_N (IDs per case and round,
 default 200000) change the size.
@@ -20,6 +21,7 @@ import os
 import platform
 import statistics
 import sys
+import tempfile
 import threading
 import time
 import uuid
@@ -106,11 +108,14 @@ def per_batch(fn, n, size=BATCH):
     return lambda: timed(body, calls * BATCH)
 
 
-def main():
+def main(claims):
     py_sf = PySnowflake(node=1)
     py_sf_wide = PySnowflake(node=1, node_bits=2, seq_bits=20)
-    sf = chronoid.Snowflake("pgedge", node=1)
-    sf_wide = chronoid.Snowflake(WIDE, node=1)
+    # Node claims in the run's own directory (another run, or a service on
+    # the host, may hold node 1), one scope per layout: one process holds a
+    # number under one layout only (docs/node-claims.md).
+    sf = chronoid.Snowflake("pgedge", node=1, scope="bench", claim_dir=claims)
+    sf_wide = chronoid.Snowflake(WIDE, node=1, scope="bench-wide", claim_dir=claims)
     # ULIDs and UUIDv7s of the same ms: the per-ID cost dominates; the
     # Python ULID is slower, so fewer calls keep each round short.
     n_slow = max(1000, N // 4)
@@ -151,8 +156,9 @@ def main():
         ("Snowflake.batch(1000), 20-bit seq", per_batch(sf_wide.batch, N)),
         ("Snowflake.batch_array(1000), 20-bit seq", per_batch(sf_wide.batch_array, N)),
         ("Snowflake.batch_array(1000), pgedge", per_batch(sf.batch_array, N)),
-        # What no generator here can go below: a call that reads the
-        # clock, and the kernel's random bytes (the module's source).
+        # Two floors: a call that reads the clock, which no generator
+        # here goes below; and the kernel's random bytes, which a module
+        # drawing from getrandom cannot go below (OpenSSL's DRBG can).
         ("floor: time.time_ns()", per_call(time.time_ns, N)),
         # (per_batch passes 8 * 1000: the bytes a UUIDv7 batch of 1000 draws)
         ("floor: os.urandom(8000), per 8 bytes", per_batch(os.urandom, N, 8 * BATCH)),
@@ -218,4 +224,5 @@ def main():
                   f"({cpu[slow] / cpu[fast]:.1f}x)")
 
 if __name__ == "__main__":
-    main()
+    with tempfile.TemporaryDirectory(prefix="chronoid-bench-claims.") as claim_dir:
+        main(claim_dir)

@@ -35,23 +35,21 @@ function makeApi(native, alloc) {
     throw e;
   }
 
-  // Text batches come from C as one string of lines: far cheaper than n
-  // strings handed over one by one.
-  function lines(text) {
-    return text === '' ? [] : text.split('\n');
-  }
-
+  // Text batches come from C as one JSON array: one string and one parse
+  // cost far less than n strings handed over one by one, and JSON.parse
+  // copies each ID out, where the pieces of split() would each keep the
+  // whole batch's text alive (bind/batch_json.c).
   // A string holds at most 2^29 - 24 characters (V8), fewer than maxBatch
-  // UUIDs' lines: a longer batch of texts is made this many at a time.
-  const LINES_AT_ONCE = 1 << 20;
+  // UUIDs' text: a longer batch of texts is made this many at a time.
+  const TEXTS_AT_ONCE = 1 << 20;
 
-  function batchOf(linesOf) {
+  function batchOf(jsonOf) {
     return (n) => {
-      if (!(Number.isInteger(n) && n > LINES_AT_ONCE && n <= native.maxBatch))
-        return lines(linesOf(n));
+      if (!(Number.isInteger(n) && n > TEXTS_AT_ONCE && n <= native.maxBatch))
+        return JSON.parse(jsonOf(n));
       let out = [];
-      for (let left = n; left > 0; left -= LINES_AT_ONCE)
-        out = out.concat(lines(linesOf(Math.min(left, LINES_AT_ONCE))));
+      for (let left = n; left > 0; left -= TEXTS_AT_ONCE)
+        out = out.concat(JSON.parse(jsonOf(Math.min(left, TEXTS_AT_ONCE))));
       return out;
     };
   }
@@ -131,8 +129,8 @@ function makeApi(native, alloc) {
     if (options.renew !== undefined && typeof options.renew !== 'boolean')
       return Promise.reject(typeError(`lease option renew must be a boolean, got ${typeof options.renew}`));
     try {
-      return native.lease(op, options.layout, options.conninfo, options.schema, options.owner, options.ttlMs,
-        options.graceMs, options.clockWaitMs, options.lo, options.hi, options.renew !== false,
+      return native.lease(op, options.layout, options.conninfo, options.schema, options.owner,
+        options.renew !== false, options.ttlMs, options.graceMs, options.clockWaitMs, options.lo, options.hi,
         policy(BEHIND, options.onClockBehind, 'onClockBehind'), options.maxDriftMs, options.maxWaitMs,
         policy(EXHAUSTED, options.onExhausted, 'onExhausted'), options.maxBorrowTicks);
     } catch (e) {
@@ -292,12 +290,12 @@ function makeApi(native, alloc) {
   // n texts (uuidv7, uuidv7Bytes, uuidv7Buffer, uuidv7Batch, ...).
   function shapes(name, size) {
     const into = native[`${name}Into`];
-    const linesOf = native[`${name}Lines`];
+    const jsonOf = native[`${name}Json`];
     return {
       [name]: native[name],
       [`${name}Bytes`]: () => into(alloc(size)),
       [`${name}Buffer`]: native[`${name}Buffer`],
-      [`${name}Batch`]: batchOf(linesOf),
+      [`${name}Batch`]: batchOf(jsonOf),
     };
   }
 

@@ -94,22 +94,46 @@ function wasmNative(instance, alloc) {
     X._initialize();
   const memory = X.memory;
   let heap = new Uint8Array(memory.buffer);
-  let heap64 = new BigInt64Array(memory.buffer);
-  // Views of the memory, made again after it grew (which detaches them).
-  const u8 = () => (heap.buffer === memory.buffer ? heap : (heap = new Uint8Array(memory.buffer)));
-  const i64 = () => (heap64.buffer === memory.buffer ? heap64 : (heap64 = new BigInt64Array(memory.buffer)));
+  // A view of the memory, made again after it grew.  Growing detaches the
+  // old buffer, and a view of a detached buffer has length 0: testing that
+  // is cheaper than asking memory.buffer on every call.
+  const u8 = () => (heap.length !== 0 ? heap : (heap = new Uint8Array(memory.buffer)));
   const encoder = new TextEncoder();
   // The IDs' text is ASCII: UTF-8 decodes it, in every runtime.
   const decoder = new TextDecoder();
   const io = X.io();
   const ioBytes = X.io_bytes();
 
-  function ascii(at, len) {
+  const chr = String.fromCharCode;
+
+  // The 36 bytes at p as a string, each byte a character.  Written out
+  // rather than chr.apply(null, h.subarray(...)): with no view and no
+  // spread to make, V8 builds the string four times as fast, which is
+  // half the cost of a single ID in Chromium (docs/benchmarks.md).
+  function chars36(h, p) {
+    return chr(h[p], h[p + 1], h[p + 2], h[p + 3], h[p + 4], h[p + 5], h[p + 6], h[p + 7], h[p + 8],
+      h[p + 9], h[p + 10], h[p + 11], h[p + 12], h[p + 13], h[p + 14], h[p + 15], h[p + 16], h[p + 17],
+      h[p + 18], h[p + 19], h[p + 20], h[p + 21], h[p + 22], h[p + 23], h[p + 24], h[p + 25], h[p + 26],
+      h[p + 27], h[p + 28], h[p + 29], h[p + 30], h[p + 31], h[p + 32], h[p + 33], h[p + 34], h[p + 35]);
+  }
+
+  // The 26 bytes of a ULID's text, likewise.
+  function chars26(h, p) {
+    return chr(h[p], h[p + 1], h[p + 2], h[p + 3], h[p + 4], h[p + 5], h[p + 6], h[p + 7], h[p + 8],
+      h[p + 9], h[p + 10], h[p + 11], h[p + 12], h[p + 13], h[p + 14], h[p + 15], h[p + 16], h[p + 17],
+      h[p + 18], h[p + 19], h[p + 20], h[p + 21], h[p + 22], h[p + 23], h[p + 24], h[p + 25]);
+  }
+
+  // len bytes of ASCII text at p in the module's memory as a string.
+  function ascii(p, len) {
     const h = u8();
-    // Short texts (one ID) by fromCharCode: TextDecoder's fixed cost per
+    if (len === 36)
+      return chars36(h, p);
+    if (len === 26)
+      return chars26(h, p);
+    // Other short texts by fromCharCode: TextDecoder's fixed cost per
     // call, in Chromium, is several times an ID's.
-    return len <= 64 ? String.fromCharCode.apply(null, h.subarray(at, at + len))
-      : decoder.decode(h.subarray(at, at + len));
+    return len <= 64 ? chr.apply(null, h.subarray(p, p + len)) : decoder.decode(h.subarray(p, p + len));
   }
 
   function cstring(at) {
@@ -233,7 +257,10 @@ function wasmNative(instance, alloc) {
       if (!(target instanceof Uint8Array) || target.length !== size)
         throw typeError(target, 'target', `a Uint8Array of ${size} bytes`);
       ok(X.fill(k, io, 1));
-      target.set(u8().subarray(io, io + size));
+      // Byte by byte: a subarray for set() would cost more than the copy.
+      const h = u8();
+      for (let i = 0; i < size; i++)
+        target[i] = h[io + i];
       return target;
     };
     native[`${name}Buffer`] = (n) => {
@@ -243,13 +270,12 @@ function wasmNative(instance, alloc) {
         return copyOut(p, c * size);
       });
     };
-    native[`${name}Lines`] = (n) => {
+    native[`${name}Json`] = (n) => {
       const c = count(n);
-      if (c === 0)
-        return '';
-      return withMemory(c * (size + w), c, (p) => {
-        const at = p + ok(X.lines(k, p, c));
-        return decoder.decode(u8().subarray(at, at + c * w - 1));
+      const at = c * size;
+      return withMemory(at + c * (w + 2) + 2, c, (p) => {
+        const len = ok(X.json(k, p, c));
+        return decoder.decode(u8().subarray(p + at, p + at + len));
       });
     };
   });
@@ -350,6 +376,17 @@ function wasmNative(instance, alloc) {
   // globalThis rather than starting a generator of its own.
   const generators = (globalThis[REGISTRY] ??= new Map());
 
+  // A Snowflake object's use of its generator ends once: at close(), or
+  // when the object is collected unclosed.
+  const release = (use) => {
+    if (!use.closed)
+      use.g.refs--;
+    use.closed = true;
+  };
+  // workerd has no FinalizationRegistry: there an unclosed object holds
+  // its number for the isolate's life.
+  const released = typeof FinalizationRegistry === 'function' ? new FinalizationRegistry(release) : null;
+
   native.snowflake = (layout, node, scope, claim, claimDir, behind, drift, wait, exhausted, borrow) => {
     layoutArg(layout);
     if (typeof node === 'number')
@@ -406,8 +443,10 @@ function wasmNative(instance, alloc) {
         settings,
         refs: 0,
         next() {
-          ok(X.sf_fill(h, io, 1));
-          return i64()[io >> 3];
+          const id = X.sf_next(h);
+          if (id === 0n && X.err_status() !== 0)
+            thrown();
+          return id;
         },
         batch(c) {
           const ids = new BigInt64Array(c);
@@ -425,10 +464,27 @@ function wasmNative(instance, alloc) {
     } else {
       X.free(h);
     }
+    return userOf(g, nodeValue, theScope, desc);
+  };
+
+  /*
+   * One Snowflake object's functions over g.  Made here rather than in
+   * native.snowflake: closures made in one call share its scope, and g's
+   * own functions, which live on in `generators`, would keep this
+   * object's `user` alive with it.
+   */
+  function userOf(g, nodeValue, theScope, desc) {
     g.refs++;
-    let closed = false;
+    // What next, batch and close share.  `user` is reachable while any of
+    // the three functions is (each holds it), so a Snowflake dropped
+    // without close() gives its number up when the last of them is
+    // collected, as the addon's finalizers do; until then its settings
+    // hold the number.
+    const use = { g, closed: false };
+    const user = { use };
+    released?.register(user, use, user);
     const open = () => {
-      if (closed) {
+      if (user.use.closed) {
         const e = new Error(`this snowflake generator (node ${nodeValue}) was closed`);
         e.code = 'CHRONOID_ECLOSED';
         throw e;
@@ -445,16 +501,15 @@ function wasmNative(instance, alloc) {
         return g.batch(c);
       },
       close() {
-        if (!closed)
-          g.refs--;
-        closed = true;
+        released?.unregister(user);
+        release(user.use);
       },
       node: nodeValue,
       scope: theScope,
       layout: desc,
       claimPath: null,
     };
-  };
+  }
 
   // As the addon built without libpq answers: a rejected Promise.
   const noLease = (what) => {

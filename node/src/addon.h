@@ -107,6 +107,20 @@ napi_value	cid_node_bigint64_array(napi_env env, size_t n, uint64_t **data);
 bool		cid_node_get_limit(napi_env env, napi_value v, const char *what, int64_t *out);
 
 /*
+ * An integer option of either sign, at most 2^53 - 1 from zero, whose
+ * range the caller checks (undefined or null: *out untouched).
+ */
+bool		cid_node_get_int(napi_env env, napi_value v, const char *what, int64_t *out);
+
+/*
+ * The Snowflake policy's CID_BIND_POLICY_NOPTS arguments (onBehind and
+ * onExhausted as numbers, maxDriftMs, maxWaitMs, maxBorrowTicks, in
+ * cid_bind_policy_opt's order) into v, CID_BIND_UNSET where undefined;
+ * their ranges are cid_bind_snowflake_policy's.  false after throwing.
+ */
+bool		cid_node_get_policy(napi_env env, const napi_value *argv, int64_t *v);
+
+/*
  * An optional string (undefined or null: *out = NULL) with no NUL inside,
  * into buf (cap bytes).
  */

@@ -246,8 +246,13 @@ cid_node_get_time(napi_env env, napi_value v, int64_t *unix_ms)
 	return false;
 }
 
-bool
-cid_node_get_limit(napi_env env, napi_value v, const char *what, int64_t *out)
+/*
+ * An integer option within [lo, 2^53 - 1] (undefined or null: *out
+ * untouched); anything else throws, saying that expected was wanted.
+ */
+static bool
+get_integer(napi_env env, napi_value v, const char *what, double lo, const char *expected,
+			int64_t *out)
 {
 	napi_valuetype t;
 	double		d = 0;
@@ -261,15 +266,40 @@ cid_node_get_limit(napi_env env, napi_value v, const char *what, int64_t *out)
 		return false;
 	}
 	napi_get_value_double(env, v, &d);
-	if (!(d >= 0 && d <= 9007199254740991.0) || d != floor(d))
+	if (!(d >= lo && d <= 9007199254740991.0) || d != floor(d))
 	{
 		char		num[32];
 
-		cid_node_throw(env, CID_EINVAL, true, "%s %s is out of range: expected a non-negative integer",
-					   what, cid_bind_number_text(num, sizeof(num), d));
+		cid_node_throw(env, CID_EINVAL, true, "%s %s is out of range: expected %s",
+					   what, cid_bind_number_text(num, sizeof(num), d), expected);
 		return false;
 	}
 	*out = (int64_t) d;
+	return true;
+}
+
+bool
+cid_node_get_limit(napi_env env, napi_value v, const char *what, int64_t *out)
+{
+	return get_integer(env, v, what, 0, "a non-negative integer", out);
+}
+
+bool
+cid_node_get_int(napi_env env, napi_value v, const char *what, int64_t *out)
+{
+	return get_integer(env, v, what, -9007199254740991.0,
+					   "an integer from -9007199254740991 to 9007199254740991", out);
+}
+
+bool
+cid_node_get_policy(napi_env env, const napi_value *argv, int64_t *v)
+{
+	for (int i = 0; i < CID_BIND_POLICY_NOPTS; i++)
+	{
+		v[i] = CID_BIND_UNSET;
+		if (!cid_node_get_int(env, argv[i], cid_bind_policy_opt_names[i].camel, &v[i]))
+			return false;
+	}
 	return true;
 }
 

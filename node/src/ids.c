@@ -89,41 +89,40 @@ id_buffer(napi_env env, napi_callback_info info)
 }
 
 /*
- * n IDs as text, one string of n lines that the JavaScript layer splits:
- * one string made in C and split by V8 costs far less than n strings
- * handed over one by one through Node-API.
+ * n IDs as text: one JSON array of strings that the JavaScript layer
+ * parses (bind/batch_json.c says why JSON).  One string made in C and
+ * parsed by V8 costs far less than n strings handed over one by one
+ * through Node-API.
  */
 static napi_value
-id_lines(napi_env env, napi_callback_info info)
+id_json(napi_env env, napi_callback_info info)
 {
 	napi_value	argv[1];
 	napi_value	v;
 	const cid_bind_kind *k;
 	size_t		n;
-	size_t		w;
+	size_t		len;
 	uint8_t    *bytes;
 	char	   *text;
 	int			rc;
 
 	if (!cid_node_args(env, info, 1, argv, (void **) &k) || !cid_node_get_count(env, argv[0], &n))
 		return NULL;
-	w = k->text_len + 1;
-	if (n == 0)
-		return cid_node_latin1(env, "", 0);
-	/* The IDs go in first, the text after them (one byte more: the NUL). */
-	bytes = malloc(n * k->size + n * w + 1);
+	/* The IDs go in first, their text after them. */
+	bytes = malloc(n * k->size + CID_BIND_JSON_BYTES(n, k->text_len));
 	if (bytes == NULL)
 		return cid_node_throw(env, CID_EINVAL, true, "batch of %zu: out of memory", n);
 	text = (char *) bytes + n * k->size;
-	rc = k->fill(&cid_bind_gen, bytes, n);
+	rc = n == 0 ? CID_OK : k->fill(&cid_bind_gen, bytes, n);
 	if (rc < 0)
 	{
 		free(bytes);
 		return cid_node_gen_failed(env, rc, k->what);
 	}
-	/* A newline after each ID (the last one not returned). */
-	cid_bind_format_many(k, text, bytes, n, '\n');
-	v = cid_node_latin1(env, text, n * w - 1);
+	if (n > 0)
+		cid_bind_format_many(k, text, bytes, n, '\n');
+	len = cid_bind_json_lines(text, n, k->text_len);
+	v = cid_node_latin1(env, text, len);
 	free(bytes);
 	return v;
 }
@@ -202,7 +201,7 @@ cid_node_ids_init(napi_env env, napi_value exports)
 		const char *suffix;
 		napi_callback cb;
 	}			shapes[] = {{"", id_string}, {"Into", id_into}, {"Buffer", id_buffer},
-	{"Lines", id_lines}};
+	{"Json", id_json}};
 	static const struct
 	{
 		const char *prefix;

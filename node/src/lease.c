@@ -21,20 +21,16 @@
 #ifdef CHRONOID_NODE_LEASE
 #include "chronoid_lease.h"
 
-/* What JavaScript passes in: strings copied, for the pool thread. */
+/*
+ * What JavaScript passes in: strings copied, for the pool thread; the
+ * options checked (bind/lease_opts.c) into b, which points at them.
+ */
 typedef struct lease_args
 {
 	char	   *conninfo;
 	char	   *schema;
 	char	   *owner;
-	int64_t		ttl_ms;
-	int64_t		grace_ms;
-	int64_t		clock_wait_ms;
-	uint64_t	lo;
-	uint64_t	hi;
-	bool		renew;
-	cid_layout	layout;
-	cid_snowflake_opts sf_opts;
+	cid_bind_lease_args b;
 } lease_args;
 
 /* One JavaScript lease object: its functions share this. */
@@ -168,42 +164,19 @@ l_state(napi_env env, napi_callback_info info)
  * ------------------------------------------------------------------------ */
 
 static void
-fill_opts(cid_lease_opts *o, const lease_args *a)
-{
-	cid_lease_opts_default(o);
-	o->conninfo = a->conninfo;
-	o->schema = a->schema;
-	o->owner = a->owner;
-	if (a->ttl_ms > 0)
-		o->ttl_ms = a->ttl_ms;
-	if (a->grace_ms >= 0)
-		o->grace_ms = a->grace_ms;
-	if (a->clock_wait_ms >= 0)
-		o->clock_wait_ms = a->clock_wait_ms;
-	o->lo = a->lo;
-	o->hi = a->hi;
-	o->layout = &a->layout;
-	o->sf_opts = &a->sf_opts;
-	o->no_renewer = !a->renew;
-}
-
-static void
 work_execute(napi_env env, void *data)
 {
 	lease_work *w = data;
-	cid_lease_opts o;
 
 	(void) env;
 	w->err[0] = '\0';
 	switch (w->op)
 	{
 		case OP_SETUP:
-			fill_opts(&o, &w->a);
-			w->status = cid_lease_setup(&o, w->err, sizeof(w->err));
+			w->status = cid_lease_setup(&w->a.b.opts, w->err, sizeof(w->err));
 			break;
 		case OP_ACQUIRE:
-			fill_opts(&o, &w->a);
-			w->status = cid_lease_acquire(&w->lease, &o, w->err, sizeof(w->err));
+			w->status = cid_lease_acquire(&w->lease, &w->a.b.opts, w->err, sizeof(w->err));
 			break;
 		case OP_RELEASE:
 			w->status = cid_lease_release(w->lease, w->err, sizeof(w->err));
@@ -294,7 +267,7 @@ work_complete(napi_env env, napi_status st, void *data)
 	{
 		if (w->op == OP_ACQUIRE)
 		{
-			v = lease_object(env, w->lease, &w->a.layout);
+			v = lease_object(env, w->lease, &w->a.b.layout);
 			if (v != NULL)
 			{
 				bool		is_err = false;
@@ -355,64 +328,69 @@ l_release(napi_env env, napi_callback_info info)
 }
 
 /*
- * lease(op, layout, conninfo, schema, owner, ttlMs, graceMs, clockWaitMs,
- * lo, hi, renew, onBehind, maxDriftMs, maxWaitMs, onExhausted,
- * maxBorrowTicks): a Promise.  op 0 = setup, 1 = acquire.
+ * lease(op, layout, conninfo, schema, owner, renew, ttlMs, graceMs,
+ * clockWaitMs, lo, hi, onBehind, maxDriftMs, maxWaitMs, onExhausted,
+ * maxBorrowTicks): a Promise.  op 0 = setup, 1 = acquire.  The integer
+ * options come in cid_bind_lease_opt's order, then cid_bind_policy_opt's;
+ * bind/lease_opts.c checks them (and the texts) here, so that a bad one
+ * throws before any connection is tried.
  */
 static napi_value
 lease_start(napi_env env, napi_callback_info info)
 {
-	napi_value	argv[16];
-	size_t		argc = 16;
+	enum
+	{
+		NARGS = 6 + CID_BIND_LEASE_NOPTS + CID_BIND_POLICY_NOPTS
+	};
+	napi_value	argv[NARGS];
+	size_t		argc = NARGS;
+	int64_t		v[CID_BIND_LEASE_NOPTS],
+				pol[CID_BIND_POLICY_NOPTS];
+	cid_layout	layout;
 	lease_work *w;
 	double		op = 0;
-	int64_t		lo = 0,
-				hi = 0,
-				behind = CID_BEHIND_RUN_AHEAD,
-				exhaust = CID_EXHAUST_WAIT,
-				borrow;
 	bool		renew = true;
+	int			rc;
 
 	if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok)
 		return cid_node_napi_failed(env, "cannot read the arguments");
-	for (size_t i = argc; i < 16; i++)
+	for (size_t i = argc; i < NARGS; i++)
 		napi_get_undefined(env, &argv[i]);
+	if (!cid_node_get_layout(env, argv[1], &layout))
+		return NULL;
+	for (int i = 0; i < CID_BIND_LEASE_NOPTS; i++)
+	{
+		v[i] = CID_BIND_UNSET;
+		if (!cid_node_get_int(env, argv[6 + i], cid_bind_lease_opt_names[i].camel, &v[i]))
+			return NULL;
+	}
+	if (!cid_node_get_policy(env, argv + 6 + CID_BIND_LEASE_NOPTS, pol))
+		return NULL;
+	if (napi_get_value_bool(env, argv[5], &renew) != napi_ok)
+		renew = true;
 	w = calloc(1, sizeof(*w));
 	if (w == NULL)
 		return cid_node_throw(env, CID_EINVAL, false, "out of memory");
 	napi_get_value_double(env, argv[0], &op);
 	w->op = op == 0 ? OP_SETUP : OP_ACQUIRE;
-	w->a.ttl_ms = 0;
-	w->a.grace_ms = -1;
-	w->a.clock_wait_ms = -1;
-	cid_snowflake_opts_default(&w->a.sf_opts);
-	borrow = (int64_t) w->a.sf_opts.max_borrow_ticks;
-	if (!cid_node_get_layout(env, argv[1], &w->a.layout) ||
-		!cid_node_dup_text(env, argv[2], "conninfo", &w->a.conninfo) ||
+	if (!cid_node_dup_text(env, argv[2], "conninfo", &w->a.conninfo) ||
 		!cid_node_dup_text(env, argv[3], "schema", &w->a.schema) ||
-		!cid_node_dup_text(env, argv[4], "owner", &w->a.owner) ||
-		!cid_node_get_limit(env, argv[5], "ttlMs", &w->a.ttl_ms) ||
-		!cid_node_get_limit(env, argv[6], "graceMs", &w->a.grace_ms) ||
-		!cid_node_get_limit(env, argv[7], "clockWaitMs", &w->a.clock_wait_ms) ||
-		!cid_node_get_limit(env, argv[8], "lo", &lo) || !cid_node_get_limit(env, argv[9], "hi", &hi) ||
-		!cid_node_get_limit(env, argv[11], "onClockBehind", &behind) ||
-		!cid_node_get_limit(env, argv[12], "maxDriftMs", &w->a.sf_opts.max_drift_ms) ||
-		!cid_node_get_limit(env, argv[13], "maxWaitMs", &w->a.sf_opts.max_wait_ms) ||
-		!cid_node_get_limit(env, argv[14], "onExhausted", &exhaust) ||
-		!cid_node_get_limit(env, argv[15], "maxBorrowTicks", &borrow))
+		!cid_node_dup_text(env, argv[4], "owner", &w->a.owner))
 	{
 		args_free(&w->a);
 		free(w);
 		return NULL;
 	}
-	if (napi_get_value_bool(env, argv[10], &renew) != napi_ok)
-		renew = true;
-	w->a.renew = renew;
-	w->a.lo = (uint64_t) lo;
-	w->a.hi = (uint64_t) hi;
-	w->a.sf_opts.on_behind = (cid_behind_policy) behind;
-	w->a.sf_opts.on_exhausted = (cid_exhaust_policy) exhaust;
-	w->a.sf_opts.max_borrow_ticks = (uint64_t) borrow;
+	rc = cid_bind_lease_opts(&w->a.b, &layout, w->a.conninfo, w->a.schema, w->a.owner, v, pol,
+							 renew, true, w->err, sizeof(w->err));
+	if (rc != CID_OK)
+	{
+		napi_value	r = cid_node_throw(env, rc, true, "lease: %s", w->err);
+
+		args_free(&w->a);
+		free(w);
+		return r;
+	}
 	return queue(env, w);
 }
 

@@ -171,23 +171,6 @@ get_node(napi_env env, napi_value v, const cid_layout *layout, uint64_t *node)
 	return false;
 }
 
-static bool
-get_int(napi_env env, napi_value v, const char *what, int lo, int hi, int *out)
-{
-	int64_t		x = *out;
-
-	if (!cid_node_get_limit(env, v, what, &x))
-		return false;
-	if (x < lo || x > hi)
-	{
-		cid_node_throw(env, CID_EINVAL, true, "%s %lld is out of range: expected %d to %d",
-					   what, (long long) x, lo, hi);
-		return false;
-	}
-	*out = (int) x;
-	return true;
-}
-
 static napi_value
 claim_failed(napi_env env, int rc, const char *msg, long holder)
 {
@@ -226,9 +209,8 @@ sf_create(napi_env env, napi_callback_info info)
 	const char *scope;
 	const char *dir;
 	bool		claim = true;
-	int			behind = CID_BEHIND_RUN_AHEAD;
-	int			exhaust = CID_EXHAUST_WAIT;
-	int64_t		borrow;
+	int64_t		pol[CID_BIND_POLICY_NOPTS];
+	char		err[256];
 	sf_handle  *h;
 	cid_claimed_snowflake *gen;
 	napi_value	obj,
@@ -239,21 +221,15 @@ sf_create(napi_env env, napi_callback_info info)
 	for (size_t i = argc; i < 10; i++)
 		napi_get_undefined(env, &argv[i]);
 	cid_snowflake_opts_default(&opts);
-	borrow = (int64_t) opts.max_borrow_ticks;
 	if (!cid_node_get_layout(env, argv[0], &layout) || !get_node(env, argv[1], &layout, &node) ||
 		!cid_node_get_opt_text(env, argv[2], "scope", scope_buf, sizeof(scope_buf), &scope) ||
 		!cid_node_get_opt_text(env, argv[4], "claimDir", dir_buf, sizeof(dir_buf), &dir) ||
-		!get_int(env, argv[5], "onBehind", 0, 2, &behind) ||
-		!cid_node_get_limit(env, argv[6], "maxDriftMs", &opts.max_drift_ms) ||
-		!cid_node_get_limit(env, argv[7], "maxWaitMs", &opts.max_wait_ms) ||
-		!get_int(env, argv[8], "onExhausted", 0, 1, &exhaust) ||
-		!cid_node_get_limit(env, argv[9], "maxBorrowTicks", &borrow))
+		!cid_node_get_policy(env, argv + 5, pol))
 		return NULL;
+	if (cid_bind_snowflake_policy(&opts, pol, true, err, sizeof(err)) != CID_OK)
+		return cid_node_throw(env, CID_EINVAL, true, "%s", err);
 	if (napi_get_value_bool(env, argv[3], &claim) != napi_ok)
 		claim = true;
-	opts.on_behind = (cid_behind_policy) behind;
-	opts.on_exhausted = (cid_exhaust_policy) exhaust;
-	opts.max_borrow_ticks = (uint64_t) borrow;
 	if (node > cid_layout_max_node(&layout))
 		return cid_node_throw(env, CID_ENODE, true,
 							  "node %" PRIu64 " is out of range for layout \"%s\": expected 0 to %" PRIu64

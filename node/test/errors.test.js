@@ -182,3 +182,23 @@ test('fuzz: random text through every parser gives an ID or a chronoid Error', (
   }
   assert.ok(accepted > 0, 'some mutated inputs stay valid');
 });
+
+// bind/snowflake_opts.c: the policy limits a Snowflake and a lease share,
+// with the Python package (test_snowflake.py plays the same values).
+test('snowflake policy limits: each edge taken, one past it refused naming it', () => {
+  const limits = [['maxDriftMs', 9223372036854, ' ms'], ['maxWaitMs', 9223372036854, ' ms'],
+    ['maxBorrowTicks', 4294967295, '']];
+  let node = 100;
+  for (const [name, max, unit] of limits) {
+    for (const v of [0, max]) {
+      const sf = new cid.Snowflake(sfOptions({ node: node++, scope: 'limits', [name]: v }));
+      assert.equal(typeof sf.next(), 'bigint');
+      sf.close?.();
+    }
+    for (const v of [-1, max + 1])
+      throwsCode(() => new cid.Snowflake(sfOptions({ node: 1, [name]: v })), RangeError, 'CHRONOID_EINVAL',
+        `${name} ${v} is out of range: expected 0..${max}${unit}`);
+  }
+  throwsCode(() => new cid.Snowflake(sfOptions({ node: 1, maxWaitMs: 1.5 })), RangeError, 'CHRONOID_EINVAL',
+    'maxWaitMs 1.5 is out of range: expected an integer');
+});

@@ -160,3 +160,28 @@ test('64-bit layouts read back as signed, as PostgreSQL bigint', () => {
   assert.ok(batch[0] < 0n);
   sf.close();
 });
+
+test('a Snowflake dropped without close() gives its number up once collected, not before', async () => {
+  const v8 = require('node:v8');
+  const vm = require('node:vm');
+  v8.setFlagsFromString('--expose-gc');
+  const gc = vm.runInNewContext('gc');
+  const other = () => new cid.Snowflake(sfOptions({ node: 12, scope: 'dropped', layout: 'twitter' }));
+  // Collections run their finalizers later, off the current job.
+  const collect = async () => {
+    for (let i = 0; i < 3; i++) {
+      gc();
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  };
+  // Only its batch kept: the number is still in use.
+  let batch = new cid.Snowflake(sfOptions({ node: 12, scope: 'dropped' })).batch;
+  await collect();
+  throwsCode(other, Error, 'CHRONOID_ENODE_HELD', 'node 12');
+  assert.equal(batch(3).length, 3);
+  batch = null;
+  await collect();
+  const c = other();
+  assert.equal(c.layout.name, 'twitter');
+  c.close();
+});

@@ -57,4 +57,24 @@ JSON
         diag <<<"$out"
     fi
 done
+# A page's TypeScript (examples/browser.ts): bundler resolution, the DOM's
+# types and no @types/node; the exports map's "default" condition gives it
+# wasm.d.mts, whose bytes are Uint8Arrays and which needs no Node types.
+# The declarations are copied, not linked: through a link tsc would find
+# this checkout's node_modules/@types/node beside them.
+app=$tmp/browser
+mkdir -p "$app/node_modules/chronoid"
+cp package.json ./*.d.ts ./*.d.mts "$app/node_modules/chronoid/"
+cp examples/browser.ts "$app/"
+cat >"$app/tsconfig.json" <<JSON
+{ "compilerOptions": { "strict": true, "target": "ES2022", "module": "esnext",
+    "moduleResolution": "bundler", "lib": ["ES2022", "DOM"], "types": [], "noEmit": true },
+  "files": ["browser.ts"] }
+JSON
+if out=$(cd "$app" && "$OLDPWD/$tsc" -p tsconfig.json 2>&1); then
+    ok "tsc (bundler, DOM, no @types/node) compiles examples/browser.ts: bytes are Uint8Arrays"
+else
+    not_ok "examples/browser.ts against the WebAssembly entry's declarations"
+    diag <<<"$out"
+fi
 tap_done

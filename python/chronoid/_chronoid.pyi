@@ -146,6 +146,11 @@ class SnowflakeLease:
         hi: int | None = None,
         owner: str | None = None,
         clock_wait_ms: int | None = None,
+        on_behind: Literal["run_ahead", "wait", "fail"] | None = None,
+        max_drift_ms: int | None = None,
+        max_wait_ms: int | None = None,
+        on_exhausted: Literal["wait", "borrow"] | None = None,
+        max_borrow_ticks: int | None = None,
     ) -> None: ...
     @property
     def node(self) -> int: ...

@@ -74,6 +74,13 @@ int			cpy_uint(PyObject *o, const char *name, uint64_t max, const char *ctx,
 					 uint64_t *out);
 
 /*
+ * An int (not a bool) of either sign within 2^53 - 1 of zero, whose range
+ * the caller checks (bind/lease_opts.c); None or NULL leaves *out.  -1 with
+ * TypeError or ValueError subclasses naming the value.
+ */
+int			cpy_int_opt(PyObject *o, const char *name, int64_t *out);
+
+/*
  * The functions that take no argument are METH_FASTCALL rather than
  * METH_NOARGS: CPython 3.11 specializes calls of fast-call builtins
  * (PRECALL_NO_KW_BUILTIN_FAST) but not of no-argument ones held in a
@@ -155,6 +162,16 @@ PyObject   *cpy_info(const cid_id_info *info);
 /* Parse errors of UUID / ULID text, naming the value and the form. */
 PyObject   *cpy_parse_error(PyObject *value, const char *what, const char *form,
 							int status, size_t errpos);
+
+/*
+ * The Snowflake policy's CID_BIND_POLICY_NOPTS keywords (cid_bind_policy_opt's
+ * order; NULL: not given) into v: on_behind's "run_ahead", "wait", "fail"
+ * and on_exhausted's "wait", "borrow" as the core's numbers, the rest as
+ * ints (cpy_int_opt), CID_BIND_UNSET where not given; their ranges are
+ * cid_bind_snowflake_policy's.  None is refused (TypeError).  -1 with the
+ * exception set.
+ */
+int			cpy_policy_opts(PyObject *const *o, int64_t *v);
 
 /* The Snowflake type (snowflake.c), SnowflakeLease and lease_setup
  * (lease.c), the datetime/info setup (convert.c). */

@@ -567,6 +567,39 @@ cpy_uuid_bytes(PyObject *o, uint8_t out[16])
 }
 
 int
+cpy_int_opt(PyObject *o, const char *name, int64_t *out)
+{
+	int			overflow;
+	long long	v;
+
+	if (o == NULL || o == Py_None)
+		return 0;
+	if (PyBool_Check(o))
+		return cpy_raise(cpy_TypeError, "%s must be an int, not bool (%R)", name, o), -1;
+	if (!PyLong_Check(o))
+		return cpy_raise(cpy_TypeError, "%s must be an int, not %s", name,
+						 Py_TYPE(o)->tp_name), -1;
+	v = PyLong_AsLongLongAndOverflow(o, &overflow);
+	if (v == -1 && PyErr_Occurred())
+		return -1;
+	if (overflow != 0 || v > (long long) CID_BIND_MAX_OPTION || v < -(long long) CID_BIND_MAX_OPTION)
+	{
+		PyObject   *shown = cpy_show(o);
+
+		if (shown != NULL)
+		{
+			cpy_raise(cpy_ValueError, "%s %U is out of range: expected an integer from "
+					  "-%llu to %llu", name, shown, (unsigned long long) CID_BIND_MAX_OPTION,
+					  (unsigned long long) CID_BIND_MAX_OPTION);
+			Py_DECREF(shown);
+		}
+		return -1;
+	}
+	*out = (int64_t) v;
+	return 0;
+}
+
+int
 cpy_cstr_opt(PyObject *o, const char *name, bool fs_path, char **out)
 {
 	PyObject   *b;

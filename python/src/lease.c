@@ -32,14 +32,16 @@ typedef struct
 
 #ifdef CHRONOID_PY_LEASE
 
-/* What the options hold: copies of the strings, kept while the call runs. */
+/*
+ * What the options hold: copies of the strings, kept while the call runs,
+ * and the options checked (bind/lease_opts.c) into b, which points at them.
+ */
 typedef struct
 {
 	char	   *conninfo;
 	char	   *schema;
 	char	   *owner;
-	cid_layout	layout;
-	cid_lease_opts opts;
+	cid_bind_lease_args b;
 } lease_args;
 
 static void
@@ -50,49 +52,38 @@ args_free(lease_args *a)
 	PyMem_Free(a->owner);
 }
 
-/* A duration in ms within [lo, hi]; absent leaves *out. */
-static int
-ms_opt(PyObject *o, const char *name, uint64_t lo, uint64_t hi, int64_t *out)
-{
-	uint64_t	v;
-	char		ctx[64];
-
-	if (o == NULL || o == Py_None)
-		return 0;
-	snprintf(ctx, sizeof(ctx), " ms (at least %llu)", (unsigned long long) lo);
-	if (cpy_uint(o, name, hi, ctx, &v) < 0)
-		return -1;
-	if (v < lo)
-		return cpy_raise(cpy_ValueError, "%s %llu is out of range: expected %llu..%llu ms",
-						 name, (unsigned long long) v, (unsigned long long) lo,
-						 (unsigned long long) hi), -1;
-	*out = (int64_t) v;
-	return 0;
-}
-
+/*
+ * The keywords, read as this language reads them; their ranges, the node
+ * range against the layout and the texts are checked by bind/, in the
+ * words the npm package uses too (spelled the Python way).
+ */
 static int
 parse_args(PyObject *args, PyObject *kw, bool full, lease_args *a)
 {
 	static char *names[] = {"conninfo", "layout", "schema", "ttl_ms", "grace_ms", "lo", "hi",
-	"owner", "clock_wait_ms", NULL};
+		"owner", "clock_wait_ms", "on_behind", "max_drift_ms", "max_wait_ms", "on_exhausted",
+	"max_borrow_ticks", NULL};
 	PyObject   *conninfo = NULL,
 			   *layout = NULL,
 			   *schema = NULL,
-			   *ttl = NULL,
-			   *grace = NULL,
-			   *lo = NULL,
-			   *hi = NULL,
 			   *owner = NULL,
-			   *wait = NULL;
-	uint64_t	max_node;
+			   *lease_o[CID_BIND_LEASE_NOPTS] = {NULL},
+			   *pol_o[CID_BIND_POLICY_NOPTS] = {NULL};
+	int64_t		v[CID_BIND_LEASE_NOPTS],
+				pol[CID_BIND_POLICY_NOPTS];
+	cid_layout	lay;
+	char		err[512];
 
 	memset(a, 0, sizeof(*a));
-	cid_lease_opts_default(&a->opts);
 	if (full)
 	{
-		if (!PyArg_ParseTupleAndKeywords(args, kw, "|O$OOOOOOOO:SnowflakeLease", names,
-										 &conninfo, &layout, &schema, &ttl, &grace, &lo, &hi,
-										 &owner, &wait))
+		if (!PyArg_ParseTupleAndKeywords(args, kw, "|O$OOOOOOOOOOOOO:SnowflakeLease", names,
+										 &conninfo, &layout, &schema,
+										 &lease_o[CID_BIND_LEASE_TTL_MS],
+										 &lease_o[CID_BIND_LEASE_GRACE_MS],
+										 &lease_o[CID_BIND_LEASE_LO], &lease_o[CID_BIND_LEASE_HI],
+										 &owner, &lease_o[CID_BIND_LEASE_CLOCK_WAIT_MS],
+										 &pol_o[0], &pol_o[1], &pol_o[2], &pol_o[3], &pol_o[4]))
 			return -1;
 	}
 	else
@@ -103,28 +94,29 @@ parse_args(PyObject *args, PyObject *kw, bool full, lease_args *a)
 										 &conninfo, &schema))
 			return -1;
 	}
-	if (cpy_cstr_opt(conninfo, "conninfo", false, &a->conninfo) < 0 ||
-		cpy_cstr_opt(schema, "schema", false, &a->schema) < 0 ||
-		cpy_cstr_opt(owner, "owner", false, &a->owner) < 0 ||
-		cpy_layout(layout, &a->layout) < 0)
-		goto fail;
-	max_node = cid_layout_max_node(&a->layout);
-	if (ms_opt(ttl, "ttl_ms", 1000, 86400000, &a->opts.ttl_ms) < 0 ||
-		ms_opt(grace, "grace_ms", 0, 86400000, &a->opts.grace_ms) < 0 ||
-		ms_opt(wait, "clock_wait_ms", 0, 86400000, &a->opts.clock_wait_ms) < 0 ||
-		(lo != NULL && lo != Py_None && cpy_uint(lo, "lo", max_node, "", &a->opts.lo) < 0) ||
-		(hi != NULL && hi != Py_None && cpy_uint(hi, "hi", max_node, "", &a->opts.hi) < 0))
-		goto fail;
-	if (a->opts.lo > a->opts.hi)
+	for (int i = 0; i < CID_BIND_LEASE_NOPTS; i++)
 	{
-		cpy_raise(cpy_ValueError, "lo %llu is above hi %llu", (unsigned long long) a->opts.lo,
-				  (unsigned long long) a->opts.hi);
+		v[i] = CID_BIND_UNSET;
+		if (cpy_int_opt(lease_o[i], cid_bind_lease_opt_names[i].snake, &v[i]) < 0)
+			return -1;
+	}
+	/* None, as for the lease's other keywords, is the default. */
+	for (int i = 0; i < CID_BIND_POLICY_NOPTS; i++)
+		if (pol_o[i] == Py_None)
+			pol_o[i] = NULL;
+	if (cpy_policy_opts(pol_o, pol) < 0)
+		return -1;
+	if (cpy_layout(layout, &lay) < 0 ||
+		cpy_cstr_opt(conninfo, "conninfo", false, &a->conninfo) < 0 ||
+		cpy_cstr_opt(schema, "schema", false, &a->schema) < 0 ||
+		cpy_cstr_opt(owner, "owner", false, &a->owner) < 0)
+		goto fail;
+	if (cid_bind_lease_opts(&a->b, &lay, a->conninfo, a->schema, a->owner, v, pol, true, false,
+							err, sizeof(err)) != CID_OK)
+	{
+		cpy_raise(cpy_ValueError, "%s", err);
 		goto fail;
 	}
-	a->opts.conninfo = a->conninfo;
-	a->opts.schema = a->schema;
-	a->opts.owner = a->owner;
-	a->opts.layout = &a->layout;
 	return 0;
 
 fail:
@@ -160,7 +152,7 @@ py_lease_setup(PyObject *mod, PyObject *args, PyObject *kw)
 	if (parse_args(args, kw, false, &a) < 0)
 		return NULL;
 	Py_BEGIN_ALLOW_THREADS
-		st = cid_lease_setup(&a.opts, err, sizeof(err));
+		st = cid_lease_setup(&a.b.opts, err, sizeof(err));
 	Py_END_ALLOW_THREADS
 		args_free(&a);
 	if (st < 0)
@@ -181,14 +173,14 @@ Lease_init(LeaseObject *self, PyObject *args, PyObject *kw)
 	if (parse_args(args, kw, true, &a) < 0)
 		return -1;
 	Py_BEGIN_ALLOW_THREADS
-		st = cid_lease_acquire(&lease, &a.opts, err, sizeof(err));
+		st = cid_lease_acquire(&lease, &a.b.opts, err, sizeof(err));
 	Py_END_ALLOW_THREADS
 		args_free(&a);
 	if (st < 0)
 		return lease_error(st, "SnowflakeLease()", err), -1;
 	self->lease = lease;
 	self->forkgen = cid_bind_fork_generation;
-	snprintf(self->layout_name, sizeof(self->layout_name), "%s", a.layout.name);
+	snprintf(self->layout_name, sizeof(self->layout_name), "%s", a.b.layout.name);
 	return 0;
 }
 
@@ -427,7 +419,8 @@ static PyTypeObject LeaseType = {
 	.tp_basicsize = sizeof(LeaseObject),
 	.tp_flags = Py_TPFLAGS_DEFAULT,
 	.tp_doc = "SnowflakeLease(conninfo=None, *, layout='pgedge', schema=None, ttl_ms=30000, "
-	"grace_ms=None, lo=None, hi=None, owner=None, clock_wait_ms=None)",
+	"grace_ms=None, lo=None, hi=None, owner=None, clock_wait_ms=None, on_behind='run_ahead', "
+	"max_drift_ms=1000, max_wait_ms=1000, on_exhausted='wait', max_borrow_ticks=1000)",
 	.tp_new = PyType_GenericNew,
 	.tp_init = (initproc) Lease_init,
 	.tp_dealloc = (destructor) Lease_dealloc,

@@ -53,18 +53,16 @@ static PyTypeObject SnowflakeType;
 static const char *const behind_names[] = {"run_ahead", "wait", "fail", NULL};
 static const char *const exhaust_names[] = {"wait", "borrow", NULL};
 
+/* A policy's name as the core's number into *out. */
 static int
-policy_arg(PyObject *o, const char *name, const char *const *names, int *out)
+policy_arg(PyObject *o, const char *name, const char *const *names, int64_t *out)
 {
 	const char *s;
 	Py_ssize_t	len;
-	int			i;
 
-	if (o == NULL)
-		return 0;
 	if (cpy_text(o, "a policy name", &s, &len) < 0)
 		return -1;
-	for (i = 0; names[i] != NULL; i++)
+	for (int i = 0; names[i] != NULL; i++)
 	{
 		if ((size_t) len == strlen(names[i]) && memcmp(s, names[i], (size_t) len) == 0)
 		{
@@ -85,16 +83,29 @@ policy_arg(PyObject *o, const char *name, const char *const *names, int *out)
 	return -1;
 }
 
-static int
-ms_arg(PyObject *o, const char *name, int64_t *out)
+int
+cpy_policy_opts(PyObject *const *o, int64_t *v)
 {
-	uint64_t	v;
+	for (int i = 0; i < CID_BIND_POLICY_NOPTS; i++)
+	{
+		const char *name = cid_bind_policy_opt_names[i].snake;
 
-	if (o == NULL)
-		return 0;
-	if (cpy_uint(o, name, (uint64_t) INT64_MAX / 1000000, " ms", &v) < 0)
-		return -1;
-	*out = (int64_t) v;
+		v[i] = CID_BIND_UNSET;
+		if (o[i] == NULL)
+			continue;
+		if (o[i] == Py_None)
+			return cpy_raise(cpy_TypeError, "%s must be %s, not None", name,
+							 i == CID_BIND_POLICY_ON_BEHIND || i == CID_BIND_POLICY_ON_EXHAUSTED ?
+							 "a policy name" : "an int"), -1;
+		if (i == CID_BIND_POLICY_ON_BEHIND || i == CID_BIND_POLICY_ON_EXHAUSTED)
+		{
+			if (policy_arg(o[i], name, i == CID_BIND_POLICY_ON_BEHIND ? behind_names :
+						   exhaust_names, &v[i]) < 0)
+				return -1;
+		}
+		else if (cpy_int_opt(o[i], name, &v[i]) < 0)
+			return -1;
+	}
 	return 0;
 }
 
@@ -197,52 +208,39 @@ Snowflake_init(SnowflakeObject *self, PyObject *args, PyObject *kw)
 		"on_exhausted", "max_borrow_ticks", "claim", "scope", "claim_dir", "claim_scope", NULL};
 	PyObject   *layout_arg = Py_None,
 			   *node_o = Py_None,
-			   *behind = NULL,
-			   *drift = NULL,
-			   *wait = NULL,
-			   *exhaust = NULL,
-			   *borrow = NULL,
+			   *pol_o[CID_BIND_POLICY_NOPTS] = {NULL},
 			   *claim_o = Py_True,
 			   *scope_o = Py_None,
 			   *dir_o = Py_None,
 			   *old_scope_o = Py_None;
 	cid_layout	layout;
 	cid_snowflake_opts opts;
-	uint64_t	borrow_ticks,
-				first = 0,
+	uint64_t	first = 0,
 				last = 0;
+	int64_t		pol[CID_BIND_POLICY_NOPTS];
+	char		err[256];
 	bool		chosen = false,
 				has_node_field;
-	int			pol,
-				host;
+	int			host;
 
 	if (self->pid != 0)
 		return cpy_raise(cpy_TypeError, "a Snowflake generator is made once; "
 						 "renode() gives it another node"), -1;
 	if (!PyArg_ParseTupleAndKeywords(args, kw, "|OO$OOOOOOOOO:Snowflake", names, &layout_arg,
-									 &node_o, &behind, &drift, &wait, &exhaust, &borrow,
+									 &node_o, &pol_o[CID_BIND_POLICY_ON_BEHIND],
+									 &pol_o[CID_BIND_POLICY_MAX_DRIFT_MS],
+									 &pol_o[CID_BIND_POLICY_MAX_WAIT_MS],
+									 &pol_o[CID_BIND_POLICY_ON_EXHAUSTED],
+									 &pol_o[CID_BIND_POLICY_MAX_BORROW_TICKS],
 									 &claim_o, &scope_o, &dir_o, &old_scope_o))
 		return -1;
 	if (cpy_layout(layout_arg, &layout) < 0)
 		return -1;
 	cid_snowflake_opts_default(&opts);
-	pol = (int) opts.on_behind;
-	if (policy_arg(behind, "on_behind", behind_names, &pol) < 0)
+	if (cpy_policy_opts(pol_o, pol) < 0)
 		return -1;
-	opts.on_behind = (cid_behind_policy) pol;
-	pol = (int) opts.on_exhausted;
-	if (policy_arg(exhaust, "on_exhausted", exhaust_names, &pol) < 0)
-		return -1;
-	opts.on_exhausted = (cid_exhaust_policy) pol;
-	if (ms_arg(drift, "max_drift_ms", &opts.max_drift_ms) < 0 ||
-		ms_arg(wait, "max_wait_ms", &opts.max_wait_ms) < 0)
-		return -1;
-	if (borrow != NULL)
-	{
-		if (cpy_uint(borrow, "max_borrow_ticks", UINT32_MAX, "", &borrow_ticks) < 0)
-			return -1;
-		opts.max_borrow_ticks = borrow_ticks;
-	}
+	if (cid_bind_snowflake_policy(&opts, pol, false, err, sizeof(err)) != CID_OK)
+		return cpy_raise(cpy_ValueError, "%s", err), -1;
 	if (old_scope_o != Py_None)
 	{
 		if (scope_o != Py_None)

@@ -68,6 +68,13 @@ lease_cluster() {
 
 pytest_env=(PYTHONPATH="$site" CHRONOID_PY_EXPECT="$site/chronoid" PYTHONDONTWRITEBYTECODE=1 CHRONOID_PY_BSON=1
             CHRONOID_PY_MYPY=1)
+# The random source the build must have chosen (setup.py; scripts/setup.sh
+# installs libssl-dev): OpenSSL's DRBG, unless the run asks for getrandom.
+if [ -n "${CHRONOID_NO_OPENSSL:-}" ]; then
+    pytest_env+=(CHRONOID_PY_EXPECT_RANDOM=getrandom)
+elif [ -f /usr/include/openssl/rand.h ]; then
+    pytest_env+=(CHRONOID_PY_EXPECT_RANDOM=openssl)
+fi
 pytest_args=(-p no:cacheprovider -q --tap -o addopts= -o console_output_style=classic python/tests)
 
 if [ "$mode" = asan ]; then

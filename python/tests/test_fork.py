@@ -6,9 +6,11 @@ monotonic ULID's state) and the ObjectId's process bytes and counter are
 the child's own.  Children report through pipes; the
 invariant checked is "no ID twice across all processes".
 """
+import ctypes
 import multiprocessing
 import os
 import pickle
+import random
 
 import pytest
 
@@ -183,3 +185,99 @@ def test_generators_do_not_pickle():
     # A copy of a generator's state in another process would mint its IDs.
     with pytest.raises(TypeError):
         pickle.dumps(chronoid.Snowflake("pgedge", node=1))
+
+
+# The random bits of each kind in its bytes form: 16 bytes a UUIDv7
+# (rand_b, 62 bits), ULID (80 bits) or UUIDv4 (122 bits); 20 a KSUID (128).
+RANDOM_OF = {
+    "uuid7": (16, lambda b: int.from_bytes(b[8:], "big") & ((1 << 62) - 1)),
+    "ulid": (16, lambda b: int.from_bytes(b[6:], "big")),
+    "uuid4": (16, lambda b: b),
+    "ksuid": (20, lambda b: b[4:]),
+}
+# Batch sizes on both sides of the core's 1 KiB line: up to it a request is
+# served from the thread's buffer, above it straight from the raw source.
+SIZES = [1, 2, 7, 64, 127, 128, 129, 500, 1000, 3000]
+
+
+def draw(rng):
+    """Random bytes of a mix of kinds, single calls and batches in an order
+    rng picks: {kind: [random part, ...]}."""
+    got = {kind: [] for kind in RANDOM_OF}
+    for _ in range(rng.randint(2, 6)):
+        kind = rng.choice(list(RANDOM_OF))
+        n = rng.choice(SIZES)
+        width, part = RANDOM_OF[kind]
+        if kind == "uuid4":
+            raw = b"".join(chronoid.uuid4().bytes for _ in range(min(n, 300)))
+        else:
+            raw = getattr(chronoid, kind + "_batch_bytes")(n)
+        got[kind] += [part(raw[i:i + width]) for i in range(0, len(raw), width)]
+    return got
+
+
+def libc_fork_without_handlers():
+    """glibc's _Fork(): a child in which no atfork handler ran (the core's,
+    bind's, Python's), as after a raw clone(2); None where libc has none."""
+    try:
+        fn = ctypes.CDLL(None, use_errno=True)._Fork
+    except (OSError, AttributeError):
+        return None
+    fn.restype = ctypes.c_int
+    fn.argtypes = []
+    return fn
+
+
+def test_random_bytes_never_shared_across_forks():
+    # Many children, forked in a loop at points a seeded generator picks:
+    # after single calls (the thread's buffer partly used) or batches (the
+    # raw source's own state moved on), some of them forking again, some
+    # made by _Fork(), which runs no atfork handler (then the kernel's
+    # MADV_WIPEONFORK empties the buffer and the raw source must notice
+    # the new process itself: OpenSSL's DRBG by its process id).  Parent,
+    # children and grandchildren then draw; no random part may occur twice.
+    seed = int.from_bytes(os.urandom(8), "big")
+    rng = random.Random(seed)
+    raw_fork = libc_fork_without_handlers()
+    children = int(os.environ.get("CHRONOID_PY_FORKS", "40"))
+    everyone = [draw(rng)]
+    made_by = {"fork": 0, "_Fork": 0, "grandchild": 0}
+    for c in range(children):
+        everyone.append(draw(rng))  # the parent's state just before this fork
+        child_seed = rng.getrandbits(64)
+        use_raw = raw_fork is not None and c % 4 == 3
+        nested = not use_raw and c % 5 == 1
+        r, w = os.pipe()
+        pid = raw_fork() if use_raw else os.fork()
+        assert pid >= 0, f"_Fork() failed: errno {ctypes.get_errno()}"
+        if pid == 0:
+            code = 1
+            try:
+                os.close(r)
+                crng = random.Random(child_seed)
+                mine = [draw(crng)]
+                if nested:
+                    mine.append(in_child(lambda: draw(random.Random(child_seed + 1))))
+                mine.append(draw(crng))
+                with os.fdopen(w, "wb") as f:
+                    pickle.dump(mine, f)
+                code = 0
+            finally:
+                os._exit(code)
+        os.close(w)
+        everyone.append(draw(rng))  # the parent, while the child draws
+        with os.fdopen(r, "rb") as f:
+            data = f.read()
+        _, status = os.waitpid(pid, 0)
+        assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, \
+            f"child {c} status {status} (seed {seed})"
+        everyone += pickle.loads(data)
+        made_by["_Fork" if use_raw else "fork"] += 1
+        made_by["grandchild"] += nested
+    assert made_by["fork"] >= children // 2 and made_by["grandchild"] >= children // 10
+    assert raw_fork is None or made_by["_Fork"] >= children // 5
+    for kind in RANDOM_OF:
+        parts = [p for got in everyone for p in got[kind]]
+        assert len(parts) > children, f"too few {kind} drawn to tell (seed {seed})"
+        assert len(set(parts)) == len(parts), \
+            f"random bits of {kind} repeated across processes (seed {seed}, {made_by})"

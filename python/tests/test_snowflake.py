@@ -178,11 +178,32 @@ def test_bad_node(node, exc, words):
     ({"max_drift_ms": -1}, "max_drift_ms -1 is out of range"),
     ({"max_wait_ms": True}, "not bool"),
     ({"max_borrow_ticks": 2 ** 40}, "out of range"),
+    ({"max_wait_ms": None}, "max_wait_ms must be an int, not None"),
+    ({"on_behind": None}, "on_behind must be a policy name, not None"),
 ])
 def test_bad_options(kw, words):
     with pytest.raises((chronoid.ChronoidValueError, chronoid.ChronoidTypeError)) as e:
         chronoid.Snowflake("pgedge", node=1, **kw)
     assert words in str(e.value)
+
+
+# bind/snowflake_opts.c: the policy limits a Snowflake and a lease share,
+# with the npm package (node/test/errors.test.js plays the same values).
+@pytest.mark.parametrize("name,top,unit", [
+    ("max_drift_ms", 9223372036854, " ms"), ("max_wait_ms", 9223372036854, " ms"),
+    ("max_borrow_ticks", 4294967295, ""),
+])
+def test_policy_limits(name, top, unit):
+    for v in (0, top):
+        # a scope of its own: one process mints under one set of policies a node
+        gen = chronoid.Snowflake("pgedge", node=1, claim=False, scope=f"limits-{name}-{v}",
+                                 **{name: v})
+        assert isinstance(gen.next(), int)
+        gen.close()
+    for v in (-1, top + 1):
+        with pytest.raises(chronoid.ChronoidValueError) as e:
+            chronoid.Snowflake("pgedge", node=1, claim=False, **{name: v})
+        assert f"{name} {v} is out of range: expected 0..{top}{unit}" in str(e.value)
 
 
 @pytest.mark.parametrize("layout,words", [

@@ -90,14 +90,20 @@ def test_uuid7_unique_and_ordered_per_thread_across_threads():
     assert_threads_mint_unique_increasing(chronoid.uuid7, chronoid.uuid7_batch, 200, 20)
 
 
-def test_random_source_is_the_cores_in_every_build():
-    # One random source in every package (bind/bind_internal.h): the core's
-    # CSPRNG over getrandom(2), never a library plugged in at build time;
+def test_random_source_is_the_one_built_in():
+    # bind/random_source.c: OpenSSL's DRBG where the module was built with its
+    # headers, else getrandom(2); the name says which, and the module links
+    # libcrypto exactly when it says "openssl".  run.sh says which to
+    # expect, so that a build that lost OpenSSL (and its speed) fails here;
     # test_fork checks that a child's random bits are its own.
-    assert chronoid.random_source == "getrandom"
+    assert chronoid.random_source in ("openssl", "getrandom")
     with open(chronoid._chronoid.__file__, "rb") as f:
         module = f.read()
-    assert b"RAND_bytes" not in module and b"libcrypto" not in module
+    linked = b"RAND_bytes" in module and b"libcrypto" in module
+    assert linked == (chronoid.random_source == "openssl")
+    want = os.environ.get("CHRONOID_PY_EXPECT_RANDOM")
+    if want:
+        assert chronoid.random_source == want
 
 
 def test_uuid4():

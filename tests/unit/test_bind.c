@@ -240,21 +240,95 @@ test_a_forked_child_is_told(void)
 	close(fds[1]);
 }
 
-static void
-test_block_option_names_in_both_spellings(void)
+/* The snake name spelled JavaScript's way, into camel (32 bytes). */
+static const char *
+camel_of(char *camel, const char *s)
 {
-	for (int i = 0; i < CID_BIND_BLOCK_NOPTS; i++)
-	{
-		const char *s = cid_bind_block_opt_names[i].snake;
-		const char *c = cid_bind_block_opt_names[i].camel;
-		char		camel[32];
-		size_t		k = 0;
+	size_t		k = 0;
 
-		/* the camel name is the snake name spelled JavaScript's way */
-		for (size_t j = 0; s[j] != '\0' && k < sizeof(camel) - 1; j++)
-			camel[k++] = s[j] == '_' ? (char) (s[++j] - 'a' + 'A') : s[j];
-		camel[k] = '\0';
-		EXPECT_STR(c, camel);
+	for (size_t j = 0; s[j] != '\0' && k < 31; j++)
+		camel[k++] = s[j] == '_' ? (char) (s[++j] - 'a' + 'A') : s[j];
+	camel[k] = '\0';
+	return camel;
+}
+
+/* Each camel name of names[0..n) is its snake name spelled JavaScript's way. */
+static void
+expect_camel(const cid_bind_opt_name *names, int n)
+{
+	char		camel[32];
+
+	for (int i = 0; i < n; i++)
+		EXPECT_STR(names[i].camel, camel_of(camel, names[i].snake));
+}
+
+static void
+test_option_names_in_both_spellings(void)
+{
+	expect_camel(cid_bind_block_opt_names, CID_BIND_BLOCK_NOPTS);
+	expect_camel(cid_bind_lease_opt_names, CID_BIND_LEASE_NOPTS);
+	/* Each language's Snowflake names its clock policy its own way. */
+	EXPECT_STR(cid_bind_policy_opt_names[CID_BIND_POLICY_ON_BEHIND].snake, "on_behind");
+	EXPECT_STR(cid_bind_policy_opt_names[CID_BIND_POLICY_ON_BEHIND].camel, "onClockBehind");
+	expect_camel(cid_bind_policy_opt_names + 1, CID_BIND_POLICY_NOPTS - 1);
+}
+
+/* Each policy option's edges: in, and one past refused naming it; opts kept. */
+static void
+test_policy_ranges(void)
+{
+	static const struct
+	{
+		int			opt;
+		int64_t		lo;
+		int64_t		hi;
+	}			edge[] = {
+		{CID_BIND_POLICY_ON_BEHIND, 0, 2}, {CID_BIND_POLICY_MAX_DRIFT_MS, 0, INT64_MAX / 1000000},
+		{CID_BIND_POLICY_MAX_WAIT_MS, 0, INT64_MAX / 1000000},
+		{CID_BIND_POLICY_ON_EXHAUSTED, 0, 1}, {CID_BIND_POLICY_MAX_BORROW_TICKS, 0, UINT32_MAX}
+	};
+	cid_snowflake_opts o,
+				def;
+	char		err[256],
+				want[256];
+
+	cid_snowflake_opts_default(&def);
+	for (size_t e = 0; e < sizeof(edge) / sizeof(edge[0]); e++)
+	{
+		int64_t		v[CID_BIND_POLICY_NOPTS];
+		int64_t		tries[4] = {edge[e].lo - 1, edge[e].lo, edge[e].hi, edge[e].hi + 1};
+
+		for (int t = 0; t < 4; t++)
+		{
+			for (int i = 0; i < CID_BIND_POLICY_NOPTS; i++)
+				v[i] = CID_BIND_UNSET;
+			v[edge[e].opt] = tries[t];
+			o = def;
+			err[0] = '\0';
+			if (t == 1 || t == 2)
+				EXPECT_EQ_INT(cid_bind_snowflake_policy(&o, v, true, err, sizeof(err)), CID_OK);
+			else
+			{
+				EXPECT_EQ_INT(cid_bind_snowflake_policy(&o, v, e % 2 == 0, err, sizeof(err)),
+							  CID_EINVAL);
+				snprintf(want, sizeof(want), "%s %lld is out of range: expected %lld..%lld",
+						 e % 2 == 0 ? cid_bind_policy_opt_names[edge[e].opt].camel :
+						 cid_bind_policy_opt_names[edge[e].opt].snake, (long long) tries[t],
+						 (long long) edge[e].lo, (long long) edge[e].hi);
+				EXPECT(strncmp(err, want, strlen(want)) == 0);
+				EXPECT(memcmp(&o, &def, sizeof(o)) == 0);
+			}
+		}
+	}
+	/* unset leaves every default */
+	{
+		int64_t		v[CID_BIND_POLICY_NOPTS];
+
+		for (int i = 0; i < CID_BIND_POLICY_NOPTS; i++)
+			v[i] = CID_BIND_UNSET;
+		o = def;
+		EXPECT_EQ_INT(cid_bind_snowflake_policy(&o, v, false, err, sizeof(err)), CID_OK);
+		EXPECT(memcmp(&o, &def, sizeof(o)) == 0);
 	}
 }
 
@@ -267,6 +341,7 @@ main(void)
 	TAP_CASE(test_a_set_of_its_own_runs_on_its_env);
 	TAP_CASE(test_the_words_of_a_bad_argument);
 	TAP_CASE(test_a_forked_child_is_told);
-	TAP_CASE(test_block_option_names_in_both_spellings);
+	TAP_CASE(test_option_names_in_both_spellings);
+	TAP_CASE(test_policy_ranges);
 	return tap_done();
 }

@@ -22,8 +22,24 @@ const sfWide = new chronoid.Snowflake({ node: 1, claim: false, scope: 'bench-wid
 const sapphire = new Sapphire(Date.UTC(2023, 0, 1));
 const ulidxMono = monotonicFactory();
 
-// [kind, name, peer?, ids per call, fn]
+// The floors: what any implementation pays per ID, whatever its code.  A
+// single text ID reads the clock and makes one string (here from 36 bytes
+// by the cheapest way a page has); a Snowflake reads the clock and makes
+// one BigInt; a text batch makes n strings from text (JSON.parse of n
+// IDs' text, the way that gives strings that hold only themselves).
+const floorBytes = new TextEncoder().encode(crypto.randomUUID());
+const chr = String.fromCharCode;
+const h = floorBytes;
+const clockAndString = () => (Date.now(), chr(h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7], h[8], h[9],
+  h[10], h[11], h[12], h[13], h[14], h[15], h[16], h[17], h[18], h[19], h[20], h[21], h[22], h[23], h[24],
+  h[25], h[26], h[27], h[28], h[29], h[30], h[31], h[32], h[33], h[34], h[35]));
+const batchJson = JSON.stringify(Array.from({ length: BATCH }, () => crypto.randomUUID()));
+
+// [kind, name, peer (true), floor ('floor') or chronoid (false), ids per call, fn]
 const cases = [
+  ['uuidv7', 'floor: `Date.now()` and one 36-character string', 'floor', 1, clockAndString],
+  ['uuidv7', 'floor: 1000 strings by `JSON.parse`', 'floor', BATCH, () => JSON.parse(batchJson)],
+  ['snowflake', 'floor: `BigInt(Date.now())`', 'floor', 1, () => BigInt(Date.now())],
   ['uuidv4', 'crypto.randomUUID()', true, 1, () => crypto.randomUUID()],
   ['uuidv4', '`uuid` v4()', true, 1, () => uuid.v4()],
   ['uuidv4', 'chronoid `uuidv4()`', false, 1, () => chronoid.uuidv4()],

@@ -64,6 +64,15 @@ test('a lease that is not renewed is fenced at its deadline', async () => {
   await assert.rejects(sf.release(), (e) => e.code === 'CHRONOID_ELEASE_LOST' || e.code === 'CHRONOID_ELEASE_EXPIRED');
 });
 
+test('lo alone leases up to the layout\'s largest number', async () => {
+  const top = await cid.leaseSnowflake({ schema, lo: 1023 });
+  assert.equal(top.node, 1023);
+  await top.release();
+  const low = await cid.leaseSnowflake({ schema, layout: 'sonyflake', lo: 65535, owner: 'web-1 ü' });
+  assert.equal(low.node, 65535);
+  await low.release();
+});
+
 test('bad lease options are refused before any connection', async () => {
   await assert.rejects(cid.leaseSnowflake({ schema, ttl: 5 }), (e) => e.code === 'ERR_INVALID_ARG_TYPE' && /"ttl"/.test(e.message));
   await assert.rejects(cid.leaseSnowflake({ schema, ttlMs: -1 }), (e) => e.code === 'CHRONOID_EINVAL');
