@@ -145,10 +145,9 @@ HAVE_PGXS := $(shell f=$$($(PG_CONFIG) --pgxs 2>/dev/null) && test -f "$$f" && \
 # over Debian's wasi-libc and compiler-rt builtins; and the files of
 # bind/ that need no OS (not the process's generators, fork handler,
 # claims, random source or leases), so that the glue mints and words
-# errors as the packages do.  Into
-# node/lib/ for the npm package, so made on demand (make wasm, npm pack,
-# the tests) rather than by `all`, which makes only the inspector page
-# where they are.
+# errors as the packages do.  Into node/lib/ for the npm package, so made
+# on demand (make wasm, npm pack, the tests) rather than by `all`, which
+# makes only the inspector page where they are.
 WASM_CC      ?= clang-14
 WASM_SYSROOT ?= /usr
 HAVE_WASM    ?= $(shell test -f $(WASM_SYSROOT)/lib/wasm32-wasi/libc.a && \
