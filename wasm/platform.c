@@ -66,15 +66,19 @@ cid_random_fork_epoch(void)
 }
 
 int64_t
-cid_platform_clock(void *ctx)
+cw_clock_ns(double ms)
 {
-	double		ms = cw_host_now_ms();
-
-	(void) ctx;
 	/* NaN or before 1970: a failed reading (CID_ECLOCK). */
 	if (!(ms >= 0 && ms < 9.2e12))
 		return -1;
 	return (int64_t) ms * INT64_C(1000000);
+}
+
+int64_t
+cid_platform_clock(void *ctx)
+{
+	(void) ctx;
+	return cw_clock_ns(cw_host_now_ms());
 }
 
 int

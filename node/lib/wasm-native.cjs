@@ -443,7 +443,7 @@ function wasmNative(instance, alloc) {
         settings,
         refs: 0,
         next() {
-          const id = X.sf_next(h);
+          const id = X.sf_next(h, Date.now());
           if (id === 0n && X.err_status() !== 0)
             thrown();
           return id;
