@@ -142,16 +142,20 @@ HAVE_PGXS := $(shell f=$$($(PG_CONFIG) --pgxs 2>/dev/null) && test -f "$$f" && \
 # The WebAssembly build (wasm/, docs/javascript.md): the core's sources
 # less the parts that need an OS (the platform's clock and random source,
 # host-wide node claims), with wasm/'s glue, by clang's wasm32-wasi target
-# over Debian's wasi-libc and compiler-rt builtins.  Into node/lib/ for the
-# npm package, so made on demand (make wasm, npm pack, the tests) rather
-# than by `all`, which makes only the inspector page where they are.
+# over Debian's wasi-libc and compiler-rt builtins; and the files of
+# bind/ that need no OS (not the process's generators, fork handler,
+# claims, random source or leases), so that the glue mints and words
+# errors as the packages do.  Into node/lib/ for the npm package, so made
+# on demand (make wasm, npm pack, the tests) rather than by `all`, which
+# makes only the inspector page where they are.
 WASM_CC      ?= clang-14
 WASM_SYSROOT ?= /usr
 HAVE_WASM    ?= $(shell test -f $(WASM_SYSROOT)/lib/wasm32-wasi/libc.a && \
                   f=$$($(WASM_CC) --target=wasm32-wasi -print-libgcc-file-name 2>/dev/null) && \
                   test -f "$$f" && echo yes)
 WASM_SRCS    := $(filter-out src/platform.c src/random.c src/node_claim.c src/snowflake_claimed.c, \
-                  $(LIB_SRCS)) $(sort $(wildcard wasm/*.c)) bind/batch_json.c bind/snowflake_opts.c
+                  $(LIB_SRCS)) $(addprefix bind/, batch_json.c errors.c kinds.c snowflake_opts.c text.c) \
+                $(sort $(wildcard wasm/*.c))
 WASM_OUT     := node/lib/chronoid.wasm
 # The inspector page (web/inspector/): the chronoid command itself as
 # WebAssembly, so that the page answers and fails as the command does.

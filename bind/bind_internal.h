@@ -93,13 +93,61 @@ const char *cid_bind_strerror(int status);
 const char *cid_bind_failure(char *out, size_t len, int status, const char *detail);
 
 /* ------------------------------------------------------------------------
+ * The words of a bad argument, from C values (text.c)
+ * ------------------------------------------------------------------------ */
+
+/* Bytes cid_bind_quote writes at most, its NUL included. */
+#define CID_BIND_QUOTE_MAX 300
+
+/*
+ * s (len bytes, any bytes) as a double-quoted literal for a message:
+ * printable ASCII as it is, '"', '\\' and every other byte as \xNN; at
+ * most 60 bytes shown, then "... (N bytes)".  out holds CID_BIND_QUOTE_MAX.
+ */
+void		cid_bind_quote(char *out, const char *s, size_t len);
+
+/*
+ * A number as a message shows it: NaN, Infinity and -Infinity spelled as
+ * JavaScript does, any other in 17 significant digits (so that an
+ * integer-looking one that is not an integer shows its fraction).  Into
+ * buf; returns buf.
+ */
+const char *cid_bind_number_text(char *buf, size_t cap, double d);
+
+/* What each text form may be, for a failed parse's "(expected ...)". */
+#define CID_BIND_UUID_EXPECTED "36 characters 8-4-4-4-12 of hex digits, 32 hex digits, or either in braces"
+#define CID_BIND_ULID_EXPECTED "26 characters of Crockford base32, at most 7ZZZZZZZZZZZZZZZZZZZZZZZZZ"
+#define CID_BIND_TYPEID_PREFIX_EXPECTED \
+	"at most 63 characters of a-z and '_', starting and ending with a letter"
+#define CID_BIND_TYPEID_EXPECTED "a prefix of a-z and '_' and a '_', then 26 lower-case base32 " \
+	"digits (0-9, a-z without i, l, o, u), at most 7zzzzzzzzzzzzzzzzzzzzzzzzz"
+
+/*
+ * What an ID of len characters that inspect could not read was expected
+ * to be: the kind its length points at (ObjectId, KSUID), else the rest.
+ */
+const char *cid_bind_inspect_expected(size_t len);
+
+/*
+ * The words of a failed parse of s (len bytes) as what ("UUID"): rc the
+ * parser's status, pos where it stopped, expected the form.  A syntax
+ * error names the character at pos (a byte as 0x.. when not printable; a
+ * pos at the end reads as the status's words); a length error counts
+ * characters, not UTF-8 bytes.  Into out (len outlen); returns out.
+ */
+const char *cid_bind_parse_failed(char *out, size_t outlen, int rc, const char *what,
+								  const char *s, size_t len, size_t pos, const char *expected);
+
+/* ------------------------------------------------------------------------
  * The process's generators and fork
  * ------------------------------------------------------------------------ */
 
 /*
- * The generators behind the module-level functions: one of each per
- * process (per copy of the module), shared by every thread, worker and
- * interpreter of it.  Start them with cid_bind_start().
+ * A set of the generators behind the module-level functions, and the
+ * clock and random source that the kinds without state (UUIDv4, KSUID)
+ * draw on.  The packages have one set per process, cid_bind_gen (started
+ * by cid_bind_start()); the WebAssembly module has its own, on the host's
+ * clock and random source.
  */
 typedef struct cid_bind_gens
 {
@@ -108,8 +156,21 @@ typedef struct cid_bind_gens
 	cid_ulid_gen ulid_mono;
 	cid_uuidv6_gen uuidv6;
 	cid_objectid_gen objectid;
+	const cid_env *env;			/* NULL: the platform's */
 } cid_bind_gens;
 
+/*
+ * Start every generator of g on env (NULL: the platform's), which g keeps
+ * for the kinds without state.  CID_OK, or the first failing init's status
+ * (g is then not to be used).
+ */
+int			cid_bind_gens_init(cid_bind_gens *g, const cid_env *env);
+
+/*
+ * The process's set: shared by every thread, worker and interpreter of
+ * the process (of this copy of the module).  Start it with
+ * cid_bind_start().
+ */
 extern cid_bind_gens cid_bind_gen;
 
 /*
@@ -159,14 +220,16 @@ int			cid_bind_claim(cid_claimed_snowflake **out, uint64_t *node, const char *sc
  * A kind of ID the module-level functions make: one ID into its bytes, n
  * of them (the core's batch step: one clock reading and one random request
  * for the whole batch, so fill is what a binding calls, n = 1 included),
- * its text, and the smallest or largest ID of a time.
+ * its text, and the smallest or largest ID of a time.  next and fill mint
+ * from the kind's generator in the set g the binding passes
+ * (&cid_bind_gen, or a set of its own): the table holds no generator, so
+ * that it serves every set.
  */
 typedef struct cid_bind_kind
 {
 	const char *what;			/* for messages: "UUIDv7" */
-	int			(*next) (void *gen, uint8_t *out);
-	int			(*fill) (void *gen, uint8_t *out, size_t n);
-	void	   *gen;			/* a member of cid_bind_gen, or NULL */
+	int			(*next) (cid_bind_gens *g, uint8_t *out);
+	int			(*fill) (cid_bind_gens *g, uint8_t *out, size_t n);
 	size_t		size;			/* bytes of one ID */
 	size_t		text_len;		/* characters of its text */
 	void		(*format) (char *out, const uint8_t *bytes);	/* NUL-terminated */
@@ -189,9 +252,8 @@ extern const cid_bind_kind cid_bind_ksuid;
 
 /*
  * The text of n IDs of kind k (their bytes, one after the other) into
- * text, each followed by sep, then a NUL; text holds n * (k->text_len + 1)
- * + 1 bytes.
- * The core's batch formatter where it has one.
+ * text, each followed by sep (no NUL after the last): n * (k->text_len +
+ * 1) bytes.  The core's batch formatter where it has one.
  */
 void		cid_bind_format_many(const cid_bind_kind *k, char *text, const uint8_t *bytes,
 								 size_t n, char sep);

@@ -10,12 +10,14 @@
  * return value.  A negative return means failure: cw_err_status(),
  * cw_err_range() and cw_err_msg() say which error to throw.
  *
- * The wording is the addon's, written again here for want of a shared
- * layer: quote(), number_text(), parse_failed(), cw_code(), the batch,
- * time, node and limit checks take C values (JavaScript's types are told
- * apart in wasm-native.mjs), so that they can move as they are into the
- * binding layer the addon and this glue are to share.  test/run.sh wasm
- * and web/test/cases.mjs hold both to the same messages meanwhile.
+ * What is not JavaScript's calling convention is the binding layer's
+ * (bind/, compiled in less its process part): the kinds of ID (kinds.c,
+ * over this module's own set of generators, started on the host's clock
+ * and random source), the status table behind cw_code() (errors.c) and
+ * the words of a bad argument (text.c), the Node addon's too.  The
+ * checks here take C values (JavaScript's types are told apart in
+ * wasm-native.mjs); test/run.sh wasm and web/test/cases.mjs hold both
+ * builds to the same messages.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -29,13 +31,11 @@
 #include "chronoid.h"
 #include "scope_internal.h"
 #include "wasm.h"
-#include "bind_internal.h"
 
 #define EXPORT(name) __attribute__((export_name(name)))
 
 #define IO_BYTES 8192
 #define MAX_TEXT 256			/* longest argument text, as the addon's */
-#define QUOTE_MAX 300
 
 /* 8-aligned: Snowflake IDs come back in it as int64s. */
 static _Alignas(8) char io[IO_BYTES];
@@ -90,52 +90,11 @@ cw_err_msg(void)
 	return err_msg;
 }
 
-/* The error code JavaScript sees for a status: the addon's names. */
+/* The error code JavaScript sees for a status: bind/errors.c's table. */
 EXPORT("code") const char *
 cw_code(int status)
 {
-	switch (status)
-	{
-		case CID_EINVAL:
-			return "CHRONOID_EINVAL";
-		case CID_ENODE:
-			return "CHRONOID_ENODE";
-		case CID_ELAYOUT:
-			return "CHRONOID_ELAYOUT";
-		case CID_ESYNTAX:
-			return "CHRONOID_ESYNTAX";
-		case CID_ELENGTH:
-			return "CHRONOID_ELENGTH";
-		case CID_EOVERFLOW:
-			return "CHRONOID_EOVERFLOW";
-		case CID_ETIME_RANGE:
-			return "CHRONOID_ETIME_RANGE";
-		case CID_ECLOCK_BACKWARDS:
-			return "CHRONOID_ECLOCK_BACKWARDS";
-		case CID_EDRIFT:
-			return "CHRONOID_EDRIFT";
-		case CID_EWAIT_TIMEOUT:
-			return "CHRONOID_EWAIT_TIMEOUT";
-		case CID_EEXHAUSTED:
-			return "CHRONOID_EEXHAUSTED";
-		case CID_EMONOTONIC_OVERFLOW:
-			return "CHRONOID_EMONOTONIC_OVERFLOW";
-		case CID_ERANDOM:
-			return "CHRONOID_ERANDOM";
-		case CID_ECLOCK:
-			return "CHRONOID_ECLOCK";
-		case CID_ENOTIME:
-			return "CHRONOID_ENOTIME";
-		case CID_EUNKNOWN:
-			return "CHRONOID_EUNKNOWN";
-		case CID_ENODE_HELD:
-			return "CHRONOID_ENODE_HELD";
-		case CID_ECLAIM:
-			return "CHRONOID_ECLAIM";
-		case CID_EFORKED:
-			return "CHRONOID_EFORKED";
-	}
-	return "CHRONOID_ERROR";
+	return cid_bind_status_of(status)->code;
 }
 
 /* Record an error; returns -1 for the caller to return. */
@@ -152,41 +111,6 @@ fail(int status, bool range, const char *fmt,...)
 	return -1;
 }
 
-/* The text of s as a double-quoted literal, at most 60 bytes shown. */
-static void
-quote(char *out, const char *s, size_t len)
-{
-	size_t		k = 0;
-	size_t		shown = len > 60 ? 60 : len;
-
-	out[k++] = '"';
-	for (size_t i = 0; i < shown; i++)
-	{
-		unsigned char c = (unsigned char) s[i];
-
-		if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\')
-			out[k++] = (char) c;
-		else
-			k += (size_t) snprintf(out + k, 8, "\\x%02x", c);
-	}
-	out[k++] = '"';
-	if (shown < len)
-		k += (size_t) snprintf(out + k, 40, "... (%zu bytes)", len);
-	out[k] = '\0';
-}
-
-static const char *
-number_text(char *buf, size_t cap, double d)
-{
-	if (isnan(d))
-		snprintf(buf, cap, "NaN");
-	else if (isinf(d))
-		snprintf(buf, cap, "%sInfinity", d < 0 ? "-" : "");
-	else
-		snprintf(buf, cap, "%.17g", d);
-	return buf;
-}
-
 /*
  * A text argument of len bytes in io (the host wrote at most IO_BYTES of
  * a longer one): refused when it does not fit cap bytes with its NUL.
@@ -194,43 +118,24 @@ number_text(char *buf, size_t cap, double d)
 static bool
 text_fits(const char *what, size_t len, size_t cap)
 {
-	char		q[QUOTE_MAX];
+	char		q[CID_BIND_QUOTE_MAX];
 
 	if (len < cap)
 		return true;
-	quote(q, io, cap - 1);
+	cid_bind_quote(q, io, cap - 1);
 	fail(CID_ELENGTH, false, "%s %s is too long: %zu bytes, at most %zu", what, q, len, cap - 1);
 	return false;
 }
 
+/* Record a failed parse of s as what (bind/text.c's words); returns -1. */
 static int
-parse_failed(int rc, const char *kind, const char *s, size_t len, size_t pos,
+parse_failed(int rc, const char *what, const char *s, size_t len, size_t pos,
 			 const char *expected)
 {
-	char		q[QUOTE_MAX];
-
-	quote(q, s, len);
-	if (rc == CID_ESYNTAX && pos < len)
-	{
-		unsigned char c = (unsigned char) s[pos];
-
-		if (c >= 0x20 && c < 0x7f)
-			return fail(rc, false, "invalid %s %s: character '%c' at position %zu (expected %s)",
-						kind, q, c, pos, expected);
-		return fail(rc, false, "invalid %s %s: byte 0x%02x at position %zu (expected %s)",
-					kind, q, c, pos, expected);
-	}
-	if (rc == CID_ELENGTH)
-	{
-		size_t		chars = 0;
-
-		/* Characters, not bytes: UTF-8 continuation bytes do not count. */
-		for (size_t i = 0; i < len; i++)
-			chars += ((unsigned char) s[i] & 0xc0) != 0x80;
-		return fail(rc, false, "invalid %s %s: %zu characters (expected %s)", kind, q, chars,
-					expected);
-	}
-	return fail(rc, false, "invalid %s %s: %s (expected %s)", kind, q, cid_strerror(rc), expected);
+	cid_bind_parse_failed(err_msg, sizeof(err_msg), rc, what, s, len, pos, expected);
+	err_status = rc;
+	err_range = false;
+	return -1;
 }
 
 /*
@@ -241,13 +146,13 @@ EXPORT("opt_text") int
 cw_opt_text(int what, size_t len)
 {
 	const char *name = what == 0 ? "scope" : "claimDir";
-	char		q[QUOTE_MAX];
+	char		q[CID_BIND_QUOTE_MAX];
 
 	if (!text_fits(name, len, what == 0 ? MAX_TEXT : 4096))
 		return -1;
 	if (memchr(io, '\0', len) != NULL)
 	{
-		quote(q, io, len);
+		cid_bind_quote(q, io, len);
 		return fail(CID_EINVAL, false, "%s %s contains a NUL character", name, q);
 	}
 	io[len] = '\0';
@@ -270,7 +175,7 @@ cw_count(double d)
 
 	if (!(d >= 0 && d <= ((unsigned) CID_BIND_MAX_BATCH)) || d != floor(d))
 		return fail(CID_EINVAL, true, "batch size %s is out of range: expected an integer from 0 to %u",
-					number_text(num, sizeof(num), d), ((unsigned) CID_BIND_MAX_BATCH));
+					cid_bind_number_text(num, sizeof(num), d), ((unsigned) CID_BIND_MAX_BATCH));
 	return (int) d;
 }
 
@@ -295,7 +200,7 @@ cw_time_num(double d, int is_date)
 	if (!(d >= -MAX_DATE_MS && d <= MAX_DATE_MS) || d != floor(d))
 		return fail(CID_ETIME_RANGE, true,
 					"%s %s is not a time: expected an integer number of Unix ms (or a valid Date)",
-					is_date ? "Date" : "time", number_text(num, sizeof(num), d));
+					is_date ? "Date" : "time", cid_bind_number_text(num, sizeof(num), d));
 	time_ms = (int64_t) d;
 	return 0;
 }
@@ -304,7 +209,7 @@ cw_time_num(double d, int is_date)
 EXPORT("time_text") int
 cw_time_text(size_t len)
 {
-	char		q[QUOTE_MAX];
+	char		q[CID_BIND_QUOTE_MAX];
 	size_t		pos = 0;
 	int			rc;
 
@@ -313,7 +218,7 @@ cw_time_text(size_t len)
 	rc = cid_time_parse(&time_ms, io, len, &pos);
 	if (rc == CID_OK)
 		return 0;
-	quote(q, io, len);
+	cid_bind_quote(q, io, len);
 	if (rc == CID_ESYNTAX)
 		return fail(rc, false, "invalid time %s: unexpected character at position %zu "
 					"(expected YYYY-MM-DD, YYYY-MM-DDTHH:MM:SS[.fff]Z or Unix ms)", q, pos);
@@ -328,7 +233,7 @@ EXPORT("layout_set") int
 cw_layout_set(int len)
 {
 	char		err[256];
-	char		q[QUOTE_MAX];
+	char		q[CID_BIND_QUOTE_MAX];
 	int			rc;
 
 	if (len < 0)
@@ -340,7 +245,7 @@ cw_layout_set(int len)
 		io[len] = '\0';
 		if (strlen(io) != (size_t) len)
 		{
-			quote(q, io, (size_t) len);
+			cid_bind_quote(q, io, (size_t) len);
 			return fail(CID_ELAYOUT, false, "invalid layout %s: it contains a NUL character", q);
 		}
 		rc = cid_layout_resolve(&layout, io, err, sizeof(err));
@@ -394,34 +299,18 @@ cw_version(void)
  * The generated kinds: one as text or bytes, n as bytes or lines
  * ------------------------------------------------------------------------ */
 
-static cid_uuidv7_gen uuidv7_gen;
-static cid_ulid_gen ulid_plain_gen;
-static cid_ulid_gen ulid_mono_gen;
-static cid_uuidv6_gen uuidv6_gen;
-static cid_objectid_gen objectid_gen;
+/* The module's generators, on the host's clock and random source. */
+static cid_bind_gens gens;
 
-/* The order of node/lib/wasm-native.mjs's KINDS. */
+/* bind/kinds.c's kinds, in the order of node/lib/wasm-native.mjs's KINDS. */
 enum
 {
 	K_UUIDV7, K_UUIDV4, K_ULID, K_ULID_MONO, K_UUIDV6, K_OBJECTID, K_KSUID, K_COUNT
 };
 
-static const struct kind
-{
-	const char *what;			/* for messages */
-	size_t		size;			/* bytes of one ID */
-	size_t		text_len;		/* characters of its text */
-	const char *span;			/* the times it holds, for messages */
-}			kinds[K_COUNT] = {
-#define UUIDV7_SPAN "1970-01-01T00:00:00.000Z .. 10889-08-02T05:31:50.655Z"
-	{"UUIDv7", 16, CID_UUID_STRLEN, UUIDV7_SPAN},
-	{"UUIDv4", 16, CID_UUID_STRLEN, NULL},
-	{"ULID", 16, CID_ULID_STRLEN, UUIDV7_SPAN},
-	{"monotonic ULID", 16, CID_ULID_STRLEN, UUIDV7_SPAN},
-	{"UUIDv6", 16, CID_UUID_STRLEN, "1582-10-15T00:00:00.000Z .. 5236-03-31T21:21:00.684Z"},
-	{"ObjectId", sizeof(cid_objectid), CID_OBJECTID_STRLEN,
-	"1970-01-01T00:00:00.000Z .. 2106-02-07T06:28:15.999Z"},
-	{"KSUID", sizeof(cid_ksuid), CID_KSUID_STRLEN, "2014-05-13T16:53:20.000Z .. 2150-06-19T23:21:35.999Z"},
+static const cid_bind_kind *const kinds[K_COUNT] = {
+	&cid_bind_uuidv7, &cid_bind_uuidv4, &cid_bind_ulid, &cid_bind_ulid_mono, &cid_bind_uuidv6,
+	&cid_bind_objectid, &cid_bind_ksuid,
 };
 
 /*
@@ -439,16 +328,7 @@ start(void)
 
 	if (started)
 		return 0;
-
-	rc = cid_uuidv7_init(&uuidv7_gen, &cw_env);
-	if (rc == CID_OK)
-		rc = cid_ulid_init(&ulid_plain_gen, false, &cw_env);
-	if (rc == CID_OK)
-		rc = cid_ulid_init(&ulid_mono_gen, true, &cw_env);
-	if (rc == CID_OK)
-		rc = cid_uuidv6_init(&uuidv6_gen, &cw_env);
-	if (rc == CID_OK)
-		rc = cid_objectid_init(&objectid_gen, &cw_env);
+	rc = cid_bind_gens_init(&gens, &cw_env);
 	if (rc != CID_OK)
 		return fail(rc, false, "chronoid: cannot start the generators: %s", cid_strerror(rc));
 	started = true;
@@ -457,96 +337,36 @@ start(void)
 
 /* n IDs of kind k into out (n * size bytes): the core's batch steps. */
 static int
-fill(int k, uint8_t *out, size_t n)
+fill(const cid_bind_kind *k, uint8_t *out, size_t n)
 {
-	int			rc = CID_EINVAL;
+	int			rc;
 
 	if (start() < 0)
 		return -1;
-	switch (k)
-	{
-		case K_UUIDV7:
-			rc = n == 1 ? cid_uuidv7_next(&uuidv7_gen, (cid_uuid *) out)
-				: cid_uuidv7_fill(&uuidv7_gen, (cid_uuid *) out, n, NULL);
-			break;
-		case K_UUIDV4:
-			rc = n == 1 ? cid_uuidv4_new((cid_uuid *) out, &cw_env)
-				: cid_uuidv4_fill((cid_uuid *) out, n, &cw_env);
-			break;
-		case K_ULID:
-		case K_ULID_MONO:
-			{
-				cid_ulid_gen *g = k == K_ULID ? &ulid_plain_gen : &ulid_mono_gen;
-
-				rc = n == 1 ? cid_ulid_next(g, (cid_ulid *) out)
-					: cid_ulid_fill(g, (cid_ulid *) out, n, NULL);
-				break;
-			}
-		case K_UUIDV6:
-			rc = n == 1 ? cid_uuidv6_next(&uuidv6_gen, (cid_uuid *) out)
-				: cid_uuidv6_fill(&uuidv6_gen, (cid_uuid *) out, n, NULL);
-			break;
-		case K_OBJECTID:
-			rc = n == 1 ? cid_objectid_next(&objectid_gen, (cid_objectid *) out)
-				: cid_objectid_fill(&objectid_gen, (cid_objectid *) out, n, NULL);
-			break;
-		case K_KSUID:
-			rc = n == 1 ? cid_ksuid_new((cid_ksuid *) out, &cw_env)
-				: cid_ksuid_fill((cid_ksuid *) out, n, &cw_env);
-			break;
-	}
+	rc = n == 1 ? k->next(&gens, out) : k->fill(&gens, out, n);
 	if (rc < 0)
-		return fail(rc, false, "%s: %s", kinds[k].what, cid_strerror(rc));
+		return fail(rc, false, "%s: %s", k->what, cid_strerror(rc));
 	return 0;
-}
-
-/* One ID's text, a separator after each of n (sep 0: none). */
-static void
-format(int k, char *text, const uint8_t *bytes, size_t n, char sep)
-{
-	size_t		w = kinds[k].text_len + (sep != 0);
-
-	if (kinds[k].size == 16 && (k == K_ULID || k == K_ULID_MONO))
-	{
-		cid_ulid_format_many(text, (const cid_ulid *) bytes, n, sep);
-		return;
-	}
-	if (kinds[k].size == 16)
-	{
-		cid_uuid_format_many(text, (const cid_uuid *) bytes, n, sep);
-		return;
-	}
-	for (size_t i = 0; i < n; i++)
-	{
-		char		one[CID_UUID_STRLEN + 1];
-
-		if (k == K_OBJECTID)
-			cid_objectid_format(one, (const cid_objectid *) (bytes + i * kinds[k].size));
-		else
-			cid_ksuid_format(one, (const cid_ksuid *) (bytes + i * kinds[k].size));
-		memcpy(text + i * w, one, kinds[k].text_len);
-		if (sep != 0)
-			text[i * w + kinds[k].text_len] = sep;
-	}
 }
 
 /* One ID of kind k as text in io: its length, or -1. */
 EXPORT("next") int
 cw_next(int k)
 {
+	const cid_bind_kind *kd = kinds[k];
 	uint8_t		b[32];
 
-	if (fill(k, b, 1) < 0)
+	if (fill(kd, b, 1) < 0)
 		return -1;
-	format(k, io, b, 1, 0);
-	return (int) kinds[k].text_len;
+	kd->format(io, b);
+	return (int) kd->text_len;
 }
 
 /* n IDs of kind k into out (n * size bytes). */
 EXPORT("fill") int
 cw_fill(int k, uint8_t *out, size_t n)
 {
-	return n == 0 ? 0 : fill(k, out, n);
+	return n == 0 ? 0 : fill(kinds[k], out, n);
 }
 
 /*
@@ -557,26 +377,21 @@ cw_fill(int k, uint8_t *out, size_t n)
 EXPORT("json") int
 cw_json(int k, uint8_t *out, size_t n)
 {
-	char	   *text = (char *) out + n * kinds[k].size;
+	const cid_bind_kind *kd = kinds[k];
+	char	   *text = (char *) out + n * kd->size;
 
 	if (n > 0)
 	{
-		if (fill(k, out, n) < 0)
+		if (fill(kd, out, n) < 0)
 			return -1;
-		format(k, text, out, n, '\n');
+		cid_bind_format_many(kd, text, out, n, '\n');
 	}
-	return (int) cid_bind_json_lines(text, n, kinds[k].text_len);
+	return (int) cid_bind_json_lines(text, n, kd->text_len);
 }
 
 /* ------------------------------------------------------------------------
  * UUIDs and ULIDs given as text or 16 bytes; conversions; TypeID
  * ------------------------------------------------------------------------ */
-
-#define UUID_EXPECTED "36 characters 8-4-4-4-12 of hex digits, 32 hex digits, or either in braces"
-#define ULID_EXPECTED "26 characters of Crockford base32, at most 7ZZZZZZZZZZZZZZZZZZZZZZZZZ"
-#define TYPEID_PREFIX_EXPECTED "at most 63 characters of a-z and '_', starting and ending with a letter"
-#define TYPEID_EXPECTED "a prefix of a-z and '_' and a '_', then 26 lower-case base32 digits " \
-	"(0-9, a-z without i, l, o, u), at most 7zzzzzzzzzzzzzzzzzzzzzzzzz"
 
 /* The 16 bytes of the last cw_id16 or cw_typeid_get call. */
 static uint8_t id16[16];
@@ -599,7 +414,7 @@ cw_id16(int as_ulid, int len)
 		: cid_uuid_parse((cid_uuid *) id16, io, (size_t) len, &pos);
 	if (rc != CID_OK)
 		return parse_failed(rc, as_ulid ? "ULID" : "UUID", io, (size_t) len, pos,
-							as_ulid ? ULID_EXPECTED : UUID_EXPECTED);
+							as_ulid ? CID_BIND_ULID_EXPECTED : CID_BIND_UUID_EXPECTED);
 	return 0;
 }
 
@@ -678,7 +493,7 @@ cw_prefix(int len)
 		return -1;
 	rc = cid_typeid_prefix_check(io, (size_t) len, &pos);
 	if (rc != CID_OK)
-		return parse_failed(rc, "TypeID prefix", io, (size_t) len, pos, TYPEID_PREFIX_EXPECTED);
+		return parse_failed(rc, "TypeID prefix", io, (size_t) len, pos, CID_BIND_TYPEID_PREFIX_EXPECTED);
 	memcpy(prefix, io, (size_t) len);
 	prefix[len] = '\0';
 	prefix_len = (size_t) len;
@@ -699,7 +514,7 @@ cw_typeid_new(void)
 {
 	if (start() < 0)
 		return -1;
-	return typeid_result(cid_typeid_next(&uuidv7_gen, io, CID_TYPEID_STRLEN_MAX + 1, prefix,
+	return typeid_result(cid_typeid_next(&gens.uuidv7, io, CID_TYPEID_STRLEN_MAX + 1, prefix,
 										 prefix_len, NULL));
 }
 
@@ -724,7 +539,7 @@ cw_typeid_get(size_t len)
 		return -1;
 	rc = cid_typeid_parse((cid_uuid *) id16, &typeid_plen, io, len, &pos);
 	if (rc != CID_OK)
-		return parse_failed(rc, "TypeID", io, len, pos, TYPEID_EXPECTED);
+		return parse_failed(rc, "TypeID", io, len, pos, CID_BIND_TYPEID_EXPECTED);
 	memcpy(typeid_text, io, len);
 	typeid_len = len;
 	return (int) typeid_plen;
@@ -734,9 +549,9 @@ cw_typeid_get(size_t len)
 EXPORT("typeid_check") int
 cw_typeid_check(void)
 {
-	char		q[QUOTE_MAX];
+	char		q[CID_BIND_QUOTE_MAX];
 
-	quote(q, typeid_text, typeid_len);
+	cid_bind_quote(q, typeid_text, typeid_len);
 	if (prefix_len != typeid_plen || memcmp(prefix, typeid_text, typeid_plen) != 0)
 		return fail(CID_EINVAL, false, "TypeID %s has prefix \"%.*s\", not \"%s\"", q,
 					(int) typeid_plen, typeid_text, prefix);
@@ -833,9 +648,9 @@ cw_inspect_text(size_t len)
 	rc = cid_inspect_id(&ci, sizeof(ci), io, len, &layout, &pos);
 	if (rc == CID_EUNKNOWN)
 	{
-		char		q[QUOTE_MAX];
+		char		q[CID_BIND_QUOTE_MAX];
 
-		quote(q, io, len);
+		cid_bind_quote(q, io, len);
 		return fail(rc, false, "%s is no known ID form (expected a UUID, a ULID, a decimal "
 					"snowflake, a 24-hex ObjectId or a 27-character KSUID)", q);
 	}
@@ -897,49 +712,25 @@ static const uint8_t all_ones[32] = {
 	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
 };
 
-/* The smallest (rest NULL) or largest ID of kind k in the unit of ms. */
-static int
-at(int k, uint8_t *out, int64_t ms, const uint8_t *rest)
-{
-	switch (k)
-	{
-		case K_UUIDV7:
-			return cid_uuidv7_from_ms((cid_uuid *) out, ms, rest);
-		case K_ULID:
-			return cid_ulid_from_ms((cid_ulid *) out, ms, rest);
-		case K_UUIDV6:
-			/* v6 counts 100 ns from 1582-10-15: the ms's first or last tick. */
-			if (ms < -CID_UUID_GREGORIAN_OFFSET / 10000 || ms > (INT64_C(1) << 60) / 10000)
-				return CID_ETIME_RANGE;
-			return cid_uuidv6_from_ticks((cid_uuid *) out,
-										 (uint64_t) (ms * 10000 + CID_UUID_GREGORIAN_OFFSET) +
-										 (rest != NULL ? 9999 : 0), rest);
-		case K_OBJECTID:
-			return cid_objectid_from_ms((cid_objectid *) out, ms, rest);
-		case K_KSUID:
-			return cid_ksuid_from_ms((cid_ksuid *) out, ms, rest);
-	}
-	return CID_EINVAL;
-}
-
 /* The bounds of kind k at the last time given: "min\nmax" in io. */
 EXPORT("bounds") int
 cw_bounds(int k)
 {
+	const cid_bind_kind *kd = kinds[k];
 	uint8_t		lo[32],
 				hi[32];
-	size_t		w = kinds[k].text_len;
+	size_t		w = kd->text_len;
 	int			rc;
 
-	rc = at(k, lo, time_ms, NULL);
+	rc = kd->at != NULL ? kd->at(lo, time_ms, NULL) : CID_EINVAL;
 	if (rc == CID_OK)
-		rc = at(k, hi, time_ms, all_ones);
+		rc = kd->at(hi, time_ms, all_ones);
 	if (rc != CID_OK)
 		return fail(rc, true, "time %" PRId64 " ms is outside what a %s can hold (%s)", time_ms,
-					kinds[k].what, kinds[k].span);
-	format(k, io, lo, 1, 0);
+					kd->what, kd->span);
+	kd->format(io, lo);
 	io[w] = '\n';
-	format(k, io + w + 1, hi, 1, 0);
+	kd->format(io + w + 1, hi);
 	return (int) (2 * w + 1);
 }
 
@@ -957,12 +748,12 @@ cw_id_at(int k)
 	if (k != K_UUIDV7 && k != K_ULID)
 		return fail(CID_EINVAL, false, "no ID for a given time of kind %d", k);
 	if ((rc = cid_random_bytes(rest, sizeof(rest))) != CID_OK)
-		return fail(rc, false, "%s: no random bytes: %s", kinds[k].what, cid_strerror(rc));
-	if ((rc = at(k, out, time_ms, rest)) != CID_OK)
+		return fail(rc, false, "%s: no random bytes: %s", kinds[k]->what, cid_strerror(rc));
+	if ((rc = kinds[k]->at(out, time_ms, rest)) != CID_OK)
 		return fail(rc, true, "time %" PRId64 " ms is outside what a %s can hold (%s)", time_ms,
-					kinds[k].what, kinds[k].span);
-	format(k, io, out, 1, 0);
-	return (int) kinds[k].text_len;
+					kinds[k]->what, kinds[k]->span);
+	kinds[k]->format(io, out);
+	return (int) kinds[k]->text_len;
 }
 
 /* The Snowflake bounds at the last time, in the last layout: "min\nmax". */
@@ -1020,7 +811,7 @@ cw_sf_node(int how, double d, uint64_t big)
 
 	if (how == 0 && (!(d >= 0 && d <= 9007199254740991.0) || d != floor(d)))
 		return fail(CID_ENODE, true, "node %s is not a node number: expected an integer from 0 to %"
-					PRIu64 " (layout \"%s\")", number_text(num, sizeof(num), d), max, layout.name);
+					PRIu64 " (layout \"%s\")", cid_bind_number_text(num, sizeof(num), d), max, layout.name);
 	if (how == 2)
 		return fail(CID_ENODE, true, "node BigInt is out of range: expected 0 to %" PRIu64
 					" (layout \"%s\")", max, layout.name);
@@ -1042,7 +833,7 @@ cw_sf_limit(int which, double d)
 	if (!(fabs(d) <= 9007199254740991.0) || d != floor(d))
 		return fail(CID_EINVAL, true, "%s %s is out of range: expected an integer from "
 					"-9007199254740991 to 9007199254740991",
-					cid_bind_policy_opt_names[opt[which]].camel, number_text(num, sizeof(num), d));
+					cid_bind_policy_opt_names[opt[which]].camel, cid_bind_number_text(num, sizeof(num), d));
 	policy_v[opt[which]] = (int64_t) d;
 	return 0;
 }

@@ -36,18 +36,8 @@ napi_value	cid_node_throw(napi_env env, int status, bool range, const char *fmt,
 napi_value	cid_node_type_error(napi_env env, napi_value v, const char *what,
 								const char *expected);
 
-/* A number as JavaScript writes it (NaN, Infinity, 1.5) into buf. */
-const char *cid_node_number_text(char *buf, size_t cap, double d);
-
 /* A Node-API call failed where it cannot for valid input: throw, NULL. */
 napi_value	cid_node_napi_failed(napi_env env, const char *where);
-
-/*
- * Quote text for a message: at most 60 characters, printable ASCII kept,
- * other bytes as \xNN, "..." when cut.  out holds CID_NODE_QUOTE_MAX.
- */
-#define CID_NODE_QUOTE_MAX 300
-void		cid_node_quote(char *out, const char *s, size_t len);
 
 /*
  * Read a string argument into buf (cap bytes, NUL-terminated); *len its

@@ -32,7 +32,7 @@ typedef struct block_handle
 	int			refs;			/* live functions + work on the pool */
 	int			pending;		/* nextAsync() calls on the pool */
 	struct block_work *closing;	/* close() waiting for them */
-	char		name[CID_NODE_QUOTE_MAX];	/* the sequence, quoted */
+	char		name[CID_BIND_QUOTE_MAX];	/* the sequence, quoted */
 } block_handle;
 
 typedef enum block_op
@@ -136,7 +136,7 @@ closed_error(napi_env env, const block_handle *h)
 	napi_value	code,
 				text,
 				err = NULL;
-	char		msg[CID_NODE_QUOTE_MAX + 64];
+	char		msg[CID_BIND_QUOTE_MAX + 64];
 
 	snprintf(msg, sizeof(msg), "this BlockAllocator of %s was closed", h->name);
 	if (napi_create_string_utf8(env, "CHRONOID_ECLOSED", NAPI_AUTO_LENGTH, &code) == napi_ok &&
@@ -277,14 +277,14 @@ work_complete(napi_env env, napi_status st, void *data)
 	block_work *w = data;
 	block_handle *h = w->h;
 	napi_value	v = NULL;
-	char		name[CID_NODE_QUOTE_MAX];
+	char		name[CID_BIND_QUOTE_MAX];
 
 	if (st != napi_ok && w->status >= 0)
 		w->status = CID_EINVAL;
 	switch (w->op)
 	{
 		case OP_OPEN:
-			cid_node_quote(name, w->sequence, strlen(w->sequence));
+			cid_bind_quote(name, w->sequence, strlen(w->sequence));
 			if (w->status < 0)
 				v = block_error(env, w->status, name, "", w->err);
 			else
@@ -450,7 +450,7 @@ allocator_object(napi_env env, cid_block *blk, const char *sequence)
 		return cid_node_error(env, CID_EINVAL, "out of memory");
 	}
 	h->blk = blk;
-	cid_node_quote(h->name, sequence, strlen(sequence));
+	cid_bind_quote(h->name, sequence, strlen(sequence));
 	if (!cid_node_def_method(env, obj, "next", b_next, h, fn_finalize, &h->refs) ||
 		!cid_node_def_method(env, obj, "nextAsync", b_next_async, h, fn_finalize, &h->refs) ||
 		!cid_node_def_method(env, obj, "stats", b_stats, h, fn_finalize, &h->refs) ||

@@ -119,43 +119,9 @@ cid_node_napi_failed(napi_env env, const char *where)
 	return NULL;
 }
 
-void
-cid_node_quote(char *out, const char *s, size_t len)
-{
-	size_t		k = 0;
-	size_t		shown = len > 60 ? 60 : len;
-
-	out[k++] = '"';
-	for (size_t i = 0; i < shown; i++)
-	{
-		unsigned char c = (unsigned char) s[i];
-
-		if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\')
-			out[k++] = (char) c;
-		else
-			k += (size_t) snprintf(out + k, 8, "\\x%02x", c);
-	}
-	out[k++] = '"';
-	if (shown < len)
-		k += (size_t) snprintf(out + k, 40, "... (%zu bytes)", len);
-	out[k] = '\0';
-}
-
 /* ------------------------------------------------------------------------
  * Arguments
  * ------------------------------------------------------------------------ */
-
-const char *
-cid_node_number_text(char *buf, size_t cap, double d)
-{
-	if (isnan(d))
-		snprintf(buf, cap, "NaN");
-	else if (isinf(d))
-		snprintf(buf, cap, "%sInfinity", d < 0 ? "-" : "");
-	else
-		snprintf(buf, cap, "%.17g", d);
-	return buf;
-}
 
 bool
 cid_node_get_text(napi_env env, napi_value v, const char *what, char *buf,
@@ -176,10 +142,10 @@ cid_node_get_text(napi_env env, napi_value v, const char *what, char *buf,
 	}
 	if (full >= cap)
 	{
-		char		q[CID_NODE_QUOTE_MAX];
+		char		q[CID_BIND_QUOTE_MAX];
 
 		napi_get_value_string_utf8(env, v, buf, cap, len);
-		cid_node_quote(q, buf, *len);
+		cid_bind_quote(q, buf, *len);
 		cid_node_throw(env, CID_ELENGTH, false, "%s %s is too long: %zu bytes, at most %zu",
 					   what, q, full, cap - 1);
 		return false;
@@ -206,7 +172,7 @@ cid_node_get_count(napi_env env, napi_value v, size_t *n)
 
 		cid_node_throw(env, CID_EINVAL, true,
 					   "batch size %s is out of range: expected an integer from 0 to %zu",
-					   cid_node_number_text(num, sizeof(num), d), CID_BIND_MAX_BATCH);
+					   cid_bind_number_text(num, sizeof(num), d), CID_BIND_MAX_BATCH);
 		return false;
 	}
 	*n = (size_t) d;
@@ -225,7 +191,7 @@ ms_from_double(napi_env env, double d, const char *what, int64_t *unix_ms)
 
 		cid_node_throw(env, CID_ETIME_RANGE, true,
 					   "%s %s is not a time: expected an integer number of Unix ms "
-					   "(or a valid Date)", what, cid_node_number_text(num, sizeof(num), d));
+					   "(or a valid Date)", what, cid_bind_number_text(num, sizeof(num), d));
 		return false;
 	}
 	*unix_ms = (int64_t) d;
@@ -254,7 +220,7 @@ cid_node_get_time(napi_env env, napi_value v, int64_t *unix_ms)
 	if (t == napi_string)
 	{
 		char		buf[CID_NODE_MAX_TEXT];
-		char		q[CID_NODE_QUOTE_MAX];
+		char		q[CID_BIND_QUOTE_MAX];
 		size_t		len = 0;
 		size_t		pos = 0;
 		int			rc;
@@ -264,7 +230,7 @@ cid_node_get_time(napi_env env, napi_value v, int64_t *unix_ms)
 		rc = cid_time_parse(unix_ms, buf, len, &pos);
 		if (rc != CID_OK)
 		{
-			cid_node_quote(q, buf, len);
+			cid_bind_quote(q, buf, len);
 			if (rc == CID_ESYNTAX)
 				cid_node_throw(env, rc, false,
 							   "invalid time %s: unexpected character at position %zu "
@@ -305,7 +271,7 @@ get_integer(napi_env env, napi_value v, const char *what, double lo, const char 
 		char		num[32];
 
 		cid_node_throw(env, CID_EINVAL, true, "%s %s is out of range: expected %s",
-					   what, cid_node_number_text(num, sizeof(num), d), expected);
+					   what, cid_bind_number_text(num, sizeof(num), d), expected);
 		return false;
 	}
 	*out = (int64_t) d;
@@ -352,9 +318,9 @@ cid_node_get_opt_text(napi_env env, napi_value v, const char *what, char *buf, s
 		return false;
 	if (strlen(buf) != len)
 	{
-		char		q[CID_NODE_QUOTE_MAX];
+		char		q[CID_BIND_QUOTE_MAX];
 
-		cid_node_quote(q, buf, len);
+		cid_bind_quote(q, buf, len);
 		cid_node_throw(env, CID_EINVAL, false, "%s %s contains a NUL character", what, q);
 		return false;
 	}
@@ -385,7 +351,7 @@ cid_node_get_layout(napi_env env, napi_value v, cid_layout *layout)
 	napi_valuetype t;
 	char		buf[CID_NODE_MAX_TEXT];
 	char		err[256];
-	char		q[CID_NODE_QUOTE_MAX];
+	char		q[CID_BIND_QUOTE_MAX];
 	size_t		len = 0;
 	int			rc;
 
@@ -399,7 +365,7 @@ cid_node_get_layout(napi_env env, napi_value v, cid_layout *layout)
 			return false;
 		if (strlen(buf) != len)
 		{
-			cid_node_quote(q, buf, len);
+			cid_bind_quote(q, buf, len);
 			cid_node_throw(env, CID_ELAYOUT, false, "invalid layout %s: it contains a NUL character", q);
 			return false;
 		}

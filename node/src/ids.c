@@ -24,7 +24,7 @@ id_string(napi_env env, napi_callback_info info)
 
 	if (napi_get_cb_info(env, info, NULL, NULL, NULL, (void **) &k) != napi_ok)
 		return cid_node_napi_failed(env, "cannot read the arguments");
-	rc = k->next(k->gen, b);
+	rc = k->next(&cid_bind_gen, b);
 	if (rc < 0)
 		return cid_node_gen_failed(env, rc, k->what);
 	k->format(text, b);
@@ -58,7 +58,7 @@ id_into(napi_env env, napi_callback_info info)
 		snprintf(expected, sizeof(expected), "a Uint8Array of %zu bytes", k->size);
 		return cid_node_type_error(env, argv[0], "target", expected);
 	}
-	rc = k->next(k->gen, data);
+	rc = k->next(&cid_bind_gen, data);
 	if (rc < 0)
 		return cid_node_gen_failed(env, rc, k->what);
 	return argv[0];
@@ -80,7 +80,7 @@ id_buffer(napi_env env, napi_callback_info info)
 		return cid_node_napi_failed(env, "cannot create a Buffer");
 	if (n > 0)
 	{
-		int			rc = k->fill(k->gen, data, n);
+		int			rc = k->fill(&cid_bind_gen, data, n);
 
 		if (rc < 0)
 			return cid_node_gen_failed(env, rc, k->what);
@@ -113,7 +113,7 @@ id_json(napi_env env, napi_callback_info info)
 	if (bytes == NULL)
 		return cid_node_throw(env, CID_EINVAL, true, "batch of %zu: out of memory", n);
 	text = (char *) bytes + n * k->size;
-	rc = n == 0 ? CID_OK : k->fill(k->gen, bytes, n);
+	rc = n == 0 ? CID_OK : k->fill(&cid_bind_gen, bytes, n);
 	if (rc < 0)
 	{
 		free(bytes);

@@ -16,38 +16,14 @@
  * ------------------------------------------------------------------------ */
 
 static napi_value
-parse_failed(napi_env env, int rc, const char *kind, const char *s, size_t len,
+parse_failed(napi_env env, int rc, const char *what, const char *s, size_t len,
 			 size_t pos, const char *expected)
 {
-	char		q[CID_NODE_QUOTE_MAX];
+	char		msg[1024];
 
-	cid_node_quote(q, s, len);
-	if (rc == CID_ESYNTAX && pos < len)
-	{
-		unsigned char c = (unsigned char) s[pos];
-
-		if (c >= 0x20 && c < 0x7f)
-			return cid_node_throw(env, rc, false, "invalid %s %s: character '%c' at position %zu (expected %s)",
-								  kind, q, c, pos, expected);
-		return cid_node_throw(env, rc, false, "invalid %s %s: byte 0x%02x at position %zu (expected %s)",
-							  kind, q, c, pos, expected);
-	}
-	if (rc == CID_ELENGTH)
-	{
-		size_t		chars = 0;
-
-		/* Characters, not bytes: UTF-8 continuation bytes do not count. */
-		for (size_t i = 0; i < len; i++)
-			chars += ((unsigned char) s[i] & 0xc0) != 0x80;
-		return cid_node_throw(env, rc, false, "invalid %s %s: %zu characters (expected %s)",
-							  kind, q, chars, expected);
-	}
-	return cid_node_throw(env, rc, false, "invalid %s %s: %s (expected %s)", kind, q,
-						  cid_strerror(rc), expected);
+	return cid_node_throw(env, rc, false, "%s",
+						  cid_bind_parse_failed(msg, sizeof(msg), rc, what, s, len, pos, expected));
 }
-
-#define UUID_EXPECTED "36 characters 8-4-4-4-12 of hex digits, 32 hex digits, or either in braces"
-#define ULID_EXPECTED "26 characters of Crockford base32, at most 7ZZZZZZZZZZZZZZZZZZZZZZZZZ"
 
 /* 16 bytes from a Buffer, a Uint8Array or an ArrayBuffer view; false if v is none. */
 static bool
@@ -97,7 +73,7 @@ get_id16(napi_env env, napi_value v, bool as_ulid, uint8_t out[16])
 		: cid_uuid_parse((cid_uuid *) out, buf, len, &pos);
 	if (rc != CID_OK)
 		return parse_failed(env, rc, as_ulid ? "ULID" : "UUID", buf, len, pos,
-							as_ulid ? ULID_EXPECTED : UUID_EXPECTED), false;
+							as_ulid ? CID_BIND_ULID_EXPECTED : CID_BIND_UUID_EXPECTED), false;
 	return true;
 }
 
@@ -164,10 +140,6 @@ uuid_v1_v6(napi_env env, napi_callback_info info)
  * TypeID: a type prefix and a UUID in lower-case base32 (cid_typeid_*)
  * ------------------------------------------------------------------------ */
 
-#define TYPEID_PREFIX_EXPECTED "at most 63 characters of a-z and '_', starting and ending with a letter"
-#define TYPEID_EXPECTED "a prefix of a-z and '_' and a '_', then 26 lower-case base32 digits " \
-	"(0-9, a-z without i, l, o, u), at most 7zzzzzzzzzzzzzzzzzzzzzzzzz"
-
 /* A prefix argument (undefined: none) into buf (65 bytes), checked. */
 static bool
 get_prefix(napi_env env, napi_value v, char *buf, size_t *len)
@@ -186,7 +158,7 @@ get_prefix(napi_env env, napi_value v, char *buf, size_t *len)
 		return false;
 	rc = cid_typeid_prefix_check(buf, *len, &pos);
 	if (rc != CID_OK)
-		return parse_failed(env, rc, "TypeID prefix", buf, *len, pos, TYPEID_PREFIX_EXPECTED), false;
+		return parse_failed(env, rc, "TypeID prefix", buf, *len, pos, CID_BIND_TYPEID_PREFIX_EXPECTED), false;
 	return true;
 }
 
@@ -201,7 +173,7 @@ get_typeid(napi_env env, napi_value v, char *buf, size_t *len, cid_uuid *u, size
 		return false;
 	rc = cid_typeid_parse(u, plen, buf, *len, &pos);
 	if (rc != CID_OK)
-		return parse_failed(env, rc, "TypeID", buf, *len, pos, TYPEID_EXPECTED), false;
+		return parse_failed(env, rc, "TypeID", buf, *len, pos, CID_BIND_TYPEID_EXPECTED), false;
 	return true;
 }
 
@@ -268,11 +240,11 @@ typeid_to_uuid(napi_env env, napi_callback_info info)
 		return NULL;
 	if (napi_typeof(env, argv[1], &t) == napi_ok && t != napi_undefined)
 	{
-		char		q[CID_NODE_QUOTE_MAX];
+		char		q[CID_BIND_QUOTE_MAX];
 
 		if (!get_prefix(env, argv[1], want, &wlen))
 			return NULL;
-		cid_node_quote(q, buf, len);
+		cid_bind_quote(q, buf, len);
 		if (wlen != plen || memcmp(want, buf, plen) != 0)
 			return cid_node_throw(env, CID_EINVAL, false, "TypeID %s has prefix \"%.*s\", not \"%s\"",
 								  q, (int) plen, buf, want);
@@ -445,18 +417,15 @@ inspect(napi_env env, napi_callback_info info)
 		rc = cid_inspect_id(&ci, sizeof(ci), buf, len, &layout, &pos);
 		if (rc == CID_EUNKNOWN)
 		{
-			char		q[CID_NODE_QUOTE_MAX];
+			char		q[CID_BIND_QUOTE_MAX];
 
-			cid_node_quote(q, buf, len);
+			cid_bind_quote(q, buf, len);
 			return cid_node_throw(env, rc, false,
 								  "%s is no known ID form (expected a UUID, a ULID, a "
 								  "decimal snowflake, a 24-hex ObjectId or a 27-character KSUID)", q);
 		}
 		if (rc != CID_OK)
-			return parse_failed(env, rc, "ID", buf, len, pos,
-								len == CID_OBJECTID_STRLEN ? "a MongoDB ObjectId (24 hex digits)" :
-								len == CID_KSUID_STRLEN ? "a KSUID (27 base62 characters)" :
-								"a UUID, a ULID or a decimal snowflake of the layout");
+			return parse_failed(env, rc, "ID", buf, len, pos, cid_bind_inspect_expected(len));
 		return info_object(env, &ci, &layout);
 	}
 }

@@ -143,7 +143,7 @@ get_node(napi_env env, napi_value v, const cid_layout *layout, uint64_t *node)
 
 			cid_node_throw(env, CID_ENODE, true,
 						   "node %s is not a node number: expected an integer from 0 to %" PRIu64
-						   " (layout \"%s\")", cid_node_number_text(num, sizeof(num), d), max,
+						   " (layout \"%s\")", cid_bind_number_text(num, sizeof(num), d), max,
 						   layout->name);
 			return false;
 		}

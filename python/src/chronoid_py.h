@@ -25,7 +25,7 @@ extern PyObject *cpy_ForkError;
 extern PyObject *cpy_WouldWait;
 
 /*
- * The batch calls (convert.c) of a kind (bind/generators.c): arg is the
+ * The batch calls (convert.c) of a kind (bind/kinds.c): arg is the
  * count (cpy_count's checks and messages), made by k->fill, which runs
  * without the GIL from 4096 IDs on (so it and its generator must be
  * thread-safe).  what names the call ("uuid7_batch()") in a generator

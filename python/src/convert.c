@@ -843,9 +843,9 @@ run_fill(const cid_bind_kind *k, uint8_t *out, Py_ssize_t n)
 	int			st;
 
 	if (n < RELEASE_GIL_FROM)
-		return k->fill(k->gen, out, (size_t) n);
+		return k->fill(&cid_bind_gen, out, (size_t) n);
 	Py_BEGIN_ALLOW_THREADS
-		st = k->fill(k->gen, out, (size_t) n);
+		st = k->fill(&cid_bind_gen, out, (size_t) n);
 	Py_END_ALLOW_THREADS
 		return st;
 }

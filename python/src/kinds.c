@@ -34,7 +34,7 @@ ksuid_text(const uint8_t *bytes)
 	return cpy_ascii(text, CID_KSUID_STRLEN);
 }
 
-/* A kind (bind/generators.c) and its Python form (text or UUID). */
+/* A kind (bind/kinds.c) and its Python form (text or UUID). */
 typedef struct kind
 {
 	const cid_bind_kind *k;
@@ -57,7 +57,7 @@ make_one(Py_ssize_t nargs, const char *what, const kind *k, bool as_bytes)
 
 	if (cpy_no_args(what, nargs) < 0)
 		return NULL;
-	if ((st = k->k->fill(k->k->gen, id, 1)) < 0)
+	if ((st = k->k->fill(&cid_bind_gen, id, 1)) < 0)
 		return cpy_raise_status(st, "%s failed", what);
 	if (as_bytes)
 		return PyBytes_FromStringAndSize((const char *) id, (Py_ssize_t) k->k->size);

@@ -219,7 +219,7 @@ range_args(PyObject *const *args, Py_ssize_t nargs, const char *fn,
 
 /*
  * The smallest ID of kind k in start's millisecond and the largest in
- * end's (the kind's own bounds, bind/generators.c): WHERE id BETWEEN lo
+ * end's (the kind's own bounds, bind/kinds.c): WHERE id BETWEEN lo
  * AND hi selects what was minted from start to end.  fn names the call,
  * holds what the kind can hold, make its Python form.
  */

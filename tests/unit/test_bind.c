@@ -1,14 +1,18 @@
 /*
  * test_bind.c — bind/, the half of the language packages they share: every
  * status of both headers has its row (the code spelled from its name, one
- * row each), the generated kinds' batch text is their single text, and a
- * forked child is told so.  Built without the lease library, as a package
+ * row each), the generated kinds' batch text is their single text, a set
+ * of generators of its own runs on its own clock and random source, the
+ * words of a bad argument read as the packages print them, and a forked
+ * child is told so.  Built without the lease library, as a package
  * built without libpq is.
  */
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <math.h>
 
 #include "bind_internal.h"
 #include "tap.h"
@@ -93,7 +97,7 @@ test_batch_text_is_the_single_text(void)
 		EXPECT(k->size <= 20 && k->text_len <= CID_UUID_STRLEN);
 		if (k->size > 20 || k->text_len > CID_UUID_STRLEN)
 			continue;
-		EXPECT_EQ_INT(k->fill(k->gen, bytes, N), CID_OK);
+		EXPECT_EQ_INT(k->fill(&cid_bind_gen, bytes, N), CID_OK);
 		cid_bind_format_many(k, text, bytes, N, '\n');
 		for (size_t j = 0; j < N; j++)
 		{
@@ -103,9 +107,101 @@ test_batch_text_is_the_single_text(void)
 			EXPECT(text[(k->text_len + 1) * j + k->text_len] == '\n');
 		}
 		/* one more from next(): a kind's single step works on its own */
-		EXPECT_EQ_INT(k->next(k->gen, bytes), CID_OK);
+		EXPECT_EQ_INT(k->next(&cid_bind_gen, bytes), CID_OK);
 	}
 	EXPECT_EQ_U64(CID_BIND_MAX_BATCH, (uint64_t) 1 << 24);
+}
+
+/*
+ * A set of its own (the WebAssembly module's) mints on the clock and the
+ * random source it was started on, the kinds without state included; the
+ * fake clock is years from the real one, so an ID of the process's
+ * generators could not pass.
+ */
+static void
+test_a_set_of_its_own_runs_on_its_env(void)
+{
+	const cid_bind_kind *kinds[] = {&cid_bind_uuidv7, &cid_bind_uuidv6, &cid_bind_ulid,
+	&cid_bind_ulid_mono, &cid_bind_objectid, &cid_bind_ksuid};
+	static const uint8_t ones[16] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+	0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+	int64_t		ms = INT64_C(1700000000123);
+	tu_fake		f = {.now_ns = ms * 1000000, .next_byte = 7};
+	cid_env		env = {tu_fake_clock, tu_fake_random, NULL, &f};
+	cid_bind_gens g;
+	uint8_t		id[3 * 20];
+	size_t		calls;
+
+	EXPECT_EQ_INT(cid_bind_gens_init(&g, &env), CID_OK);
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+	{
+		const cid_bind_kind *k = kinds[i];
+		uint8_t		lo[20],
+					hi[20];
+
+		EXPECT_EQ_INT(k->at(lo, ms, NULL), CID_OK);
+		EXPECT_EQ_INT(k->at(hi, ms, ones), CID_OK);
+		EXPECT_EQ_INT(k->next(&g, id), CID_OK);
+		EXPECT_EQ_INT(k->fill(&g, id + k->size, 2), CID_OK);
+		for (size_t j = 0; j < 3; j++)
+		{
+			EXPECT(memcmp(id + k->size * j, lo, k->size) >= 0);
+			EXPECT(memcmp(id + k->size * j, hi, k->size) <= 0);
+		}
+	}
+	/* UUIDv4 has no time: its bytes come from the set's random source */
+	calls = f.random_calls;
+	EXPECT_EQ_INT(cid_bind_uuidv4.next(&g, id), CID_OK);
+	EXPECT(f.random_calls > calls);
+	EXPECT_EQ_INT(cid_uuid_version((const cid_uuid *) id), 4);
+}
+
+static void
+test_the_words_of_a_bad_argument(void)
+{
+	char		q[CID_BIND_QUOTE_MAX];
+	char		long_text[200];
+	char		want[CID_BIND_QUOTE_MAX];
+	char		num[32];
+	char		msg[1024];
+
+	cid_bind_quote(q, "a\"b\\c\x01\xc3\xa9", 8);
+	EXPECT_STR(q, "\"a\\x22b\\x5cc\\x01\\xc3\\xa9\"");
+	cid_bind_quote(q, "", 0);
+	EXPECT_STR(q, "\"\"");
+	/* at most 60 bytes shown, then the whole length; the worst case fits */
+	memset(long_text, 'x', sizeof(long_text));
+	cid_bind_quote(q, long_text, sizeof(long_text));
+	snprintf(want, sizeof(want), "\"%.60s\"... (200 bytes)", long_text);
+	EXPECT_STR(q, want);
+	memset(long_text, 0x80, sizeof(long_text));
+	cid_bind_quote(q, long_text, sizeof(long_text));
+	EXPECT_EQ_INT(strlen(q), 2 + 60 * 4 + strlen("... (200 bytes)"));
+
+	EXPECT_STR(cid_bind_number_text(num, sizeof(num), NAN), "NaN");
+	EXPECT_STR(cid_bind_number_text(num, sizeof(num), INFINITY), "Infinity");
+	EXPECT_STR(cid_bind_number_text(num, sizeof(num), -INFINITY), "-Infinity");
+	EXPECT_STR(cid_bind_number_text(num, sizeof(num), 1.5), "1.5");
+	EXPECT_STR(cid_bind_number_text(num, sizeof(num), -3), "-3");
+	EXPECT_STR(cid_bind_number_text(num, sizeof(num), 0.1), "0.10000000000000001");
+
+	EXPECT_STR(cid_bind_parse_failed(msg, sizeof(msg), CID_ESYNTAX, "UUID", "0z", 2, 1, "hex"),
+			   "invalid UUID \"0z\": character 'z' at position 1 (expected hex)");
+	EXPECT_STR(cid_bind_parse_failed(msg, sizeof(msg), CID_ESYNTAX, "ULID", "0\xc3\xa9", 3, 1, "b32"),
+			   "invalid ULID \"0\\xc3\\xa9\": byte 0xc3 at position 1 (expected b32)");
+	/* characters, not bytes: the é is one */
+	EXPECT_STR(cid_bind_parse_failed(msg, sizeof(msg), CID_ELENGTH, "ID", "a\xc3\xa9", 3, 0, "x"),
+			   "invalid ID \"a\\xc3\\xa9\": 2 characters (expected x)");
+	/* a syntax error at the end has no character to name: the status's words */
+	snprintf(want, sizeof(want), "invalid TypeID \"ab\": %s (expected t)", cid_strerror(CID_ESYNTAX));
+	EXPECT_STR(cid_bind_parse_failed(msg, sizeof(msg), CID_ESYNTAX, "TypeID", "ab", 2, 2, "t"), want);
+	snprintf(want, sizeof(want), "invalid ULID \"8\": %s (expected u)", cid_strerror(CID_EOVERFLOW));
+	EXPECT_STR(cid_bind_parse_failed(msg, sizeof(msg), CID_EOVERFLOW, "ULID", "8", 1, 0, "u"), want);
+
+	EXPECT_STR(cid_bind_inspect_expected(CID_OBJECTID_STRLEN), "a MongoDB ObjectId (24 hex digits)");
+	EXPECT_STR(cid_bind_inspect_expected(CID_KSUID_STRLEN), "a KSUID (27 base62 characters)");
+	EXPECT_STR(cid_bind_inspect_expected(CID_UUID_STRLEN),
+			   "a UUID, a ULID or a decimal snowflake of the layout");
 }
 
 static void
@@ -242,6 +338,8 @@ main(void)
 	TAP_CASE(test_every_status_has_its_code);
 	TAP_CASE(test_classes_follow_the_kind_of_failure);
 	TAP_CASE(test_batch_text_is_the_single_text);
+	TAP_CASE(test_a_set_of_its_own_runs_on_its_env);
+	TAP_CASE(test_the_words_of_a_bad_argument);
 	TAP_CASE(test_a_forked_child_is_told);
 	TAP_CASE(test_option_names_in_both_spellings);
 	TAP_CASE(test_policy_ranges);
