@@ -910,28 +910,21 @@ cw_sf_fill(cid_snowflake_gen *g, uint64_t *out, size_t n)
 
 /*
  * The next ID of g as the return value (a BigInt in JavaScript, with no
- * trip through memory), for the clock reading now_ms the host took
- * (Date.now()): the single call's path.  Passing the reading in spares a
- * call from the module back into JavaScript for it, which cost as much as
- * the rest of the step.  The core's pure step takes it; where the step
- * would wait (the tick's sequence used up, the clock behind, under the
- * wait policies) or the reading failed, the core's driver reads the clock
- * itself and waits as the policies say.  0 may be an ID (node 0's first
- * in the layout's epoch millisecond), so a failure also sets
+ * trip through memory), its clock reading now_ms taken by the host just
+ * before (cw_clock_hint): the single call's path.  0 may be an ID (node
+ * 0's first in the layout's epoch millisecond), so a failure also sets
  * cw_err_status(), which the host reads only when 0 comes back.
  */
 EXPORT("sf_next") int64_t
 cw_sf_next(cid_snowflake_gen *g, double now_ms)
 {
-	int64_t		now_ns = cw_clock_ns(now_ms);
 	uint64_t	id;
-	int			rc = CID_EAGAIN;
+	int			rc;
 
 	err_status = 0;
-	if (now_ns >= 0)
-		rc = cid_snowflake_next_at(g, now_ns, &id);
-	if (rc == CID_EAGAIN || now_ns < 0)
-		rc = cid_snowflake_next(g, &id);
+	cw_clock_hint(now_ms);
+	rc = cid_snowflake_next(g, &id);
+	cw_clock_hint_clear();
 	if (rc < 0)
 	{
 		sf_failed(g, rc);

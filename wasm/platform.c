@@ -5,6 +5,7 @@
  * and crypto.getRandomValues()).  Takes the place of src/platform.c and
  * src/random.c, which need an OS.
  */
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -65,20 +66,39 @@ cid_random_fork_epoch(void)
 	return 0;
 }
 
-int64_t
-cw_clock_ns(double ms)
+/*
+ * A reading of Date.now() the host took just before the call under way,
+ * for the call's first clock reading: calling from the module back into
+ * JavaScript for it cost as much as the rest of a Snowflake's step.  Any
+ * later reading of the same call (a wait's) asks the host again.
+ */
+static bool hinted;
+static double hint_ms;
+
+void
+cw_clock_hint(double now_ms)
 {
-	/* NaN or before 1970: a failed reading (CID_ECLOCK). */
-	if (!(ms >= 0 && ms < 9.2e12))
-		return -1;
-	return (int64_t) ms * INT64_C(1000000);
+	hint_ms = now_ms;
+	hinted = true;
+}
+
+void
+cw_clock_hint_clear(void)
+{
+	hinted = false;
 }
 
 int64_t
 cid_platform_clock(void *ctx)
 {
+	double		ms = hinted ? hint_ms : cw_host_now_ms();
+
 	(void) ctx;
-	return cw_clock_ns(cw_host_now_ms());
+	hinted = false;
+	/* NaN or before 1970: a failed reading (CID_ECLOCK). */
+	if (!(ms >= 0 && ms < 9.2e12))
+		return -1;
+	return (int64_t) ms * INT64_C(1000000);
 }
 
 int

@@ -10,9 +10,11 @@
 extern const cid_env cw_env;
 
 /*
- * A reading of Date.now() (Unix ms) as the core's clock gives it: ns, or
- * -1 for a failed reading (NaN, before 1970, past the year 2261).
+ * now_ms, a reading of Date.now() the host took for the call under way,
+ * is the next clock reading (once); cw_clock_hint_clear() drops it unused
+ * at the end of the call, so that no later call reads a stale time.
  */
-int64_t		cw_clock_ns(double ms);
+void		cw_clock_hint(double now_ms);
+void		cw_clock_hint_clear(void);
 
 #endif							/* CID_WASM_H */

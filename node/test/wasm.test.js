@@ -89,6 +89,17 @@ test('random bytes come from the host, the clock from Date.now()', { skip }, () 
     }
     Date.now = () => NaN;
     throwsCode(() => cid.ulid(), Error, 'CHRONOID_ECLOCK');
+    // A Snowflake's next() reads Date.now() itself and hands the reading
+    // in; the reading serves that call only, never a later one.
+    const sf = new cid.Snowflake({ node: 3, scope: 'clock-in', claim: false, layout: 'twitter' });
+    Date.now = () => 1800000000000;
+    assert.equal(sf.inspect(sf.next()).unixMs, 1800000000000);
+    Date.now = () => NaN;
+    throwsCode(() => sf.next(), Error, 'CHRONOID_ECLOCK');
+    Date.now = now;
+    const t = Date.now();
+    assert.ok(Math.abs(cid.inspect(cid.ulid()).unixMs - t) < 1000, 'a later call reads the clock anew');
+    sf.close();
   } finally {
     Date.now = now;
   }
