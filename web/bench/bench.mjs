@@ -25,20 +25,28 @@ const ulidxMono = monotonicFactory();
 // The floors: what any implementation pays per ID, whatever its code.  A
 // single text ID reads the clock and makes one string (here from 36 bytes
 // by the cheapest way a page has); a Snowflake reads the clock and makes
-// one BigInt; a text batch makes n strings from text (JSON.parse of n
-// IDs' text, the way that gives strings that hold only themselves).
+// one BigInt.  A text batch makes its IDs (what the byte batch costs) and
+// then n strings from their text: TextDecoder and JSON.parse of n IDs'
+// JSON bytes, the way that gives strings holding only themselves (the
+// pieces of split() keep the whole text alive).
 const floorBytes = new TextEncoder().encode(crypto.randomUUID());
 const chr = String.fromCharCode;
 const h = floorBytes;
 const clockAndString = () => (Date.now(), chr(h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7], h[8], h[9],
   h[10], h[11], h[12], h[13], h[14], h[15], h[16], h[17], h[18], h[19], h[20], h[21], h[22], h[23], h[24],
   h[25], h[26], h[27], h[28], h[29], h[30], h[31], h[32], h[33], h[34], h[35]));
-const batchJson = JSON.stringify(Array.from({ length: BATCH }, () => crypto.randomUUID()));
+const decoder = new TextDecoder();
+const jsonBytes = (ids) => new TextEncoder().encode(JSON.stringify(ids));
+const uuidJson = jsonBytes(chronoid.uuidv7Batch(BATCH));
+const ulidJson = jsonBytes(chronoid.monotonicUlidBatch(BATCH));
+const TEXT_FLOOR = 'floor: 1000 strings from their JSON bytes';
 
-// [kind, name, peer (true), floor ('floor') or chronoid (false), ids per call, fn]
+// [kind, name, who: a peer (true), chronoid (false), a floor ('floor') or
+// part of one ('part'), ids per call, fn]
 const cases = [
   ['uuidv7', 'floor: `Date.now()` and one 36-character string', 'floor', 1, clockAndString],
-  ['uuidv7', 'floor: 1000 strings by `JSON.parse`', 'floor', BATCH, () => JSON.parse(batchJson)],
+  ['uuidv7', TEXT_FLOOR, 'part', BATCH, () => JSON.parse(decoder.decode(uuidJson))],
+  ['ulid', TEXT_FLOOR, 'part', BATCH, () => JSON.parse(decoder.decode(ulidJson))],
   ['snowflake', 'floor: `BigInt(Date.now())`', 'floor', 1, () => BigInt(Date.now())],
   ['uuidv4', 'crypto.randomUUID()', true, 1, () => crypto.randomUUID()],
   ['uuidv4', '`uuid` v4()', true, 1, () => uuid.v4()],
@@ -59,6 +67,14 @@ const cases = [
   ['snowflake', 'chronoid `batch(1000)` (20-bit sequence)', false, BATCH, () => sfWide.batch(BATCH)],
 ];
 
+// ?only=TEXT keeps the cases whose kind or name holds TEXT (and the rows
+// the derived floors add up), for a closer look at a few.
+const only = params.get('only');
+if (only !== null)
+  for (let i = cases.length - 1; i >= 0; i--)
+    if (!`${cases[i][0]} ${cases[i][1]}`.includes(only))
+      cases.splice(i, 1);
+
 let sink = 0;
 function runOnce(ids, fn) {
   const calls = ids === 1 ? SINGLE_OPS : Math.max(1, Math.round(5 * SINGLE_OPS / ids));
@@ -78,7 +94,15 @@ for (const [, , , ids, fn] of cases)
 const times = cases.map(() => []);
 for (let r = 0; r < ROUNDS; r++)
   cases.forEach(([, , , ids, fn], i) => times[i].push(runOnce(ids, fn)));
-window.result = {
-  userAgent: navigator.userAgent, rounds: ROUNDS, ops: SINGLE_OPS, sink,
-  rows: cases.map(([kind, name, peer, ids], i) => ({ kind, name, peer, ids, ns: median(times[i]) })),
-};
+const rows = cases.map(([kind, name, peer, ids], i) => ({ kind, name, peer, ids, ns: median(times[i]) }));
+const ns = (kind, name) => rows.find((row) => row.kind === kind && row.name === name)?.ns ?? NaN;
+// A text batch's floor: its IDs as bytes, then their strings.
+for (const [kind, bytes] of [['uuidv7', 'chronoid `uuidv7Buffer(1000)` bytes'],
+  ['ulid', 'chronoid `monotonicUlidBuffer(1000)` bytes']])
+  if (Number.isFinite(ns(kind, bytes) + ns(kind, TEXT_FLOOR)))
+    rows.push({ kind, name: 'floor: a text batch (the byte batch and its strings, the two rows above)',
+      peer: 'floor', ids: BATCH, ns: ns(kind, bytes) + ns(kind, TEXT_FLOOR) });
+// The default layout's floor is its own: 4,096 IDs per ms and node.
+rows.push({ kind: 'snowflake', name: 'floor: `pgedge` mints at most 4,096 IDs per ms', peer: 'floor', ids: 1,
+  ns: 1e6 / 4096 });
+window.result = { userAgent: navigator.userAgent, rounds: ROUNDS, ops: SINGLE_OPS, sink, rows };

@@ -44,7 +44,9 @@ try {
   // A floor's last column: the goal's time per ID (the fastest peer's over
   // 2 for single calls, over 10 for batches), to hold against the floor.
   console.log('| kind | case | ns/ID | vs fastest peer | goal ns/ID |\n|---|---|--:|--:|--:|');
-  for (const row of r.rows)
+  const kinds = [...new Set(r.rows.map((row) => row.kind))];
+  const rows = kinds.flatMap((kind) => r.rows.filter((row) => row.kind === kind));
+  for (const row of rows)
     console.log(`| ${row.kind} | ${row.name} | ${row.ns.toFixed(1)} | ${(fastest[row.kind] / row.ns).toFixed(2)}x |` +
       (row.peer === 'floor' ? ` ${(fastest[row.kind] / (row.ids === 1 ? 2 : 10)).toFixed(1)} |` : ' |'));
 } finally {
