@@ -138,6 +138,21 @@ q() {
     PGOPTIONS=${Q_PGOPTIONS-${PGOPTIONS-}} "$_psql" -XAtq -v ON_ERROR_STOP=1 "$@" 2>&1
 }
 
+# slot_caught_up SLOT [psql options...]: true once the logical slot SLOT
+# has confirmed everything the server (q with the options) had written when
+# asked, within 30 s: a subscriber has then applied every change before.
+slot_caught_up() {
+    local slot=$1 lsn
+    shift
+    lsn=$(q "$@" -c "SELECT pg_current_wal_lsn()") || return 1
+    for _ in $(seq 300); do
+        [ "$(q "$@" -c "SELECT count(*) FROM pg_replication_slots
+                        WHERE slot_name = '$slot' AND confirmed_flush_lsn >= '$lsn'")" = 1 ] && return 0
+        sleep 0.1
+    done
+    return 1
+}
+
 _qs_pid='' _qs_in='' _qs_out='' _qs_mark='' _qs_atexit=''
 qs_open() {
     local _psql dir rw got

@@ -89,16 +89,7 @@ pause() {
     return 1
 }
 resume() { rm -f "$work/pause" "$work"/paused.*; }
-caught_up() {
-    local lsn
-    lsn=$(q "SELECT pg_current_wal_lsn()")
-    for _ in $(seq 300); do
-        [ "$(q "SELECT count(*) FROM pg_replication_slots WHERE slot_name = 'shop_sub' AND confirmed_flush_lsn >= '$lsn'")" = 1 ] &&
-            return 0
-        sleep 0.1
-    done
-    return 1
-}
+caught_up() { slot_caught_up shop_sub; }
 digest_sql="SELECT (SELECT count(*) || '|' || sum(hashtext(o::text)) FROM orders o) || '|' ||
                    (SELECT count(*) || '|' || sum(hashtext(i::text)) FROM items i) || '|' ||
                    (SELECT string_agg(attname, ',' ORDER BY attrelid::regclass::text, attnum) FROM pg_attribute

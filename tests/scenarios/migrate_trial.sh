@@ -182,14 +182,7 @@ hold() {
         sleep 0.05
     done
     [ -e "$work/held.pgb" ] && [ -e "$app/held.py" ] || return 1
-    local lsn
-    lsn=$(pq "SELECT pg_current_wal_lsn()")
-    for _ in $(seq 300); do
-        [ "$(pq "SELECT count(*) FROM pg_replication_slots WHERE slot_name = 'shop_sub' AND confirmed_flush_lsn >= '$lsn'")" = 1 ] &&
-            return 0
-        sleep 0.1
-    done
-    return 1
+    slot_caught_up shop_sub -d shop
 }
 unhold() { rm -f "$work/hold" "$app/hold" "$work/held.pgb" "$app/held.py"; }
 
