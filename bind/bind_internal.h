@@ -114,6 +114,57 @@ void		cid_bind_quote(char *out, const char *s, size_t len);
  */
 const char *cid_bind_number_text(char *buf, size_t cap, double d);
 
+/*
+ * The words of a bad number argument, each into out (len outlen), each
+ * returning out.  A number d shows as cid_bind_number_text shows it.
+ */
+
+/* A batch size d that is not an integer in 0 .. CID_BIND_MAX_BATCH. */
+const char *cid_bind_bad_count(char *out, size_t outlen, double d);
+
+/*
+ * A time d, given as what ("time", or "Date" for a Date's value), that is
+ * not an integer number of Unix ms a Date can hold.
+ */
+const char *cid_bind_bad_time(char *out, size_t outlen, const char *what, double d);
+
+/* Any integer a JavaScript number holds exactly, as expected to be. */
+#define CID_BIND_SAFE_INTEGER_EXPECTED "an integer from -9007199254740991 to 9007199254740991"
+
+/*
+ * An integer option what ("maxWaitMs") whose value d is outside what it
+ * takes; expected says what that is ("a non-negative integer",
+ * CID_BIND_SAFE_INTEGER_EXPECTED).
+ */
+const char *cid_bind_bad_integer(char *out, size_t outlen, const char *what, double d,
+								 const char *expected);
+
+/*
+ * A node that is no node number of layout: a number d that is not an
+ * integer in 0 .. 2^53 - 1, or (bigint) a BigInt outside 0 .. 2^64 - 1,
+ * when d is not shown.
+ */
+const char *cid_bind_bad_node(char *out, size_t outlen, bool bigint, double d,
+							  const cid_layout *layout);
+
+/* A node number beyond the largest of layout (its node bits named). */
+const char *cid_bind_node_outside(char *out, size_t outlen, uint64_t node,
+								  const cid_layout *layout);
+
+/*
+ * A time of ms that the kind what cannot hold; span says the times it
+ * holds (a cid_bind_kind's what and span).
+ */
+const char *cid_bind_time_outside(char *out, size_t outlen, int64_t ms, const char *what,
+								  const char *span);
+
+/*
+ * A time of ms outside layout's span, its first and last instants shown
+ * as text (an instant without text, past year 9999, shows as nothing).
+ */
+const char *cid_bind_time_outside_layout(char *out, size_t outlen, int64_t ms,
+										 const cid_layout *layout);
+
 /* What each text form may be, for a failed parse's "(expected ...)". */
 #define CID_BIND_UUID_EXPECTED "36 characters 8-4-4-4-12 of hex digits, 32 hex digits, or either in braces"
 #define CID_BIND_ULID_EXPECTED "26 characters of Crockford base32, at most 7ZZZZZZZZZZZZZZZZZZZZZZZZZ"

@@ -4,6 +4,7 @@
  * (a language's types are told apart before they get here), so that the
  * Node addon and the WebAssembly glue say the same thing in the same words.
  */
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 
@@ -40,6 +41,84 @@ cid_bind_number_text(char *buf, size_t cap, double d)
 	else
 		snprintf(buf, cap, "%.17g", d);
 	return buf;
+}
+
+const char *
+cid_bind_bad_count(char *out, size_t outlen, double d)
+{
+	char		num[32];
+
+	snprintf(out, outlen, "batch size %s is out of range: expected an integer from 0 to %zu",
+			 cid_bind_number_text(num, sizeof(num), d), CID_BIND_MAX_BATCH);
+	return out;
+}
+
+const char *
+cid_bind_bad_time(char *out, size_t outlen, const char *what, double d)
+{
+	char		num[32];
+
+	snprintf(out, outlen, "%s %s is not a time: expected an integer number of Unix ms "
+			 "(or a valid Date)", what, cid_bind_number_text(num, sizeof(num), d));
+	return out;
+}
+
+const char *
+cid_bind_bad_integer(char *out, size_t outlen, const char *what, double d,
+					 const char *expected)
+{
+	char		num[32];
+
+	snprintf(out, outlen, "%s %s is out of range: expected %s", what,
+			 cid_bind_number_text(num, sizeof(num), d), expected);
+	return out;
+}
+
+const char *
+cid_bind_bad_node(char *out, size_t outlen, bool bigint, double d, const cid_layout *layout)
+{
+	char		num[32];
+
+	if (bigint)
+		snprintf(out, outlen, "node BigInt is out of range: expected 0 to %" PRIu64
+				 " (layout \"%s\")", cid_layout_max_node(layout), layout->name);
+	else
+		snprintf(out, outlen, "node %s is not a node number: expected an integer from 0 to %"
+				 PRIu64 " (layout \"%s\")", cid_bind_number_text(num, sizeof(num), d),
+				 cid_layout_max_node(layout), layout->name);
+	return out;
+}
+
+const char *
+cid_bind_node_outside(char *out, size_t outlen, uint64_t node, const cid_layout *layout)
+{
+	snprintf(out, outlen, "node %" PRIu64 " is out of range for layout \"%s\": expected 0 to %"
+			 PRIu64 " (%d node bits)", node, layout->name, cid_layout_max_node(layout),
+			 layout->bits[CID_FIELD_NODE]);
+	return out;
+}
+
+const char *
+cid_bind_time_outside(char *out, size_t outlen, int64_t ms, const char *what, const char *span)
+{
+	snprintf(out, outlen, "time %" PRId64 " ms is outside what a %s can hold (%s)", ms, what,
+			 span);
+	return out;
+}
+
+const char *
+cid_bind_time_outside_layout(char *out, size_t outlen, int64_t ms, const cid_layout *layout)
+{
+	char		from[CID_TIME_STRLEN + 1],
+				to[CID_TIME_STRLEN + 1];
+
+	if (cid_time_format(from, layout->epoch_ms) != CID_OK)
+		from[0] = '\0';
+	if (cid_time_format(to, cid_layout_max_ms(layout)) != CID_OK)
+		to[0] = '\0';
+	snprintf(out, outlen, "time %" PRId64 " ms is outside layout \"%s\" (%s .. %s)", ms,
+			 layout->name, from, to);
+	return out;
 }
 
 const char *

@@ -171,11 +171,10 @@ cw_opt_text(int what, size_t len)
 EXPORT("count") int
 cw_count(double d)
 {
-	char		num[32];
+	char		msg[128];
 
 	if (!(d >= 0 && d <= ((unsigned) CID_BIND_MAX_BATCH)) || d != floor(d))
-		return fail(CID_EINVAL, true, "batch size %s is out of range: expected an integer from 0 to %u",
-					cid_bind_number_text(num, sizeof(num), d), ((unsigned) CID_BIND_MAX_BATCH));
+		return fail(CID_EINVAL, true, "%s", cid_bind_bad_count(msg, sizeof(msg), d));
 	return (int) d;
 }
 
@@ -195,12 +194,11 @@ static int64_t time_ms;
 EXPORT("time_num") int
 cw_time_num(double d, int is_date)
 {
-	char		num[32];
+	char		msg[128];
 
 	if (!(d >= -MAX_DATE_MS && d <= MAX_DATE_MS) || d != floor(d))
-		return fail(CID_ETIME_RANGE, true,
-					"%s %s is not a time: expected an integer number of Unix ms (or a valid Date)",
-					is_date ? "Date" : "time", cid_bind_number_text(num, sizeof(num), d));
+		return fail(CID_ETIME_RANGE, true, "%s",
+					cid_bind_bad_time(msg, sizeof(msg), is_date ? "Date" : "time", d));
 	time_ms = (int64_t) d;
 	return 0;
 }
@@ -720,14 +718,15 @@ cw_bounds(int k)
 	uint8_t		lo[32],
 				hi[32];
 	size_t		w = kd->text_len;
+	char		msg[256];
 	int			rc;
 
 	rc = kd->at != NULL ? kd->at(lo, time_ms, NULL) : CID_EINVAL;
 	if (rc == CID_OK)
 		rc = kd->at(hi, time_ms, all_ones);
 	if (rc != CID_OK)
-		return fail(rc, true, "time %" PRId64 " ms is outside what a %s can hold (%s)", time_ms,
-					kd->what, kd->span);
+		return fail(rc, true, "%s",
+					cid_bind_time_outside(msg, sizeof(msg), time_ms, kd->what, kd->span));
 	kd->format(io, lo);
 	io[w] = '\n';
 	kd->format(io + w + 1, hi);
@@ -743,6 +742,7 @@ cw_id_at(int k)
 {
 	uint8_t		rest[16],
 				out[32];
+	char		msg[256];
 	int			rc;
 
 	if (k != K_UUIDV7 && k != K_ULID)
@@ -750,8 +750,8 @@ cw_id_at(int k)
 	if ((rc = cid_random_bytes(rest, sizeof(rest))) != CID_OK)
 		return fail(rc, false, "%s: no random bytes: %s", kinds[k]->what, cid_strerror(rc));
 	if ((rc = kinds[k]->at(out, time_ms, rest)) != CID_OK)
-		return fail(rc, true, "time %" PRId64 " ms is outside what a %s can hold (%s)", time_ms,
-					kinds[k]->what, kinds[k]->span);
+		return fail(rc, true, "%s", cid_bind_time_outside(msg, sizeof(msg), time_ms,
+														  kinds[k]->what, kinds[k]->span));
 	kinds[k]->format(io, out);
 	return (int) kinds[k]->text_len;
 }
@@ -769,15 +769,10 @@ cw_snowflake_bounds(void)
 		rc = cid_snowflake_max_at(&hi, &layout, time_ms);
 	if (rc != CID_OK)
 	{
-		char		from[CID_TIME_STRLEN + 1],
-					to[CID_TIME_STRLEN + 1];
+		char		msg[256];
 
-		if (cid_time_format(from, layout.epoch_ms) != CID_OK)
-			from[0] = '\0';
-		if (cid_time_format(to, cid_layout_max_ms(&layout)) != CID_OK)
-			to[0] = '\0';
-		return fail(rc, true, "time %" PRId64 " ms is outside layout \"%s\" (%s .. %s)", time_ms,
-					layout.name, from, to);
+		return fail(rc, true, "%s",
+					cid_bind_time_outside_layout(msg, sizeof(msg), time_ms, &layout));
 	}
 	return snprintf(io, IO_BYTES, "%" PRId64 "\n%" PRId64, (int64_t) lo, (int64_t) hi);
 }
@@ -806,15 +801,11 @@ cw_sf_begin(void)
 EXPORT("sf_node") int
 cw_sf_node(int how, double d, uint64_t big)
 {
-	uint64_t	max = cid_layout_max_node(&layout);
-	char		num[32];
+	char		msg[256];
 
-	if (how == 0 && (!(d >= 0 && d <= 9007199254740991.0) || d != floor(d)))
-		return fail(CID_ENODE, true, "node %s is not a node number: expected an integer from 0 to %"
-					PRIu64 " (layout \"%s\")", cid_bind_number_text(num, sizeof(num), d), max, layout.name);
-	if (how == 2)
-		return fail(CID_ENODE, true, "node BigInt is out of range: expected 0 to %" PRIu64
-					" (layout \"%s\")", max, layout.name);
+	if ((how == 0 && (!(d >= 0 && d <= 9007199254740991.0) || d != floor(d))) || how == 2)
+		return fail(CID_ENODE, true, "%s",
+					cid_bind_bad_node(msg, sizeof(msg), how == 2, d, &layout));
 	node_arg = how == 0 ? (uint64_t) d : big;
 	return 0;
 }
@@ -828,12 +819,12 @@ cw_sf_limit(int which, double d)
 {
 	static const int opt[] = {CID_BIND_POLICY_MAX_DRIFT_MS, CID_BIND_POLICY_MAX_WAIT_MS,
 	CID_BIND_POLICY_MAX_BORROW_TICKS};
-	char		num[32];
+	const char *name = cid_bind_policy_opt_names[opt[which]].camel;
+	char		msg[256];
 
 	if (!(fabs(d) <= 9007199254740991.0) || d != floor(d))
-		return fail(CID_EINVAL, true, "%s %s is out of range: expected an integer from "
-					"-9007199254740991 to 9007199254740991",
-					cid_bind_policy_opt_names[opt[which]].camel, cid_bind_number_text(num, sizeof(num), d));
+		return fail(CID_EINVAL, true, "%s",
+					cid_bind_bad_integer(msg, sizeof(msg), name, d, CID_BIND_SAFE_INTEGER_EXPECTED));
 	policy_v[opt[which]] = (int64_t) d;
 	return 0;
 }
@@ -861,9 +852,7 @@ cw_sf_new(void)
 	}
 	if (node_arg > cid_layout_max_node(&layout))
 	{
-		fail(CID_ENODE, true, "node %" PRIu64 " is out of range for layout \"%s\": expected 0 to %"
-			 PRIu64 " (%d node bits)", node_arg, layout.name, cid_layout_max_node(&layout),
-			 layout.bits[CID_FIELD_NODE]);
+		fail(CID_ENODE, true, "%s", cid_bind_node_outside(err, sizeof(err), node_arg, &layout));
 		return NULL;
 	}
 	g = malloc(sizeof(*g));

@@ -168,11 +168,9 @@ cid_node_get_count(napi_env env, napi_value v, size_t *n)
 	napi_get_value_double(env, v, &d);
 	if (!(d >= 0 && d <= (double) CID_BIND_MAX_BATCH) || d != floor(d))
 	{
-		char		num[32];
+		char		msg[128];
 
-		cid_node_throw(env, CID_EINVAL, true,
-					   "batch size %s is out of range: expected an integer from 0 to %zu",
-					   cid_bind_number_text(num, sizeof(num), d), CID_BIND_MAX_BATCH);
+		cid_node_throw(env, CID_EINVAL, true, "%s", cid_bind_bad_count(msg, sizeof(msg), d));
 		return false;
 	}
 	*n = (size_t) d;
@@ -187,11 +185,10 @@ ms_from_double(napi_env env, double d, const char *what, int64_t *unix_ms)
 {
 	if (!(d >= -MAX_DATE_MS && d <= MAX_DATE_MS) || d != floor(d))
 	{
-		char		num[32];
+		char		msg[128];
 
-		cid_node_throw(env, CID_ETIME_RANGE, true,
-					   "%s %s is not a time: expected an integer number of Unix ms "
-					   "(or a valid Date)", what, cid_bind_number_text(num, sizeof(num), d));
+		cid_node_throw(env, CID_ETIME_RANGE, true, "%s",
+					   cid_bind_bad_time(msg, sizeof(msg), what, d));
 		return false;
 	}
 	*unix_ms = (int64_t) d;
@@ -268,10 +265,10 @@ get_integer(napi_env env, napi_value v, const char *what, double lo, const char 
 	napi_get_value_double(env, v, &d);
 	if (!(d >= lo && d <= 9007199254740991.0) || d != floor(d))
 	{
-		char		num[32];
+		char		msg[256];
 
-		cid_node_throw(env, CID_EINVAL, true, "%s %s is out of range: expected %s",
-					   what, cid_bind_number_text(num, sizeof(num), d), expected);
+		cid_node_throw(env, CID_EINVAL, true, "%s",
+					   cid_bind_bad_integer(msg, sizeof(msg), what, d, expected));
 		return false;
 	}
 	*out = (int64_t) d;
@@ -287,8 +284,7 @@ cid_node_get_limit(napi_env env, napi_value v, const char *what, int64_t *out)
 bool
 cid_node_get_int(napi_env env, napi_value v, const char *what, int64_t *out)
 {
-	return get_integer(env, v, what, -9007199254740991.0,
-					   "an integer from -9007199254740991 to 9007199254740991", out);
+	return get_integer(env, v, what, -9007199254740991.0, CID_BIND_SAFE_INTEGER_EXPECTED, out);
 }
 
 bool

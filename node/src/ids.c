@@ -148,6 +148,7 @@ bounds_of(napi_env env, napi_callback_info info)
 	uint8_t		lo[32],
 				hi[32];
 	char		text[CID_UUID_STRLEN + 1];
+	char		msg[256];
 	napi_value	min;
 	int			rc;
 
@@ -157,8 +158,8 @@ bounds_of(napi_env env, napi_callback_info info)
 	if (rc == CID_OK)
 		rc = k->at(hi, ms, all_ones);
 	if (rc != CID_OK)
-		return cid_node_throw(env, rc, true, "time %lld ms is outside what a %s can hold (%s)",
-							  (long long) ms, k->what, k->span);
+		return cid_node_throw(env, rc, true, "%s",
+							  cid_bind_time_outside(msg, sizeof(msg), ms, k->what, k->span));
 	k->format(text, lo);
 	min = cid_node_latin1(env, text, k->text_len);
 	k->format(text, hi);
@@ -180,6 +181,7 @@ id_at(napi_env env, napi_callback_info info)
 	uint8_t		rest[16],
 				out[32];
 	char		text[CID_UUID_STRLEN + 1];
+	char		msg[256];
 	int			rc;
 
 	if (!cid_node_args(env, info, 1, argv, (void **) &k) || !cid_node_get_time(env, argv[0], &ms))
@@ -187,8 +189,8 @@ id_at(napi_env env, napi_callback_info info)
 	if ((rc = cid_random_bytes(rest, sizeof(rest))) != CID_OK)
 		return cid_node_throw(env, rc, false, "%s: no random bytes: %s", k->what, cid_strerror(rc));
 	if ((rc = k->at(out, ms, rest)) != CID_OK)
-		return cid_node_throw(env, rc, true, "time %lld ms is outside what a %s can hold (%s)",
-							  (long long) ms, k->what, k->span);
+		return cid_node_throw(env, rc, true, "%s",
+							  cid_bind_time_outside(msg, sizeof(msg), ms, k->what, k->span));
 	k->format(text, out);
 	return cid_node_latin1(env, text, k->text_len);
 }

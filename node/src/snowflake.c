@@ -129,7 +129,6 @@ static bool
 get_node(napi_env env, napi_value v, const cid_layout *layout, uint64_t *node)
 {
 	napi_valuetype t;
-	uint64_t	max = cid_layout_max_node(layout);
 
 	napi_typeof(env, v, &t);
 	if (t == napi_number)
@@ -139,12 +138,10 @@ get_node(napi_env env, napi_value v, const cid_layout *layout, uint64_t *node)
 		napi_get_value_double(env, v, &d);
 		if (!(d >= 0 && d <= 9007199254740991.0) || d != floor(d))
 		{
-			char		num[32];
+			char		msg[256];
 
-			cid_node_throw(env, CID_ENODE, true,
-						   "node %s is not a node number: expected an integer from 0 to %" PRIu64
-						   " (layout \"%s\")", cid_bind_number_text(num, sizeof(num), d), max,
-						   layout->name);
+			cid_node_throw(env, CID_ENODE, true, "%s",
+						   cid_bind_bad_node(msg, sizeof(msg), false, d, layout));
 			return false;
 		}
 		*node = (uint64_t) d;
@@ -159,9 +156,10 @@ get_node(napi_env env, napi_value v, const cid_layout *layout, uint64_t *node)
 		napi_get_value_bigint_words(env, v, &sign, &words, &w);
 		if (sign || words > 1)
 		{
-			cid_node_throw(env, CID_ENODE, true,
-						   "node BigInt is out of range: expected 0 to %" PRIu64 " (layout \"%s\")",
-						   max, layout->name);
+			char		msg[256];
+
+			cid_node_throw(env, CID_ENODE, true, "%s",
+						   cid_bind_bad_node(msg, sizeof(msg), true, 0, layout));
 			return false;
 		}
 		*node = w;
@@ -231,10 +229,8 @@ sf_create(napi_env env, napi_callback_info info)
 	if (napi_get_value_bool(env, argv[3], &claim) != napi_ok)
 		claim = true;
 	if (node > cid_layout_max_node(&layout))
-		return cid_node_throw(env, CID_ENODE, true,
-							  "node %" PRIu64 " is out of range for layout \"%s\": expected 0 to %" PRIu64
-							  " (%d node bits)", node, layout.name, cid_layout_max_node(&layout),
-							  layout.bits[CID_FIELD_NODE]);
+		return cid_node_throw(env, CID_ENODE, true, "%s",
+							  cid_bind_node_outside(err, sizeof(err), node, &layout));
 	if (scope == NULL)
 		scope = "default";
 	{
@@ -307,15 +303,10 @@ snowflake_bounds(napi_env env, napi_callback_info info)
 		rc = cid_snowflake_max_at(&hi, &layout, ms);
 	if (rc != CID_OK)
 	{
-		char		from[CID_TIME_STRLEN + 1] = "?",
-					to[CID_TIME_STRLEN + 1] = "?";
+		char		msg[256];
 
-		if (cid_time_format(from, layout.epoch_ms) != CID_OK)
-			from[0] = '\0';
-		if (cid_time_format(to, cid_layout_max_ms(&layout)) != CID_OK)
-			to[0] = '\0';
-		return cid_node_throw(env, rc, true, "time %lld ms is outside layout \"%s\" (%s .. %s)",
-							  (long long) ms, layout.name, from, to);
+		return cid_node_throw(env, rc, true, "%s",
+							  cid_bind_time_outside_layout(msg, sizeof(msg), ms, &layout));
 	}
 	return cid_node_pair(env, cid_node_bigint(env, lo), cid_node_bigint(env, hi));
 }
