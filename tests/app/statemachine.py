@@ -106,7 +106,6 @@ class Worker:
         self.serial, self.kind, self.user, self.proc = serial, kind, user, proc
         self.pid = proc.pid
         self.handles = {}
-        self.next_h = 0
         self.buf = b""
         self.eof = False
         self.label = f"w{serial}:{kind}:{user}:pid{self.pid}"
@@ -114,6 +113,14 @@ class Worker:
         self.local_scope = f"u{serial // LOCAL_COUNT}"
         self.local_node = LOCAL_FIRST + serial % LOCAL_COUNT
         os.set_blocking(proc.stdout.fileno(), False)
+
+    def free_h(self):
+        """The lowest handle number not open: workers keep a fixed table
+        (worker.c: 64), and a long run opens far more than that in all."""
+        h = 0
+        while h in self.handles:
+            h += 1
+        return h
 
     def send(self, line):
         self.machine.clock_floor = self.machine.clock_ms
@@ -388,8 +395,7 @@ class Machine:
 
     def open_range(self, w, scope, nodes, why="open range"):
         want, wnode = self.expect_range(w, scope, nodes)
-        hnum = w.next_h
-        w.next_h += 1
+        hnum = w.free_h()
         _, r = w.call(f"openr {hnum} {scope} {nodes[0]} {nodes[-1]}")
         got = r[1]
         node = int(r[2]) if got == "ok" else None
@@ -414,8 +420,7 @@ class Machine:
     def open(self, w, copy, scope, node, host, why="open"):
         want = self.expect_open(w, copy, scope, node, host)
         holders = self.live_holders((scope, node)) if host else set()
-        hnum = w.next_h
-        w.next_h += 1
+        hnum = w.free_h()
         cmd = f"open {hnum} {copy} {scope} {node} {1 if host else 0}" if w.kind in ("node", "node2") else \
             f"open {hnum} {scope} {node} {1 if host else 0}"
         _, r = w.call(cmd)
