@@ -309,8 +309,11 @@ extern const cid_bind_kind cid_bind_ksuid;
 void		cid_bind_format_many(const cid_bind_kind *k, char *text, const uint8_t *bytes,
 								 size_t n, char sep);
 
-/* Bytes a JSON array of n texts of len characters takes, with its NUL. */
-#define CID_BIND_JSON_BYTES(n, len) ((n) * ((len) + 3) + 2)
+/*
+ * Bytes a JSON array of n texts of len characters takes with its NUL:
+ * n * (len + 3) + 2 for n > 0, 3 for "[]" (one byte to spare otherwise).
+ */
+#define CID_BIND_JSON_BYTES(n, len) ((n) * ((len) + 3) + 3)
 
 /*
  * n texts of len characters in text, each followed by one separator (as

@@ -270,7 +270,8 @@ function wasmNative(instance, alloc) {
     native[`${name}Json`] = (n) => {
       const c = count(n);
       const at = c * size;
-      return withMemory(at + c * (w + 2) + 2, c, (p) => {
+      // CID_BIND_JSON_BYTES (bind/bind_internal.h): "[]" and its NUL when c is 0.
+      return withMemory(at + c * (w + 2) + 3, c, (p) => {
         const len = ok(X.json(k, p, c));
         return decoder.decode(u8().subarray(p + at, p + at + len));
       });
