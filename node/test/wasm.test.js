@@ -100,6 +100,27 @@ test('random bytes come from the host, the clock from Date.now()', { skip }, () 
     const t = Date.now();
     assert.ok(Math.abs(cid.inspect(cid.ulid()).unixMs - t) < 1000, 'a later call reads the clock anew');
     sf.close();
+    // The handed-in reading meets the policies as the driver's own would:
+    // a clock 5 ms back runs ahead or fails, and a tick used up under a
+    // frozen clock waits until maxWaitMs, then times out (no hang).
+    const frozen = 1800000100000;
+    Date.now = () => frozen;
+    const ahead = new cid.Snowflake({ node: 4, scope: 'clock-in', claim: false, layout: 'twitter' });
+    const strict = new cid.Snowflake({ node: 5, scope: 'clock-in', claim: false, layout: 'twitter',
+      onClockBehind: 'fail' });
+    const a1 = ahead.next();
+    strict.next();
+    Date.now = () => frozen - 5;
+    assert.ok(ahead.next() > a1, 'run-ahead: still increasing with the clock 5 ms back');
+    throwsCode(() => strict.next(), Error, 'CHRONOID_ECLOCK_BACKWARDS');
+    Date.now = () => frozen + 10;
+    const waits = new cid.Snowflake({ node: 6, scope: 'clock-in', claim: false, layout: 'twitter',
+      maxWaitMs: 20 });
+    const got = waits.batch(4096);
+    assert.equal(got.length, 4096);
+    throwsCode(() => waits.next(), Error, 'CHRONOID_EWAIT_TIMEOUT');
+    for (const g of [ahead, strict, waits])
+      g.close();
   } finally {
     Date.now = now;
   }
