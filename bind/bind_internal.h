@@ -302,27 +302,19 @@ extern const cid_bind_kind cid_bind_objectid;
 extern const cid_bind_kind cid_bind_ksuid;
 
 /*
- * The text of n IDs of kind k (their bytes, one after the other) into
- * text, each followed by sep (no NUL after the last): n * (k->text_len +
- * 1) bytes.  The core's batch formatter where it has one.
- */
-void		cid_bind_format_many(const cid_bind_kind *k, char *text, const uint8_t *bytes,
-								 size_t n, char sep);
-
-/*
  * Bytes a JSON array of n texts of len characters takes with its NUL:
  * n * (len + 3) + 2 for n > 0, 3 for "[]" (one byte to spare otherwise).
  */
 #define CID_BIND_JSON_BYTES(n, len) ((n) * ((len) + 3) + 3)
 
 /*
- * n texts of len characters in text, each followed by one separator (as
- * cid_bind_format_many writes them), rewritten in place as the JSON array
- * ["a","b",...] and a NUL: text holds CID_BIND_JSON_BYTES(n, len) bytes.
- * The texts must need no escaping (every kind's text is letters, digits
- * and '-').  Returns the array's length; n = 0 gives "[]".
+ * The text of n IDs of kind k (their bytes, one after the other) as the
+ * JSON array ["a","b",...] and a NUL, into json, which holds
+ * CID_BIND_JSON_BYTES(n, k->text_len) bytes and must not overlap bytes.
+ * No text needs escaping (every kind's is letters, digits and '-').
+ * Returns the array's length; n = 0 gives "[]".
  */
-size_t		cid_bind_json_lines(char *text, size_t n, size_t len);
+size_t		cid_bind_json(const cid_bind_kind *k, char *json, const uint8_t *bytes, size_t n);
 
 /* ------------------------------------------------------------------------
  * Block allocator options

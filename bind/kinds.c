@@ -75,23 +75,6 @@ FORMAT(ulid, cid_ulid, cid_ulid_format)
 FORMAT(objectid, cid_objectid, cid_objectid_format)
 FORMAT(ksuid, cid_ksuid, cid_ksuid_format)
 
-void
-cid_bind_format_many(const cid_bind_kind *k, char *text, const uint8_t *bytes, size_t n, char sep)
-{
-	size_t		w = k->text_len + 1;
-
-	if (k->format == format_ulid)
-		cid_ulid_format_many(text, (const cid_ulid *) bytes, n, sep);
-	else if (k->format == format_uuid)
-		cid_uuid_format_many(text, (const cid_uuid *) bytes, n, sep);
-	else
-		for (size_t i = 0; i < n; i++)
-		{
-			k->format(text + w * i, bytes + k->size * i);
-			text[w * i + k->text_len] = sep;
-		}
-}
-
 /* ------------------------------------------------------------------------
  * The bounds of a time
  * ------------------------------------------------------------------------ */

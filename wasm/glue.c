@@ -378,13 +378,9 @@ cw_json(int k, uint8_t *out, size_t n)
 	const cid_bind_kind *kd = kinds[k];
 	char	   *text = (char *) out + n * kd->size;
 
-	if (n > 0)
-	{
-		if (fill(kd, out, n) < 0)
-			return -1;
-		cid_bind_format_many(kd, text, out, n, '\n');
-	}
-	return (int) cid_bind_json_lines(text, n, kd->text_len);
+	if (n > 0 && fill(kd, out, n) < 0)
+		return -1;
+	return (int) cid_bind_json(kd, text, out, n);
 }
 
 /* ------------------------------------------------------------------------

@@ -119,9 +119,7 @@ id_json(napi_env env, napi_callback_info info)
 		free(bytes);
 		return cid_node_gen_failed(env, rc, k->what);
 	}
-	if (n > 0)
-		cid_bind_format_many(k, text, bytes, n, '\n');
-	len = cid_bind_json_lines(text, n, k->text_len);
+	len = cid_bind_json(k, text, bytes, n);
 	v = cid_node_latin1(env, text, len);
 	free(bytes);
 	return v;

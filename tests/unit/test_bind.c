@@ -90,22 +90,38 @@ test_batch_text_is_the_single_text(void)
 	{
 		const cid_bind_kind *k = kinds[i];
 		uint8_t		bytes[N * 20];
-		char		text[N * (CID_UUID_STRLEN + 1) + 1];
+		char		json[CID_BIND_JSON_BYTES(N, CID_UUID_STRLEN) + 8];
 		char		one[CID_UUID_STRLEN + 1];
+		size_t		w = k->text_len + 3;
+		size_t		len;
 
 		/* the buffers above: 20 bytes (KSUID), 36 characters (UUID) at most */
 		EXPECT(k->size <= 20 && k->text_len <= CID_UUID_STRLEN);
 		if (k->size > 20 || k->text_len > CID_UUID_STRLEN)
 			continue;
 		EXPECT_EQ_INT(k->fill(&cid_bind_gen, bytes, N), CID_OK);
-		cid_bind_format_many(k, text, bytes, N, '\n');
+		/* past the room the macro gives, nothing is written */
+		memset(json, '#', sizeof(json));
+		len = cid_bind_json(k, json, bytes, N);
+		EXPECT_EQ_U64(len, N * w + 1);
+		EXPECT_EQ_U64(strlen(json), len);
+		EXPECT(json[CID_BIND_JSON_BYTES(N, k->text_len)] == '#');
+		EXPECT(json[0] == '[' && json[len - 1] == ']');
 		for (size_t j = 0; j < N; j++)
 		{
+			const char *at = json + 1 + w * j;
+
 			k->format(one, bytes + k->size * j);
 			EXPECT_EQ_INT(strlen(one), k->text_len);
-			EXPECT(memcmp(text + (k->text_len + 1) * j, one, k->text_len) == 0);
-			EXPECT(text[(k->text_len + 1) * j + k->text_len] == '\n');
+			EXPECT(at[0] == '"' && at[k->text_len + 1] == '"');
+			EXPECT(memcmp(at + 1, one, k->text_len) == 0);
+			EXPECT(at[k->text_len + 2] == (j + 1 < N ? ',' : ']'));
 		}
+		/* no IDs: an empty array, in the 3 bytes the macro gives */
+		memset(json, '#', sizeof(json));
+		EXPECT_EQ_U64(cid_bind_json(k, json, bytes, 0), 2);
+		EXPECT_STR(json, "[]");
+		EXPECT(json[CID_BIND_JSON_BYTES(0, k->text_len)] == '#');
 		/* one more from next(): a kind's single step works on its own */
 		EXPECT_EQ_INT(k->next(&cid_bind_gen, bytes), CID_OK);
 	}
