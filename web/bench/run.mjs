@@ -1,7 +1,8 @@
 // run.mjs — `make bench-web`: bench.mjs bundled by esbuild with the package
 // (its browser entry) and the peers from build/web/node_modules, served on
 // the loopback, run in Debian's headless Chromium; prints the table of
-// docs/benchmarks.md ("The WebAssembly build in Chromium").
+// docs/benchmarks.md ("The WebAssembly build in Chromium").  Chromium runs
+// with gc() exposed, which the page calls before every timed run.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -26,7 +27,7 @@ fs.writeFileSync(path.join(dir, 'index.html'), '<!doctype html><meta charset="ut
   '<link rel="icon" href="data:,"><script type="module" src="bench.js"></script>');
 const server = await serve({ '/': dir });
 const browser = await req('puppeteer-core').launch({ executablePath: chromium, headless: true,
-  args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+  args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--js-flags=--expose-gc'] });
 try {
   const page = await browser.newPage();
   page.on('pageerror', (e) => console.error(`page error: ${e}`));
@@ -34,6 +35,10 @@ try {
   await page.goto(`${server.url}/index.html?${process.env.BENCH_QUERY ?? ''}`);
   await page.waitForFunction('window.result !== undefined', { timeout: 600000 });
   const r = await page.evaluate(() => window.result);
+  // BENCH_RAW=1: every round's ns per ID too, to see the noise the medians hide.
+  if (process.env.BENCH_RAW)
+    for (const row of r.rows.filter((row) => row.rounds))
+      console.log(`# ${row.kind} ${row.name}: ${row.rounds.map((x) => x.toFixed(0)).join(' ')}`);
   const fastest = {};
   for (const row of r.rows)
     if (row.peer === true)
