@@ -404,9 +404,6 @@ typedef enum cid_bind_lease_opt
 	CID_BIND_LEASE_NOPTS
 } cid_bind_lease_opt;
 
-/* The longest owner text a lease keeps (the library's buffer, less its NUL). */
-#define CID_BIND_LEASE_OWNER_MAX 255
-
 extern const cid_bind_opt_name cid_bind_lease_opt_names[CID_BIND_LEASE_NOPTS];
 
 #ifdef CID_BIND_LEASE

@@ -1,8 +1,9 @@
 /*
  * lease_opts.c — a node lease's options as every binding reads them: their
  * names in both spellings, their defaults and ranges, the range of node
- * numbers against the layout, the schema and owner texts, and the words of
- * each refusal, decided here once so that the packages cannot drift apart.
+ * numbers against the layout, the schema and owner texts (the lease
+ * library's own check, db/lease/lease_text.c), and the words of each
+ * refusal, decided here once so that the packages cannot drift apart.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -22,44 +23,6 @@ const cid_bind_opt_name cid_bind_lease_opt_names[CID_BIND_LEASE_NOPTS] = {
 /* A day: no lease, margin or wait is meant to outlast one. */
 #define DAY_MS INT64_C(86400000)
 
-/*
- * text for a message: quoted, control bytes as \xNN (a label must not
- * write on the reader's terminal), cut after 64 bytes at a character's
- * start (out holds SHOWN_MAX bytes: 64 bytes shown four times over, a
- * character's last 3 bytes, "...", the quotes).  Returns out.
- */
-#define SHOWN_MAX 280
-
-static const char *
-shown(char *out, const char *text)
-{
-	size_t		k = 0;
-
-	out[k++] = '"';
-	for (size_t i = 0; text[i] != '\0'; i++)
-	{
-		unsigned char c = (unsigned char) text[i];
-
-		if (i >= 64 && (c & 0xc0) != 0x80)
-		{
-			memcpy(out + k, "...", 3);
-			k += 3;
-			break;
-		}
-		if (c < 0x20 || c == 0x7f)
-			k += (size_t) snprintf(out + k, SHOWN_MAX - k, "\\x%02x", c);
-		else
-		{
-			if (c == '"' || c == '\\')
-				out[k++] = '\\';
-			out[k++] = (char) c;
-		}
-	}
-	out[k++] = '"';
-	out[k] = '\0';
-	return out;
-}
-
 /* v[i] within [lo, hi], or err says which value and what was expected. */
 static bool
 in_range(const int64_t *v, int i, int64_t lo, int64_t hi, const char *unit, const char *ctx,
@@ -67,31 +30,6 @@ in_range(const int64_t *v, int i, int64_t lo, int64_t hi, const char *unit, cons
 {
 	return cid_bind_in_range(v[i], lo, hi, &cid_bind_lease_opt_names[i], camel, unit, ctx,
 							 err, errlen);
-}
-
-/* The owner text: at most CID_BIND_LEASE_OWNER_MAX bytes, none a control byte. */
-static bool
-owner_ok(const char *owner, char *err, size_t errlen)
-{
-	char		q[SHOWN_MAX];
-	size_t		n = strlen(owner);
-
-	/* The library would cut a longer one short without a word. */
-	if (n > CID_BIND_LEASE_OWNER_MAX)
-	{
-		snprintf(err, errlen, "owner %s is %zu bytes long: expected at most %d",
-				 shown(q, owner), n, CID_BIND_LEASE_OWNER_MAX);
-		return false;
-	}
-	/* `chronoid lease list` prints it: no escape sequences for its reader. */
-	for (size_t i = 0; i < n; i++)
-		if ((unsigned char) owner[i] < 0x20 || owner[i] == 0x7f)
-		{
-			snprintf(err, errlen, "owner %s has a control character at byte %zu: "
-					 "expected printable text", shown(q, owner), i);
-			return false;
-		}
-	return true;
 }
 
 int
@@ -103,7 +41,6 @@ cid_bind_lease_opts(cid_bind_lease_args *a, const cid_layout *layout, const char
 {
 	int64_t		x[CID_BIND_LEASE_NOPTS];
 	char		ctx[CID_LAYOUT_NAME_MAX + 32],
-				q[SHOWN_MAX],
 				name[CID_LEASE_SCHEMA_MAX + 1];
 	int64_t		maxnode;
 
@@ -147,14 +84,8 @@ cid_bind_lease_opts(cid_bind_lease_args *a, const cid_layout *layout, const char
 				 x[CID_BIND_LEASE_LO], x[CID_BIND_LEASE_HI]);
 		return CID_EINVAL;
 	}
-	if (schema != NULL && !cid_lease_schema_ok(schema, name))
-	{
-		snprintf(err, errlen, "schema %s is not a lease schema name: expected lower-case letters, "
-				 "digits and _, not starting with a digit, at most %d", shown(q, schema),
-				 CID_LEASE_SCHEMA_MAX);
-		return CID_EINVAL;
-	}
-	if (owner != NULL && !owner_ok(owner, err, errlen))
+	/* The library's own check, run here before any connection. */
+	if (cid_lease_texts_ok(schema, owner, name, err, errlen) != CID_OK)
 		return CID_EINVAL;
 
 	a->opts.conninfo = conninfo;

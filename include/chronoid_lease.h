@@ -54,6 +54,9 @@ CID_API const char *cid_lease_strerror(int status);
  */
 typedef int64_t (*cid_lease_mono_fn) (void *ctx);
 
+/* The longest owner text a lease takes, in bytes. */
+#define CID_LEASE_OWNER_MAX 255
+
 typedef struct cid_lease_opts
 {
 	const char *conninfo;		/* libpq conninfo or URI; NULL or "" = the
@@ -68,7 +71,9 @@ typedef struct cid_lease_opts
 	uint64_t	lo;				/* range of numbers, inclusive (lo = hi = 0:
 								 * 1 .. the layout's largest node) */
 	uint64_t	hi;
-	const char *owner;			/* free text for people (NULL = host:pid) */
+	const char *owner;			/* free text for people (NULL = host:pid):
+								 * at most CID_LEASE_OWNER_MAX bytes, no
+								 * control characters (else CID_EINVAL) */
 	int64_t		clock_wait_ms;	/* how long acquire may wait for this host's
 								 * wall clock to pass the previous holder's
 								 * last IDs (negative = default: grace) */

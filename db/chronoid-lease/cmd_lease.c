@@ -295,6 +295,38 @@ json_opt_str(const char *key, const char *value)
 	cli_out_json_str(value, strlen(value));
 }
 
+/*
+ * A text column of the table, padded to width: "-" when empty, and as a
+ * JSON string when it holds a control byte.  The table's rows are
+ * whatever the lease table holds, and any role that may write it could
+ * have put escape sequences there for the operator's terminal.
+ */
+static void
+table_text(const char *text, int width)
+{
+	size_t		n = strlen(text);
+	int			shown = (int) n;
+
+	if (n == 0)
+	{
+		shown = 1;
+		cli_out_char('-');
+	}
+	else
+	{
+		bool		plain = true;
+
+		for (size_t i = 0; i < n && plain; i++)
+			plain = (unsigned char) text[i] >= 0x20 && text[i] != 0x7f;
+		if (plain)
+			cli_out_bytes(text, n);
+		else
+			cli_out_json_str(text, n);
+	}
+	for (; shown < width; shown++)
+		cli_out_char(' ');
+}
+
 static void
 list_row(const cid_lease_row *r, void *ctx)
 {
@@ -333,17 +365,19 @@ list_row(const cid_lease_row *r, void *ctx)
 		return;
 	}
 	{
-		char		line[512];
+		char		line[128];
 		char		exp[32];
 
 		if (r->expires_in_ms == INT64_MIN)
 			snprintf(exp, sizeof(exp), "-");
 		else
 			snprintf(exp, sizeof(exp), "%" PRId64, r->expires_in_ms);
-		snprintf(line, sizeof(line), "%6" PRIu64 "  %-8s  %13s  %-32s  %s\n",
-				 r->node, row_state(r), exp, r->holder[0] != '\0' ? r->holder : "-",
-				 r->owner[0] != '\0' ? r->owner : "-");
+		snprintf(line, sizeof(line), "%6" PRIu64 "  %-8s  %13s  ", r->node, row_state(r), exp);
 		cli_out_str(line);
+		table_text(r->holder, 32);
+		cli_out_str("  ");
+		table_text(r->owner, 0);
+		cli_out_char('\n');
 	}
 }
 

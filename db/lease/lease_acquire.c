@@ -256,7 +256,7 @@ cid_lease_acquire(cid_lease **out, const cid_lease_opts *opts, char *errbuf, siz
 	int64_t		nb = 0,
 				t0 = 0,
 				wall;
-	char		owner[256],
+	char		owner[CID_LEASE_OWNER_MAX + 1],
 				host[128];
 	int			rc,
 				tries;

@@ -151,11 +151,8 @@ cid_lease_get_cfg(cid_lease_cfg *c, const cid_lease_opts *opts, char *errbuf, si
 		cid_lease_opts_default(&c->o);
 	else
 		c->o = *opts;
-	if (!cid_lease_schema_ok(c->o.schema, c->schema))
-	{
-		cid_pq_seterr(errbuf, errlen, "invalid schema name (lower-case letters, digits and _, at most 63)");
+	if (cid_lease_texts_ok(c->o.schema, c->o.owner, c->schema, errbuf, errlen) != CID_OK)
 		return CID_EINVAL;
-	}
 	if (c->o.ttl_ms < 1000 || c->o.ttl_ms > 86400000)
 	{
 		cid_pq_seterr(errbuf, errlen, "ttl must be 1 s .. 24 h");

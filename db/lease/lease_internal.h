@@ -85,6 +85,24 @@ int64_t		cid_lease_last_ms(const cid_lease *lease);
 bool		cid_lease_schema_ok(const char *schema, char *out);
 
 /*
+ * The schema name (NULL: "chronoid") and the owner text (NULL: none
+ * given) of a lease's options: CID_OK with the schema copied into
+ * schema_out (CID_LEASE_SCHEMA_MAX + 1 bytes), or CID_EINVAL with errbuf
+ * naming the value and what was expected (lease_text.c).
+ */
+int			cid_lease_texts_ok(const char *schema, const char *owner, char *schema_out,
+							   char *errbuf, size_t errlen);
+
+/*
+ * text for a message: quoted, control bytes as \xNN, cut after 64 bytes
+ * at a character's start; out holds CID_LEASE_SHOWN_MAX bytes (64 bytes
+ * shown four times over, a character's last 3 bytes, "...", the quotes).
+ * Returns out.
+ */
+#define CID_LEASE_SHOWN_MAX 280
+const char *cid_lease_shown(char *out, const char *text);
+
+/*
  * snprintf into errbuf when it is there: db/pq/pq.c's, declared again here
  * for lease_core.c, which stays free of libpq's header.
  */

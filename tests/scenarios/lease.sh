@@ -134,6 +134,37 @@ else
     skip "lease list --json: released and held rows" "no jq"
 fi
 
+# --- the owner and schema texts ---------------------------------------------
+# The library refuses what it used to cut short or store as given, naming
+# the value, before it connects; and `lease list` shows a row's text that
+# holds control bytes (any role that may write the table could put them
+# there) escaped, not raw on the operator's terminal.
+out=$("$bin" lease acquire --owner $'web\n1' 2>&1); rc=$?
+ok_if "an owner with a control character is refused, the value named and escaped" \
+    '[ $rc -eq 2 ] && [ "$out" = "chronoid: lease acquire: owner \"web\\x0a1\" has a control character at byte 3: expected printable text" ]' \
+    "rc=$rc $out"
+long=$(printf 'o%.0s' $(seq 256))
+out=$("$bin" lease acquire --owner "$long" 2>&1); rc=$?
+ok_if "an owner of 256 bytes is refused, not cut to 255" \
+    '[ $rc -eq 2 ] && [[ $out == *"is 256 bytes long: expected at most 255" ]]' "rc=$rc $out"
+ok_if "no row was written for either refused owner" \
+    '[ "$(q "SELECT count(*) FROM chronoid.node_lease WHERE owner LIKE '"'"'web%'"'"' OR owner LIKE '"'"'ooo%'"'"'")" = 0 ]'
+out=$("$bin" lease acquire --owner "${long:1}" 2>&1); rc=$?
+read -r n255 tok255 <<<"$out"
+ok_if "an owner of 255 bytes is kept whole" \
+    '[ $rc -eq 0 ] && [ "$(q "SELECT length(owner) FROM chronoid.node_lease WHERE node = $n255")" = 255 ]' "rc=$rc $out"
+"$bin" lease release "$tok255" --node "$n255" >/dev/null 2>&1
+out=$("$bin" lease acquire --schema Bad-Name 2>&1); rc=$?
+ok_if "a bad schema name is refused, the value named" \
+    '[ $rc -eq 2 ] && [[ $out == *"schema \"Bad-Name\" is not a lease schema name: expected"* ]]' "rc=$rc $out"
+q "INSERT INTO chronoid.node_lease (node, holder, owner, acquired_at, renewed_at, expires_at, last_ms, ttl_ms)
+   VALUES (1019, E'\\x1b]0;pwned\\x07', E'\\x1b[2Jop', now(), now(), now() + interval '1 hour', 0, 30000)" >/dev/null
+"$bin" lease list >"$work/list.txt" 2>&1; rc=$?
+ok_if "lease list shows control bytes in a row's holder and owner escaped, none raw" \
+    '[ $rc -eq 0 ] && ! grep -q $'"'"'\x1b'"'"' "$work/list.txt" && grep -qF "\"\\u001b[2Jop\"" "$work/list.txt" &&
+     grep -qF "\"\\u001b]0;pwned\\u0007\"" "$work/list.txt"' "rc=$rc" "$(grep 1019 "$work/list.txt" | od -c | head -5)"
+q "DELETE FROM chronoid.node_lease WHERE node = 1019" >/dev/null
+
 # --- SIGSTOP past the expiry ------------------------------------------------
 # A mints through cid_lease_next (ttl 3 s, grace 2 s) on the only number of
 # its range; stopped longer than ttl + grace, B takes the number only after
