@@ -33,11 +33,10 @@ static PyObject *
 block_error(int st, const char *what, const char *detail)
 {
 	if (st == CID_EBLOCK_FORKED)
-		return cpy_raise(cpy_status_class(st), "%s: %s; a child opens its own", what,
-						 cid_bind_strerror(st));
+		return cpy_raise_coded(st, "%s: %s; a child opens its own", what, cid_bind_strerror(st));
 	if (st <= CID_ELEASE_DB)
-		return cpy_raise(cpy_status_class(st), "%s: %s%s%s", what, cid_bind_strerror(st),
-						 detail && *detail ? ": " : "", detail ? detail : "");
+		return cpy_raise_coded(st, "%s: %s%s%s", what, cid_bind_strerror(st),
+							   detail && *detail ? ": " : "", detail ? detail : "");
 	return cpy_raise_status(st, "%s%s%s", what, detail && *detail ? ": " : "",
 							detail ? detail : "");
 }

@@ -51,6 +51,13 @@ PyObject   *cpy_status_class(int status);
  */
 PyObject   *cpy_raise_status(int status, const char *fmt, ...);
 
+/*
+ * As cpy_raise_status, but the message is the caller's alone: for the
+ * lease and block failures, whose words already say what the status
+ * means.  Returns NULL.
+ */
+PyObject   *cpy_raise_coded(int status, const char *fmt, ...);
+
 /* Raise cls with a formatted message; .status None.  Returns NULL. */
 PyObject   *cpy_raise(PyObject *cls, const char *fmt, ...);
 

@@ -113,15 +113,20 @@ cpy_errors_setup(PyObject *module)
 	return 0;
 }
 
+/*
+ * Raise cls with the message of fmt; a negative status also goes into
+ * .status, its words (cid_bind_strerror: the lease and block codes too)
+ * into .reason, and, when add_reason is set, after the message.
+ */
 static PyObject *
-vraise(PyObject *cls, int status, const char *fmt, va_list ap)
+vraise(PyObject *cls, int status, bool add_reason, const char *fmt, va_list ap)
 {
 	PyObject   *msg = PyUnicode_FromFormatV(fmt, ap);
 	PyObject   *exc;
 
 	if (msg == NULL)
 		return NULL;
-	if (status < 0)
+	if (status < 0 && add_reason)
 	{
 		Py_ssize_t	n = PyUnicode_GET_LENGTH(msg);
 
@@ -142,7 +147,7 @@ vraise(PyObject *cls, int status, const char *fmt, va_list ap)
 	if (status < 0)
 	{
 		PyObject   *code = PyLong_FromLong(status);
-		PyObject   *reason = PyUnicode_FromString(cid_strerror(status));
+		PyObject   *reason = PyUnicode_FromString(cid_bind_strerror(status));
 		int			bad = code == NULL || reason == NULL ||
 			PyObject_SetAttrString(exc, "status", code) < 0 ||
 			PyObject_SetAttrString(exc, "reason", reason) < 0;
@@ -183,7 +188,18 @@ cpy_raise_status(int status, const char *fmt, ...)
 	va_list		ap;
 
 	va_start(ap, fmt);
-	vraise(cpy_status_class(status), status, fmt, ap);
+	vraise(cpy_status_class(status), status, true, fmt, ap);
+	va_end(ap);
+	return NULL;
+}
+
+PyObject *
+cpy_raise_coded(int status, const char *fmt, ...)
+{
+	va_list		ap;
+
+	va_start(ap, fmt);
+	vraise(cpy_status_class(status), status, false, fmt, ap);
 	va_end(ap);
 	return NULL;
 }
@@ -194,7 +210,7 @@ cpy_raise(PyObject *cls, const char *fmt, ...)
 	va_list		ap;
 
 	va_start(ap, fmt);
-	vraise(cls, 0, fmt, ap);
+	vraise(cls, 0, false, fmt, ap);
 	va_end(ap);
 	return NULL;
 }

@@ -129,14 +129,13 @@ static PyObject *
 lease_error(int st, const char *what, const char *detail)
 {
 	if (st == CID_ELEASE_FORKED)
-		return cpy_raise(cpy_status_class(st), "%s: %s: this lease belongs to the parent process; "
-						 "a child acquires its own", what, cid_bind_strerror(st));
+		return cpy_raise_coded(st, "%s: %s: this lease belongs to the parent process; "
+							   "a child acquires its own", what, cid_bind_strerror(st));
 	if (st <= CID_ELEASE_DB)
 	{
 		char		why[700];
 
-		return cpy_raise(cpy_status_class(st), "%s: %s", what,
-						 cid_bind_failure(why, sizeof(why), st, detail));
+		return cpy_raise_coded(st, "%s: %s", what, cid_bind_failure(why, sizeof(why), st, detail));
 	}
 	return cpy_raise_status(st, "%s%s%s", what, detail && *detail ? ": " : "",
 							detail ? detail : "");
@@ -188,8 +187,8 @@ static int
 held(LeaseObject *self)
 {
 	if (self->lease == NULL)
-		return cpy_raise(cpy_GeneratorError, "this SnowflakeLease was released "
-						 "(or never acquired)"), -1;
+		return cpy_raise_coded(CID_ELEASE_RELEASED, "this SnowflakeLease was released "
+							   "(or never acquired)"), -1;
 	if (self->forkgen != cid_bind_fork_generation)
 	{
 		/* The parent's threads do not exist in a child. */

@@ -43,8 +43,9 @@ def test_threads_and_processes_never_share_a_value(seqs):
 
 
 def test_refusals_and_bad_options(seqs):
-    with pytest.raises(chronoid.GeneratorError, match="INCREMENT 2"):
+    with pytest.raises(chronoid.GeneratorError, match="INCREMENT 2") as e:
         chronoid.BlockAllocator("pytest_block.by2")
+    assert e.value.status == -111  # CID_EBLOCK_DB, as every block failure carries its code
     with pytest.raises(chronoid.GeneratorError, match="nosuch"):
         chronoid.BlockAllocator("pytest_block.nosuch")
     with pytest.raises(ValueError, match="prefetch at 100 %"):
@@ -82,9 +83,10 @@ def test_closed_and_forked(seqs):
         try:
             a.next()
         except chronoid.ForkError as e:
-            return str(e)
+            return f"{e.status} {e}"
         return "no error"
 
+    assert in_child(child).startswith("-113 ")  # CID_EBLOCK_FORKED
     assert "parent" in in_child(child)
     assert a.next() == first + 1
     a.close()

@@ -49,8 +49,10 @@ def test_distinct_numbers_and_back_on_release(schema):
     assert len(set(ids)) == 2000
     assert {chronoid.inspect(i).node for i in ids} == {1, 2}
     a.release()
-    with pytest.raises(chronoid.GeneratorError, match="released"):
+    with pytest.raises(chronoid.GeneratorError, match="released") as e:
         a.next()
+    # the lease library's code, as for every lease failure (CID_ELEASE_RELEASED)
+    assert (e.value.status, e.value.reason) == (-107, "node lease released"), e.value.reason
     assert a.status == "released"
     with chronoid.SnowflakeLease(schema=schema) as c:
         assert c.node == 1 and chronoid.inspect(c.next()).node == 1
@@ -64,6 +66,7 @@ def test_full_range_refused(schema):
     with pytest.raises(chronoid.GeneratorError) as e:
         chronoid.SnowflakeLease(schema=schema, lo=7, hi=7)
     assert "no free node number in 7..7: 1 held by leases" in str(e.value)
+    assert e.value.status == -102  # CID_ELEASE_FULL
     # said once: not after its own summary ("... in the range: no free ...")
     assert str(e.value).count("no free node number") == 1
     held.release()
@@ -111,8 +114,9 @@ def test_forked_child_is_refused_the_parents_lease(schema):
             lease.next()
             return "minted"
         except chronoid.ForkError as e:
-            return str(e)
+            return f"{e.status} {e}"
 
+    assert in_child(child).startswith("-105 ")  # CID_ELEASE_FORKED
     assert "parent" in in_child(child)
     assert lease.next() > 0
     lease.release()
@@ -212,6 +216,7 @@ def test_edges_pass_the_check_and_fail_only_at_the_server(kw):
     with pytest.raises(chronoid.GeneratorError) as e:
         chronoid.SnowflakeLease(NOWHERE, **kw)
     assert "lease database error" in str(e.value)
+    assert e.value.status == -101  # CID_ELEASE_DB
 
 
 @pytest.mark.skipif(not chronoid.has_leases, reason="built without libpq")
