@@ -9,7 +9,7 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 stage=$(mktemp -d)
 chmod 755 "$stage"
-trap 'rm -rf "$stage"' EXIT
+trap 'rm -rf "$stage" "$stage.build"' EXIT
 . scripts/tap.bash
 
 have_pgxs() {
@@ -18,8 +18,15 @@ have_pgxs() {
 }
 
 prefix=/opt/chronoid-test
+# The installs below build in a directory of their own: another PREFIX
+# rebuilds main.o and relinks the command, and in build/ that would replace
+# the chronoid binary that the suites running beside this one execute.
+# Beside the staging directory, which must hold only what was installed.
+build=$stage.build
+tree_cli=${BUILD:-build}/chronoid
+tree_cli_was=$(stat -c '%i %Y' "$tree_cli" 2>/dev/null)
 run_ok "make install DESTDIR=... PREFIX=$prefix" \
-    make -s --no-print-directory install DESTDIR="$stage" PREFIX="$prefix"
+    make -s --no-print-directory -j2 BUILD="$build" install DESTDIR="$stage" PREFIX="$prefix"
 root=$stage$prefix
 for f in include/chronoid.h lib/libchronoid.a lib/libchronoid.so lib/libchronoid.so.1 \
          lib/pkgconfig/chronoid.pc bin/chronoid share/man/man1/chronoid.1 \
@@ -128,10 +135,10 @@ ok_if "every link line has LDFLAGS from the environment ($(wc -l <<<"$links") li
 fake=$stage/fake-ldconfig
 printf '#!/bin/sh\necho called >>"%s"\n' "$stage/ldconfig.calls" >"$fake"
 chmod 755 "$fake"
-make -s --no-print-directory install DESTDIR="$stage/ld" PREFIX="$prefix" LDCONFIG="$fake" >/dev/null 2>&1
+make -s --no-print-directory BUILD="$build" install DESTDIR="$stage/ld" PREFIX="$prefix" LDCONFIG="$fake" >/dev/null 2>&1
 ok_if "a staged install (DESTDIR) does not run ldconfig" '[ ! -e "$stage/ldconfig.calls" ]'
 if [ "$(id -u)" -eq 0 ]; then
-    out=$(make -s --no-print-directory install PREFIX="$stage/live" LDCONFIG="$fake" 2>&1)
+    out=$(make -s --no-print-directory BUILD="$build" install PREFIX="$stage/live" LDCONFIG="$fake" 2>&1)
     ok_if "a root install without DESTDIR runs ldconfig" '[ "$(cat "$stage/ldconfig.calls" 2>/dev/null)" = called ]' "$out"
     ok_if "an install outside the loader's path says how to reach it (PKG_CONFIG_PATH, LD_LIBRARY_PATH)" \
         '[[ $out == *"PKG_CONFIG_PATH=$stage/live/lib/pkgconfig LD_LIBRARY_PATH=$stage/live/lib"* ]]' "$out"
@@ -204,6 +211,10 @@ if [ "$(id -u)" -eq 0 ] && id nobody >/dev/null 2>&1; then
 else
     skip "as nobody: make install into a prefix of its own" "not root, or no nobody user"
 fi
+
+ok_if "the tree's own chronoid is left as it was (not relinked for another PREFIX)" \
+    '[ "$(stat -c "%i %Y" "$tree_cli" 2>/dev/null)" = "$tree_cli_was" ]' "before: $tree_cli_was" \
+    "after: $(stat -c '%i %Y' "$tree_cli" 2>/dev/null)"
 
 if command -v man >/dev/null 2>&1; then
     run_ok "man page renders without warnings" bash -c "MANWIDTH=80 man --warnings -l '$root/share/man/man1/chronoid.1' 2>&1 >/dev/null | (! grep .)"
